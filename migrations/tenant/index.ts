@@ -1,0 +1,5 @@
+import type { Migration } from '../../src/platform/migrations/migration-runner';
+import * as m001 from './001_core';
+
+/** Tenant migrations in order. Names are permanent: never rename or reorder. */
+export const tenantMigrations: Migration[] = [{ name: '001_core', up: m001.up }];

@@ -1,0 +1,48 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import cookieParser from 'cookie-parser';
+import qs from 'qs';
+import type { DependencyContainer } from 'tsyringe';
+import { ENV, LOGGER } from './platform/tokens';
+import { requestLogging } from './platform/http/request-logging';
+import { tenantMiddleware } from './platform/http/tenant-middleware';
+import { mountRoutes } from './platform/http/mount-routes';
+import { errorMiddleware } from './platform/http/error-middleware';
+import { ApiError } from './platform/errors/api-error';
+import { healthRoutes } from './platform/http/health-routes';
+import { allRoutes } from './features';
+
+const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
+
+/** The express app without listen(); tests drive it with supertest. */
+export function buildApp(container: DependencyContainer): Express {
+  const env = container.resolve(ENV);
+  const logger = container.resolve(LOGGER);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', env.TRUST_PROXY);
+  // Bracket form (person_data[email]=x) and repeated keys (ids=1&ids=2) in query strings.
+  app.set('query parser', (str: string) => qs.parse(str, QS_OPTIONS));
+  app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
+
+  app.use(requestLogging(logger));
+  app.use(helmet());
+  app.use(healthRoutes(container));
+
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
+  api.use(cookieParser());
+  api.use(tenantMiddleware(container));
+  api.use(mountRoutes(allRoutes));
+  api.use((req) => {
+    throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);
+  });
+  app.use('/api', api);
+
+  app.use((req) => {
+    throw new ApiError(404, `not found: ${req.method} ${req.path}`);
+  });
+  app.use(errorMiddleware(logger));
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { Tenant } from '../platform/tenancy/tenant';
+import { ApiError } from '../platform/errors/api-error';
+import { configItemDefinition, type ConfigItemId } from '../platform/config-items/config-item-registry';
+
+export type View = 'simple' | 'full';
+
+/** Looks up a readable item or throws 404 (unknown) / 403 (refused through the API). */
+export function readableItem(id: string) {
+  const def = configItemDefinition(id);
+  if (!def) throw new ApiError(404, `config item ${id} not found`);
+  if (!def.readable) throw new ApiError(403, `config item ${id} is secret and cannot be read through the API`);
+  return def;
+}
+
+export function presentConfigItem(tenant: Tenant, id: string, view: View) {
+  const def = readableItem(id);
+  const value = tenant.config.get(id as ConfigItemId);
+  const simple = { config_item_id: def.id, value };
+  if (view === 'simple') return simple;
+  return {
+    ...simple,
+    description: def.description,
+    type: def.type,
+    default: def.default,
+    is_default: !tenant.config.isSet(id as ConfigItemId),
+    ...(def.options ? { options: def.options } : {}),
+  };
+}

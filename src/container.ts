@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Env } from './platform/config/env';
+import { createKnex } from './platform/db/create-knex';
+import { createLogger } from './platform/logging/logger';
+import { ENV, KNEX, LOGGER, REDIS } from './platform/tokens';
+import { registerFeatures } from './features';
+
+export interface Connections {
+  databaseUrl: string;
+  redisUrl: string;
+}
+
+/**
+ * Root registrations shared by the API and the workers. Each call builds a fresh,
+ * independent container, so tests can run several app instances in one process.
+ */
+export function buildContainer(env: Env, connections: Connections, logger?: Logger): DependencyContainer {
+  const c = rootContainer.createChildContainer();
+  const log = logger ?? createLogger(env);
+  c.register(ENV, { useValue: env });
+  c.register(LOGGER, { useValue: log });
+  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
+  const redis = new Redis(connections.redisUrl, {
+    // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  c.register(REDIS, { useValue: redis });
+  registerFeatures(c);
+  return c;
+}
+
+/** Closes what buildContainer opened. */
+export async function closeContainer(c: DependencyContainer): Promise<void> {
+  const redis = c.resolve(REDIS);
+  await redis.quit().catch(() => redis.disconnect());
+  await c.resolve(KNEX).destroy();
+}

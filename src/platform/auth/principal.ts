@@ -1,0 +1,19 @@
+/** Why an account must change its password before anything else works (errorcode 418). */
+export type PasswordChangeReason = 'expired' | 'changed_by_other' | 'sent_by_mail';
+
+/** The logged-in person of a request, resolved within the request's tenant. */
+export interface Principal {
+  personId: number;
+  userName: string;
+  superuser: boolean;
+  organisationId: number | null;
+  mustChangePassword: PasswordChangeReason | null;
+  via: 'session' | 'swt';
+  sessionId?: string;
+}
+
+export const PASSWORD_CHANGE_MESSAGES: Record<PasswordChangeReason, string> = {
+  expired: 'your password has expired; set a new one with PUT /api/persons/[your user_name]',
+  changed_by_other: 'your password was set by someone else; choose your own with PUT /api/persons/[your user_name]',
+  sent_by_mail: 'you logged in with a password sent by e-mail; choose your own with PUT /api/persons/[your user_name]',
+};

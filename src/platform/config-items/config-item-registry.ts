@@ -1,0 +1,227 @@
+import { z } from 'zod';
+
+export interface ConfigItemDefinition<T = unknown> {
+  id: string;
+  description: string;
+  /** Shown to tenant admins; also picks the input on the admin page. */
+  type: 'int_or_null' | 'bool' | 'string' | 'string_list' | 'origin_list' | 'host_list' | 'enum' | 'json';
+  schema: z.ZodType<T>;
+  default: T;
+  /** Secrets are never returned through the API; only "set / not set" is shown. */
+  secret: boolean;
+  /** Whether GET /api/configitems may return it. */
+  readable: boolean;
+  options?: readonly string[];
+}
+
+const define = <T>(d: ConfigItemDefinition<T>) => d;
+
+const origin = z
+  .string()
+  .url()
+  .refine((v) => new URL(v).origin === v, { message: 'must be an origin: scheme://host[:port] with no path or trailing slash' });
+const hostName = z
+  .string()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name');
+const sender = z.string().min(1).max(320);
+const customAttribute = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/i, 'must be a letter followed by letters, digits or _'),
+  label: z.string().min(1),
+  type: z.enum(['string', 'number', 'boolean']).default('string'),
+  applies_to: z.array(z.enum(['competence', 'event'])).min(1),
+});
+export type CustomAttributeDefinition = z.infer<typeof customAttribute>;
+
+export const CONFIG_ITEMS = [
+  define({
+    id: 'password.max_age_days',
+    description: 'Days a password stays valid; after that the user must change it (errorcode 418). Empty: never expires.',
+    type: 'int_or_null',
+    schema: z.number().int().min(1).max(3650).nullable(),
+    default: null,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'order_system.enabled',
+    description: 'Sign-on may create an order (order_reference) or attach to one (order_id).',
+    type: 'bool',
+    schema: z.boolean(),
+    default: false,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'cors.origins',
+    description: 'Browser origins allowed to call this tenant\'s API with credentials, e.g. https://intranet.example.com.',
+    type: 'origin_list',
+    schema: z.array(origin).max(100),
+    default: [] as string[],
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'custom_attributes',
+    description: 'Customer-specific attributes of competences and events; filter with custom_attributes.<name>=<value>.',
+    type: 'json',
+    schema: z.array(customAttribute).max(100),
+    default: [] as CustomAttributeDefinition[],
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.secret',
+    description: 'Shared key for SWT single sign-on (Authorization: SWT ...). Write-only.',
+    type: 'string',
+    schema: z.string().min(16, 'must be at least 16 characters').max(1024).nullable(),
+    default: null,
+    secret: true,
+    readable: false,
+  }),
+  define({
+    id: 'api.oauth.secret_encoding',
+    description: 'How api.oauth.secret becomes key bytes: text (UTF-8 bytes of the string) or base64 (decoded).',
+    type: 'enum',
+    options: ['text', 'base64'] as const,
+    schema: z.enum(['text', 'base64']),
+    default: 'text' as 'text' | 'base64',
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.issuer',
+    description: 'Expected Issuer of SWT tokens; a token with another Issuer is refused. Empty: any issuer.',
+    type: 'string',
+    schema: z.string().min(1).max(500).nullable(),
+    default: null,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.user_name_key',
+    description: 'SWT parameter that carries the user name (besides username and user_name).',
+    type: 'string',
+    schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
+    default: 'username',
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.person_id_key',
+    description: 'SWT parameter that carries the internal person id (besides person_id).',
+    type: 'string',
+    schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
+    default: 'person_id',
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.extern_person_id_key',
+    description: 'SWT parameter that carries the external person id (besides external_person_id).',
+    type: 'string',
+    schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
+    default: 'external_person_id',
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.clock_skew_seconds',
+    description: 'Seconds of clock difference tolerated when checking SWT ExpiresOn.',
+    type: 'int_or_null',
+    schema: z.number().int().min(0).max(600),
+    default: 60,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'signon.require_email',
+    description: 'Sign-on to events requires an e-mail address on the person (check_join reason required_fields).',
+    type: 'bool',
+    schema: z.boolean(),
+    default: false,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'signon.require_mobile',
+    description: 'Sign-on to events requires a mobile number on the person (check_join reason required_fields).',
+    type: 'bool',
+    schema: z.boolean(),
+    default: false,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'signon.block_overlapping',
+    description: 'Refuse sign-on to an event that overlaps one the person is already signed on to (conflicting_course).',
+    type: 'bool',
+    schema: z.boolean(),
+    default: false,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'signon.forward_url_hosts',
+    description: 'Host names that sign-on (GET /api/validate) may redirect to through forward_url.',
+    type: 'host_list',
+    schema: z.array(hostName).max(100),
+    default: [] as string[],
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'mail.from',
+    description: 'Sender of this tenant\'s e-mail, e.g. "Acme Training <training@acme.example>".',
+    type: 'string',
+    schema: sender.nullable(),
+    default: null,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'sms.from',
+    description: 'Sender of this tenant\'s SMS: a phone number in E.164 form or an alphanumeric sender id.',
+    type: 'string',
+    schema: z.string().regex(/^(\+[1-9]\d{6,14}|[A-Za-z0-9 ]{1,11})$/, 'must be +<digits> or up to 11 letters/digits').nullable(),
+    default: null,
+    secret: false,
+    readable: true,
+  }),
+] as const;
+
+export type ConfigItemId = (typeof CONFIG_ITEMS)[number]['id'];
+type ItemById<I extends ConfigItemId> = Extract<(typeof CONFIG_ITEMS)[number], { id: I }>;
+export type ConfigValue<I extends ConfigItemId> = ItemById<I>['default'];
+
+const byId = new Map<string, ConfigItemDefinition>(CONFIG_ITEMS.map((d) => [d.id, d as ConfigItemDefinition]));
+
+export function configItemDefinition(id: string): ConfigItemDefinition | undefined {
+  return byId.get(id);
+}
+
+export function allConfigItemDefinitions(): ConfigItemDefinition[] {
+  return [...byId.values()];
+}
+
+export class ConfigValueError extends Error {
+  constructor(
+    readonly itemId: string,
+    readonly reason: string,
+  ) {
+    super(`config item ${itemId}: ${reason}`);
+  }
+}
+
+/** Validates a value for an item; the error names the item and what is wrong. */
+export function parseConfigValue(id: string, value: unknown): unknown {
+  const def = byId.get(id);
+  if (!def) throw new ConfigValueError(id, 'unknown config item');
+  const result = def.schema.safeParse(value);
+  if (!result.success) {
+    const reason = result.error.issues
+      .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+      .join('; ');
+    throw new ConfigValueError(id, reason);
+  }
+  return result.data;
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .url()
+    .refine((v) => protocols.some((p) => v.startsWith(p)), { message: `must start with ${protocols.join(' or ')}` })
+    .optional();
+
+/** Every environment variable the product reads. Nothing else reads process.env. */
+export const Env = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
+  REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
+  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  TWILIO_BASE_URL: optionalUrl(['http://', 'https://']),
+  PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: booleanFlag.default(false),
+  DATA_DIR: z.string().default('.data'),
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(60),
+  SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
+  COOKIE_SECURE: booleanFlag.default(false),
+  COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
+  TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+});
+export type Env = z.infer<typeof Env>;
+
+export class EnvError extends Error {}
+
+/** Parses the environment, listing every bad variable by name. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const result = Env.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (result.data.COOKIE_SAMESITE === 'none' && !result.data.COOKIE_SECURE) {
+    throw new EnvError('Invalid configuration:\n  COOKIE_SAMESITE: "none" requires COOKIE_SECURE=1 (browsers reject it otherwise)');
+  }
+  return result.data;
+}

@@ -1,0 +1,24 @@
+import knex, { type Knex } from 'knex';
+import type { Env } from '../config/env';
+
+/**
+ * One pool for the whole process. Every physical connection starts with an empty
+ * search_path, so a query that names a table without its schema fails loudly instead
+ * of reading whichever schema some earlier request left behind.
+ */
+export function createKnex(env: Pick<Env, 'DATABASE_POOL_MAX' | 'DATABASE_CONNECTION_LIFETIME_SECONDS'>, databaseUrl: string): Knex {
+  return knex({
+    client: 'pg',
+    connection: { connectionString: databaseUrl, options: '-c search_path=' },
+    pool: {
+      min: 0,
+      max: env.DATABASE_POOL_MAX,
+      // Each connection caches the catalog of every schema it touched; with many tenants
+      // that grows without bound, so connections are recycled.
+      maxConnectionLifetimeMillis: env.DATABASE_CONNECTION_LIFETIME_SECONDS * 1000,
+      maxConnectionLifetimeJitterMillis: 30_000,
+      idleTimeoutMillis: 30_000,
+    },
+    acquireConnectionTimeout: 10_000,
+  });
+}

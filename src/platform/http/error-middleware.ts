@@ -1,0 +1,36 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors/api-error';
+import { errorEnvelope } from './envelope';
+
+/** Translates body-parser failures into envelope errors instead of HTML pages. */
+function fromBodyParser(err: any): ApiError | null {
+  switch (err?.type) {
+    case 'entity.parse.failed':
+      return new ApiError(420, 'malformed request body: not valid JSON');
+    case 'entity.too.large':
+      return new ApiError(413, `request body too large (limit ${err.limit} bytes)`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(420, `malformed request body: ${err.message}`);
+    case 'parameters.too.many':
+      return new ApiError(420, 'malformed request: too many parameters');
+    default:
+      return null;
+  }
+}
+
+/** Every error leaves as the envelope; unexpected ones are logged with the request id only. */
+export function errorMiddleware(logger: Logger) {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let apiError = err instanceof ApiError ? err : fromBodyParser(err);
+    if (!apiError) {
+      const log: Logger = (req as any).log ?? logger;
+      log.error({ err }, 'unhandled error');
+      apiError = new ApiError(500, `internal server error (request id ${String(req.id ?? '')})`);
+    }
+    if (res.headersSent) return;
+    res.status(apiError.status).json(errorEnvelope(apiError));
+  };
+}

@@ -1,0 +1,42 @@
+import { Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { KNEX, REDIS } from '../tokens';
+
+async function check(fn: () => Promise<unknown>, timeoutMs = 2000): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+      }),
+    ]);
+    return 'ok';
+  } catch (err) {
+    return `unavailable: ${(err as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Liveness and readiness for process supervisors; no tenant needed. */
+export function healthRoutes(container: DependencyContainer): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ valid: true, message: 'alive' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const [postgres, redis] = await Promise.all([
+      check(() => container.resolve(KNEX).raw('select 1')),
+      check(() => container.resolve(REDIS).ping()),
+    ]);
+    const ready = postgres === 'ok' && redis === 'ok';
+    res.status(ready ? 200 : 503).json({
+      valid: ready,
+      message: ready ? 'ready' : 'not ready',
+      ...(ready ? {} : { errorcode: 503 }),
+      checks: { postgres, redis },
+    });
+  });
+  return router;
+}

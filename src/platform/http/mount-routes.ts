@@ -1,0 +1,66 @@
+import { Router, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors/api-error';
+import type { RouteContext, RouteDefinition, RouteResult } from './define-route';
+import { requireUser } from './define-route';
+import { okEnvelope, selectFields } from './envelope';
+import { zodErrorToApiError } from './zod-to-api-error';
+import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
+import { requestScope } from '../tenancy/request-scope';
+
+function mergedInput(req: Request): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+  return { ...(req.query as object), ...body, ...req.params };
+}
+
+function send(res: Response, route: RouteDefinition, result: RouteResult, fields: string[] | undefined): void {
+  for (const c of result.cookies ?? []) {
+    if ('clear' in c) res.clearCookie(c.name, c.options);
+    else res.cookie(c.name, c.value, c.options);
+  }
+  if ('redirect' in result) {
+    res.redirect(302, result.redirect);
+    return;
+  }
+  if ('body' in result) {
+    res.status(result.status ?? 200).json(result.body);
+    return;
+  }
+  const items = selectFields(result.items, fields);
+  res.status(result.status ?? 200).json(okEnvelope(route.resource, items, result.message));
+}
+
+/** Turns route definitions into express handlers: access, 418, input validation, envelope. */
+export function mountRoutes(routes: readonly RouteDefinition[]): Router {
+  const router = Router();
+  for (const route of routes) {
+    router[route.method](route.path, async (req: Request, res: Response) => {
+      const scope = requestScope(req);
+      const principal = scope.principal;
+      if (route.access === 'user') requireUser(principal);
+      if (principal?.mustChangePassword && !route.duringPasswordChange) {
+        throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[principal.mustChangePassword]}`);
+      }
+      const raw = mergedInput(req);
+      const parsed = route.input.safeParse(raw);
+      if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
+      const ctx: RouteContext = {
+        tenant: scope.tenant,
+        principal,
+        get user() {
+          return requireUser(principal);
+        },
+        requestId: String(req.id),
+        ip: req.ip ?? '',
+        log: (req as Request & { log: Logger }).log,
+        headers: req.headers,
+        container: scope.container,
+        resolve: (token) => scope.container.resolve(token),
+      };
+      const result = await route.handler(ctx, parsed.data);
+      const fields = (parsed.data as { fields?: string[] })?.fields;
+      send(res, route, result, fields);
+    });
+  }
+  return router;
+}

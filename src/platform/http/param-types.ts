@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * Parameter shapes shared by every endpoint. Query strings, form bodies and JSON all
+ * arrive here: numbers may come as strings, lists as arrays, "1,2,3" or a single value.
+ */
+const toList = (v: unknown): unknown => {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => x !== '');
+  if (typeof v === 'object') return Object.values(v as object); // qs turns ids[0]=1 into {0:'1'} past its array limit
+  if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return [v];
+};
+
+const intFromString = z
+  .union([z.number().int('must be an integer'), z.string().trim().regex(/^-?\d+$/, 'must be an integer')])
+  .transform((v) => Number(v));
+
+export const p = {
+  int: () => intFromString,
+  id: () => intFromString.pipe(z.number().int().min(1, 'must be a positive id').max(2147483647, 'is out of range')),
+  /** 0/1, true/false, yes/no, on/off. */
+  bool: () =>
+    z
+      .union([z.boolean(), z.number(), z.string()])
+      .transform((v, ctx) => {
+        const s = String(v).trim().toLowerCase();
+        if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+        if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+        ctx.addIssue({ code: 'custom', message: 'must be 1/0 or true/false' });
+        return z.NEVER;
+      }),
+  string: (max = 1000) => z.string().trim().max(max, `must be at most ${max} characters`),
+  idList: () => z.preprocess(toList, z.array(intFromString.pipe(z.number().int().min(1, 'must be positive ids'))).max(1000)),
+  stringList: () => z.preprocess(toList, z.array(z.string().trim().min(1)).max(1000)),
+  /** ISO 8601 date or date-time; returned as Date. */
+  date: () =>
+    z
+      .string()
+      .trim()
+      .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)')
+      .transform((v, ctx) => {
+        const d = new Date(v.length === 10 ? `${v}T00:00:00Z` : v);
+        if (Number.isNaN(d.getTime())) {
+          ctx.addIssue({ code: 'custom', message: 'is not a valid date' });
+          return z.NEVER;
+        }
+        return d;
+      }),
+  view: () => z.enum(['simple', 'full'], { message: 'must be simple or full' }),
+  /** Comma-separated top-level field names, see README "fields". */
+  fields: () => z.preprocess(toList, z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'must be field names separated by commas')).max(100)),
+};
+
+export const pagingShape = {
+  limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
+  offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+  /** Deprecated alias of offset. */
+  start: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+};
+
+export interface Paging {
+  limit: number;
+  offset: number;
+}
+
+export function paging(input: { limit?: number; offset?: number; start?: number }): Paging {
+  return { limit: input.limit ?? 20, offset: input.offset ?? input.start ?? 0 };
+}
+
+export const viewShape = { view: p.view().optional(), fields: p.fields().optional() };
+export const fieldsShape = { fields: p.fields().optional() };

@@ -1,0 +1,33 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { ApiError } from '../errors/api-error';
+import { TenantResolver } from '../tenancy/tenant-resolver';
+import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
+import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
+
+/** Host -> tenant -> child container; then the auth schemes find the principal. */
+export function tenantMiddleware(root: DependencyContainer) {
+  const resolver = root.resolve(TenantResolver);
+  const schemes: AuthScheme[] = root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const host = req.hostname;
+    if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
+    const tenant = await resolver.byHostName(host);
+    if (!tenant) throw new ApiError(404, `unknown tenant for host ${host}`);
+    if (tenant.status === 'suspended') {
+      throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
+    }
+    const scope = { tenant, container: openTenantScope(root, tenant), principal: null as any };
+    attachRequestScope(req, scope);
+    (req as any).log = (req as any).log?.child({ tenant: tenant.slug });
+    for (const scheme of schemes) {
+      const principal = await scheme.authenticate(req, scope);
+      if (principal) {
+        scope.principal = principal;
+        (req as any).log = (req as any).log?.child({ user_id: principal.personId });
+        break;
+      }
+    }
+    next();
+  };
+}

@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import { ApiError } from '../errors/api-error';
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: any = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = v[key as any];
+  }
+  return v;
+}
+
+/** Bracket form of a parameter path: person_data[email], ids[2]. */
+export function parameterName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(request)';
+  const [head, ...rest] = path.map(String);
+  return head + rest.map((k) => `[${k}]`).join('');
+}
+
+/**
+ * A missing required parameter is a 419, anything else wrong a 420; both name the
+ * parameter. Only the first problem is reported as errorcode, all are listed.
+ */
+export function zodErrorToApiError(error: z.ZodError, input: unknown): ApiError {
+  const issues = error.issues;
+  const missing = issues.find((i) => i.code === 'invalid_type' && valueAt(input, i.path) === undefined);
+  if (missing) return ApiError.missing(parameterName(missing.path));
+  const first = issues[0];
+  const problems = issues.map((i) => `${parameterName(i.path)} ${i.message}`);
+  const err = ApiError.malformed(parameterName(first.path), first.message);
+  if (problems.length > 1) err.extra.problems = problems;
+  return err;
+}

@@ -1,0 +1,41 @@
+import type { Request } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import type { Knex } from 'knex';
+import type { Tenant } from './tenant';
+import type { Principal } from '../auth/principal';
+import { TenantDb } from './tenant-db';
+import { KNEX, TENANT, TENANT_DB } from '../tokens';
+import { ApiError } from '../errors/api-error';
+
+export interface RequestScope {
+  tenant: Tenant;
+  container: DependencyContainer;
+  principal: Principal | null;
+}
+
+const SCOPE = Symbol('requestScope');
+
+/**
+ * A child container that holds one tenant and a database handle bound to its schema.
+ * Requests and jobs both get one; tenant code can only be resolved from it.
+ */
+export function openTenantScope(root: DependencyContainer, tenant: Tenant): DependencyContainer {
+  const child = root.createChildContainer();
+  child.register(TENANT, { useValue: tenant });
+  child.register(TENANT_DB, { useValue: new TenantDb(root.resolve<Knex>(KNEX), tenant.schema) });
+  return child;
+}
+
+export function attachRequestScope(req: Request, scope: RequestScope): void {
+  (req as any)[SCOPE] = scope;
+}
+
+export function requestScope(req: Request): RequestScope {
+  const scope = (req as any)[SCOPE] as RequestScope | undefined;
+  if (!scope) throw new ApiError(404, 'unknown tenant');
+  return scope;
+}
+
+export function maybeRequestScope(req: Request): RequestScope | undefined {
+  return (req as any)[SCOPE];
+}

@@ -1,0 +1,51 @@
+import type { Knex } from 'knex';
+
+/**
+ * The only database handle that tenant code receives. Every query it builds is
+ * qualified with the tenant's schema; connections carry an empty search_path, so an
+ * unqualified table name in raw SQL fails instead of reaching another schema.
+ */
+export class TenantDb {
+  constructor(
+    private readonly knex: Knex | Knex.Transaction,
+    readonly schema: string,
+  ) {}
+
+  /** Query builder on one of the tenant's tables. */
+  table<TRecord extends {} = any>(name: string): Knex.QueryBuilder<TRecord, any> {
+    return this.knex.withSchema(this.schema).table(name) as Knex.QueryBuilder<TRecord, any>;
+  }
+
+  /** Schema-qualified name for joins and sub-queries: db.ref('persons') + ' as p'. */
+  ref(name: string): string {
+    return `${this.schema}.${name}`;
+  }
+
+  /** Raw SQL. Write `??` for identifiers and pass db.ref(...) as the binding. */
+  raw<T = any>(sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Knex.Raw<T> {
+    return this.knex.raw(sql, bindings as any) as Knex.Raw<T>;
+  }
+
+  /** Knex helpers that need no table (fn.now(), ref to columns, etc.). */
+  get fn(): Knex.FunctionHelper {
+    return this.knex.fn;
+  }
+
+  get builder(): Knex | Knex.Transaction {
+    return this.knex;
+  }
+
+  get inTransaction(): boolean {
+    return (this.knex as Knex.Transaction).isTransaction === true;
+  }
+
+  /** Runs fn in a transaction (or joins the current one) with the same tenant scope. */
+  async transaction<T>(fn: (db: TenantDb) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn(this);
+    return (this.knex as Knex).transaction((trx) => fn(new TenantDb(trx, this.schema)));
+  }
+}
+
+export function schemaNameForSlug(slug: string): string {
+  return `tenant_${slug.replace(/-/g, '_')}`;
+}

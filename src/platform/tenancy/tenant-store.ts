@@ -1,0 +1,135 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { PlatformDb } from './platform-db';
+import { type Tenant, type TenantStatus } from './tenant';
+import { TenantConfig } from '../config-items/tenant-config';
+import { configItemDefinition, parseConfigValue } from '../config-items/config-item-registry';
+
+interface TenantRow {
+  id: number;
+  slug: string;
+  name: string;
+  schema_name: string;
+  status: TenantStatus;
+}
+
+export interface ConfigChange {
+  itemId: string;
+  changedBy: string;
+  changedAt: Date;
+  secret: boolean;
+  oldValue: unknown;
+  newValue: unknown;
+}
+
+/** Reads and writes the platform schema's tenants, hosts and config items. */
+@injectable()
+export class TenantStore {
+  constructor(@inject(PlatformDb) private readonly db: PlatformDb) {}
+
+  async findIdByHost(host: string): Promise<number | null> {
+    const row = await this.db.table('tenant_hosts').where({ host: host.toLowerCase() }).first('tenant_id');
+    return row ? row.tenant_id : null;
+  }
+
+  async findIdBySlug(slug: string): Promise<number | null> {
+    const row = await this.db.table('tenants').where({ slug }).first('id');
+    return row ? row.id : null;
+  }
+
+  async load(id: number): Promise<Tenant | null> {
+    const row: TenantRow | undefined = await this.db.table('tenants').where({ id }).first();
+    if (!row) return null;
+    const [hosts, items] = await Promise.all([
+      this.db.table('tenant_hosts').where({ tenant_id: id }).orderBy('host').pluck('host'),
+      this.db.table('config_items').where({ tenant_id: id }).select('item_id', 'value'),
+    ]);
+    const values = new Map<string, unknown>();
+    for (const item of items) {
+      // An item that no longer validates (registry tightened since) falls back to its default.
+      if (!configItemDefinition(item.item_id)) continue;
+      try {
+        values.set(item.item_id, parseConfigValue(item.item_id, item.value));
+      } catch {
+        /* default applies */
+      }
+    }
+    return {
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      schema: row.schema_name,
+      status: row.status,
+      hosts,
+      config: new TenantConfig(values),
+    };
+  }
+
+  async list(): Promise<TenantRow[]> {
+    return this.db.table('tenants').orderBy('slug').select('*');
+  }
+
+  async insert(
+    trx: Knex.Transaction,
+    t: { slug: string; name: string; schema: string; hosts: string[] },
+  ): Promise<number> {
+    const [row] = await trx
+      .withSchema(PlatformDb.SCHEMA)
+      .table('tenants')
+      .insert({ slug: t.slug, name: t.name, schema_name: t.schema })
+      .returning('id');
+    for (const host of t.hosts) {
+      await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').insert({ host: host.toLowerCase(), tenant_id: row.id });
+    }
+    return row.id;
+  }
+
+  /** Stores a validated value and its audit entry in one transaction. */
+  async setConfigItem(
+    tenantId: number,
+    itemId: string,
+    rawValue: unknown,
+    changedBy: string,
+    trx?: Knex.Transaction,
+  ): Promise<void> {
+    const def = configItemDefinition(itemId);
+    const value = parseConfigValue(itemId, rawValue);
+    const run = async (tx: Knex.Transaction) => {
+      const q = () => tx.withSchema(PlatformDb.SCHEMA);
+      const old = await q().table('config_items').where({ tenant_id: tenantId, item_id: itemId }).forUpdate().first('value');
+      await q()
+        .table('config_items')
+        .insert({ tenant_id: tenantId, item_id: itemId, value: JSON.stringify(value), updated_at: tx.fn.now() })
+        .onConflict(['tenant_id', 'item_id'])
+        .merge();
+      await q()
+        .table('config_item_changes')
+        .insert({
+          tenant_id: tenantId,
+          item_id: itemId,
+          changed_by: changedBy,
+          secret: def!.secret,
+          old_value: def!.secret ? null : JSON.stringify(old?.value ?? null),
+          new_value: def!.secret ? null : JSON.stringify(value),
+        });
+    };
+    if (trx) await run(trx);
+    else await this.db.knex.transaction(run);
+  }
+
+  async configHistory(tenantId: number, itemId: string, limit = 100): Promise<ConfigChange[]> {
+    const rows = await this.db
+      .table('config_item_changes')
+      .where({ tenant_id: tenantId, item_id: itemId })
+      .orderBy('id', 'desc')
+      .limit(limit);
+    return rows.map((r: any) => ({
+      itemId: r.item_id,
+      changedBy: r.changed_by,
+      changedAt: r.changed_at,
+      secret: r.secret,
+      oldValue: r.old_value,
+      newValue: r.new_value,
+    }));
+  }
+}

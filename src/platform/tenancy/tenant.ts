@@ -1,0 +1,18 @@
+import type { TenantConfig } from '../config-items/tenant-config';
+
+export type TenantStatus = 'active' | 'suspended';
+
+export interface Tenant {
+  id: number;
+  slug: string;
+  name: string;
+  schema: string;
+  status: TenantStatus;
+  hosts: string[];
+  config: TenantConfig;
+}
+
+/** Redis keys of a tenant all start with this prefix, so they can be found and dropped together. */
+export function tenantKeyPrefix(tenant: Pick<Tenant, 'id'>): string {
+  return `t:${tenant.id}:`;
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import type { Logger } from 'pino';
+
+const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
+
+/** Runs the workers in a child process of their own, restarted if it dies. */
+export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger): { stop(): Promise<void> } {
+  let stopped = false;
+  let child = launch();
+  function launch() {
+    const c = spawn(process.execPath, ['--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
+    c.on('exit', (code, signal) => {
+      if (stopped) return;
+      logger.error({ code, signal }, 'worker process exited; restarting in 2s');
+      setTimeout(() => {
+        if (!stopped) child = launch();
+      }, 2000).unref();
+    });
+    return c;
+  }
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        stopped = true;
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

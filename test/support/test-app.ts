@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import type { DependencyContainer } from 'tsyringe';
+import type { Express } from 'express';
+import request from 'supertest';
+import pino from 'pino';
+import { loadEnv, type Env } from '../../src/platform/config/env';
+import { buildContainer, closeContainer } from '../../src/container';
+import { buildApp } from '../../src/app';
+import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantImporter } from '../../src/tenants/tenant-importer';
+import { readDemoDocument } from '../../seeds/demo-tenants';
+
+export interface TestApp {
+  app: Express;
+  container: DependencyContainer;
+  env: Env;
+  close(): Promise<void>;
+}
+
+export function testEnv(overrides: Record<string, string> = {}): Env {
+  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
+}
+
+/** The real app on the run's PostgreSQL and Redis. */
+export async function createTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const env = testEnv(overrides);
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const container = buildContainer(env, { databaseUrl: inject('databaseUrl'), redisUrl: inject('redisUrl') }, logger);
+  await container.resolve(TenantResolver).start();
+  const app = buildApp(container);
+  return {
+    app,
+    container,
+    env,
+    async close() {
+      await container.resolve(TenantResolver).stop();
+      await closeContainer(container);
+    },
+  };
+}
+
+export interface DemoTenant {
+  slug: string;
+  host: string;
+  tenantId: number;
+  schema: string;
+}
+
+/** Imports a demo document as a fresh tenant with a unique slug and host, so test files never share data. */
+export async function importDemoTenant(t: TestApp, which: 'acme' | 'globex', mutate?: (doc: any) => void): Promise<DemoTenant> {
+  const doc = readDemoDocument(which);
+  mutate?.(doc);
+  const slug = `${which}-${randomBytes(4).toString('hex')}`;
+  const host = `${slug}.test`;
+  const r = await t.container.resolve(TenantImporter).import(doc, { slug, hosts: [host], onProgress: () => {} });
+  return { slug, host, tenantId: r.tenantId, schema: r.schema };
+}
+
+/** supertest agent bound to a tenant host; an optional cookie is sent on every call. */
+export function client(t: TestApp, host: string, cookie?: string) {
+  const withHeaders = (r: request.Test) => {
+    r.set('Host', host);
+    if (cookie) r.set('Cookie', cookie);
+    return r;
+  };
+  const agent = request(t.app);
+  return {
+    get: (url: string) => withHeaders(agent.get(url)),
+    post: (url: string) => withHeaders(agent.post(url)),
+    put: (url: string) => withHeaders(agent.put(url)),
+    delete: (url: string) => withHeaders(agent.delete(url)),
+  };
+}

@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { EnvError, loadEnv } from '../src/platform/config/env';
+import { createLogger } from '../src/platform/logging/logger';
+import { buildContainer, closeContainer } from '../src/container';
+import { TenantResolver } from '../src/platform/tenancy/tenant-resolver';
+import { startWorkers } from '../src/platform/queue/worker-runtime';
+
+/** Worker entry point: the same container as the API, every job registered. */
+async function main(): Promise<void> {
+  let env;
+  try {
+    env = loadEnv();
+  } catch (err) {
+    if (err instanceof EnvError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if (!env.DATABASE_URL || !env.REDIS_URL) {
+    process.stderr.write('workers need DATABASE_URL and REDIS_URL (npm start sets both)\n');
+    process.exit(1);
+  }
+  const logger = createLogger(env, 'workers');
+  const container = buildContainer(env, { databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL }, logger);
+  await container.resolve(TenantResolver).start();
+  const runtime = await startWorkers(container);
+  logger.info({ workers: runtime.names }, 'workers started');
+  const shutdown = async () => {
+    logger.info('workers: finishing in-flight jobs');
+    await runtime.stop();
+    await container.resolve(TenantResolver).stop();
+    await closeContainer(container);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+}
+
+main().catch((err) => {
+  process.stderr.write(`workers failed: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
