@@ -1,9 +1,14 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { RouteDefinition } from './platform/http/define-route';
+import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
 import { configItemRoutes } from './configitems/config-items.routes';
+import { loginRoutes } from './accounts/login.routes';
+import { SessionAuthScheme } from './accounts/session-auth-scheme';
 
-/** Every feature's routes, in one place. */
-export const allRoutes: RouteDefinition<any>[] = [...configItemRoutes];
+/** Every feature's routes, in one place (paths are relative to /api). */
+export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...configItemRoutes];
 
-/** Registrations beyond @injectable classes (multi-registrations such as auth schemes). */
-export function registerFeatures(_c: DependencyContainer): void {}
+/** Multi-registrations (auth schemes, background workers). */
+export function registerFeatures(c: DependencyContainer): void {
+  c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { CookieOptions } from 'express';
+import { defineRoute, type RouteContext } from '../platform/http/define-route';
+import { p } from '../platform/http/param-types';
+import { ENV } from '../platform/tokens';
+import { LoginService } from './login.service';
+import { SESSION_COOKIE } from './session-auth-scheme';
+import { SessionStore } from './session-store';
+
+function cookieOptions(ctx: RouteContext): CookieOptions {
+  const env = ctx.resolve(ENV);
+  return {
+    httpOnly: true,
+    secure: env.COOKIE_SECURE,
+    sameSite: env.COOKIE_SAMESITE,
+    path: '/',
+    maxAge: ctx.resolve(SessionStore).maxSeconds * 1000,
+  };
+}
+
+export const loginRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/login',
+    access: 'anyone',
+    duringPasswordChange: true,
+    resource: 'login',
+    summary: 'Log in with user name and password; sets the tg-visit session cookie',
+    description:
+      'Returns one Login: session_id (also set as cookie tg-visit), hash (single-use sign-on hash for GET /api/validate, valid 30 s), ' +
+      'must_change_password, and forward_url relayed. Wrong password and unknown user get the same 401.',
+    input: z.object({
+      user_name: p.string(200).min(1, 'must not be empty'),
+      password: z.string().min(1, 'must not be empty').max(1000),
+      login: p.int().refine((v) => v === 1, 'must be 1'),
+      forward_url: p.string(2000).optional(),
+    }),
+    async handler(ctx, input) {
+      const r = await ctx.resolve(LoginService).login(input.user_name, input.password);
+      return {
+        message: r.mustChangePassword ? 'logged in; the password must be changed before anything else' : 'logged in',
+        items: [
+          {
+            session_id: r.sessionId,
+            hash: r.hash,
+            person_id: r.personId,
+            user_name: r.userName,
+            must_change_password: r.mustChangePassword,
+            ...(input.forward_url !== undefined ? { forward_url: input.forward_url } : {}),
+          },
+        ],
+        cookies: [{ name: SESSION_COOKIE, value: r.sessionId, options: cookieOptions(ctx) }],
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/logout',
+    access: 'anyone',
+    duringPasswordChange: true,
+    resource: 'logout',
+    summary: 'End the session of the tg-visit cookie; relays forward_url',
+    input: z.object({ forward_url: p.string(2000).optional() }),
+    async handler(ctx, input) {
+      await ctx.resolve(LoginService).logout(ctx.principal?.sessionId);
+      const { maxAge: _ignored, ...clear } = cookieOptions(ctx);
+      return {
+        message: ctx.principal ? 'logged out' : 'was not logged in',
+        items: [{ ...(input.forward_url !== undefined ? { forward_url: input.forward_url } : {}) }],
+        cookies: [{ name: SESSION_COOKIE, clear: true, options: clear }],
+      };
+    },
+  }),
+];

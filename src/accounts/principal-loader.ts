@@ -1,0 +1,57 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { PasswordChangeReason, Principal } from '../platform/auth/principal';
+
+export interface AccountRow {
+  id: number;
+  user_name: string;
+  superuser: boolean;
+  organisation_id: number | null;
+  password_changed_at: Date | null;
+  must_change_password: PasswordChangeReason | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Decides whether an account is in "must change password" (errorcode 418). */
+export function passwordChangeReason(row: AccountRow, maxAgeDays: number | null, now = Date.now()): PasswordChangeReason | null {
+  if (row.must_change_password) return row.must_change_password;
+  if (maxAgeDays !== null && row.password_changed_at && now - row.password_changed_at.getTime() > maxAgeDays * DAY_MS) {
+    return 'expired';
+  }
+  return null;
+}
+
+/** Builds the request's Principal from a person of the request's tenant. */
+@injectable()
+export class PrincipalLoader {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+  ) {}
+
+  private query() {
+    return this.db
+      .table<AccountRow>('persons')
+      .select('id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password');
+  }
+
+  async byId(personId: number, via: Principal['via'], sessionId?: string): Promise<Principal | null> {
+    const row = await this.query().where({ id: personId }).first();
+    return row ? this.toPrincipal(row, via, sessionId) : null;
+  }
+
+  toPrincipal(row: AccountRow, via: Principal['via'], sessionId?: string): Principal {
+    return {
+      personId: row.id,
+      userName: row.user_name,
+      superuser: row.superuser,
+      organisationId: row.organisation_id,
+      mustChangePassword: passwordChangeReason(row, this.tenant.config.get('password.max_age_days')),
+      via,
+      sessionId,
+    };
+  }
+}
