@@ -21,7 +21,7 @@ export function requestLogging(logger: Logger) {
       return {
         tenant: scope?.tenant.slug,
         user_id: scope?.principal?.personId,
-        route: req.route?.path,
+        route: req.route ? `${req.baseUrl ?? ''}${req.route.path}` : undefined,
       };
     },
     serializers: {

@@ -25,17 +25,15 @@ export async function forEachBounded<T>(items: readonly T[], limit: number, fn: 
  */
 export async function migrateAll(
   knex: Knex,
-  options: { concurrency: number; onProgress?: (line: string) => void; tenantMigrations?: Migration[] },
+  options: { concurrency: number; onProgress?: (line: string) => void; tenantMigrations?: Migration[]; slugs?: string[] },
 ): Promise<MigrateAllReport> {
   const say = options.onProgress ?? (() => {});
   const platform = await migrateSchema(knex, PlatformDb.SCHEMA, platformMigrations);
   say(`platform: ${platform.applied.length ? `applied ${platform.applied.join(', ')}` : 'up to date'}`);
   const migrations = options.tenantMigrations ?? tenantMigrations;
-  const tenants: { slug: string; schema_name: string }[] = await knex
-    .withSchema(PlatformDb.SCHEMA)
-    .table('tenants')
-    .orderBy('slug')
-    .select('slug', 'schema_name');
+  const query = knex.withSchema(PlatformDb.SCHEMA).table('tenants').orderBy('slug').select('slug', 'schema_name');
+  if (options.slugs) query.whereIn('slug', options.slugs);
+  const tenants: { slug: string; schema_name: string }[] = await query;
   const report: MigrateAllReport = { platform: platform.applied, tenants: [], ok: true };
   let done = 0;
   await forEachBounded(tenants, options.concurrency, async (t) => {
