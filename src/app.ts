@@ -11,6 +11,8 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
+import { docsRoutes } from './platform/openapi/docs-routes';
+import { version } from '../package.json';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -28,6 +30,7 @@ export function buildApp(container: DependencyContainer): Express {
   app.use(requestLogging(logger));
   app.use(helmet());
   app.use(healthRoutes(container));
+  app.use(docsRoutes(allRoutes, version));
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

@@ -35,6 +35,14 @@ export const loginRoutes = [
       login: p.int().refine((v) => v === 1, 'must be 1'),
       forward_url: p.string(2000).optional(),
     }),
+    output: z.object({
+      session_id: z.string(),
+      hash: z.string(),
+      person_id: z.number().int(),
+      user_name: z.string(),
+      must_change_password: z.boolean(),
+      forward_url: z.string().optional(),
+    }),
     async handler(ctx, input) {
       const r = await ctx.resolve(LoginService).login(input.user_name, input.password);
       return {
@@ -61,6 +69,7 @@ export const loginRoutes = [
     resource: 'logout',
     summary: 'End the session of the tg-visit cookie; relays forward_url',
     input: z.object({ forward_url: p.string(2000).optional() }),
+    output: z.object({ forward_url: z.string().optional() }),
     async handler(ctx, input) {
       await ctx.resolve(LoginService).logout(ctx.principal?.sessionId);
       const { maxAge: _ignored, ...clear } = cookieOptions(ctx);

@@ -1,8 +1,20 @@
+import { z } from 'zod';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { ApiError } from '../platform/errors/api-error';
 import { configItemDefinition, type ConfigItemId } from '../platform/config-items/config-item-registry';
 
 export type View = 'simple' | 'full';
+
+/** simple: id and value; full adds what an admin needs to edit it. */
+export const ConfigItemView = z.object({
+  config_item_id: z.string(),
+  value: z.unknown(),
+  description: z.string().optional(),
+  type: z.string().optional(),
+  default: z.unknown().optional(),
+  is_default: z.boolean().optional(),
+  options: z.array(z.string()).optional(),
+});
 
 /** Looks up a readable item or throws 404 (unknown) / 403 (refused through the API). */
 export function readableItem(id: string) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, viewShape } from '../platform/http/param-types';
-import { presentConfigItem } from './config-items.presenter';
+import { ConfigItemView, presentConfigItem } from './config-items.presenter';
 
 export const configItemRoutes = [
   defineRoute({
@@ -11,6 +11,7 @@ export const configItemRoutes = [
     resource: 'configitems',
     summary: 'One config item of the tenant (secret items are refused with 403)',
     input: z.object({ config_item_id: p.string(200).min(1), ...viewShape }),
+    output: ConfigItemView,
     async handler(ctx, input) {
       return { items: [presentConfigItem(ctx.tenant, input.config_item_id, input.view ?? 'full')] };
     },
@@ -22,6 +23,7 @@ export const configItemRoutes = [
     resource: 'configitems',
     summary: 'Several config items of the tenant by id',
     input: z.object({ config_item_ids: p.stringList().pipe(z.array(z.string()).min(1, 'must name at least one item')), ...viewShape }),
+    output: ConfigItemView,
     async handler(ctx, input) {
       const ids = [...new Set(input.config_item_ids)];
       return { items: ids.map((id) => presentConfigItem(ctx.tenant, id, input.view ?? 'simple')) };

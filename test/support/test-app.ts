@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';
+import { assertMatchesContract } from './contract';
 
 export interface TestApp {
   app: Express;
@@ -59,16 +60,18 @@ export async function importDemoTenant(t: TestApp, which: 'acme' | 'globex', mut
 
 /** supertest agent bound to a tenant host; an optional cookie is sent on every call. */
 export function client(t: TestApp, host: string, cookie?: string) {
-  const withHeaders = (r: request.Test) => {
+  const withHeaders = (method: string, url: string, r: request.Test) => {
     r.set('Host', host);
     if (cookie) r.set('Cookie', cookie);
+    // Every response a test receives is checked against the OpenAPI document.
+    r.expect((res) => assertMatchesContract(method, url, res));
     return r;
   };
   const agent = request(t.app);
   return {
-    get: (url: string) => withHeaders(agent.get(url)),
-    post: (url: string) => withHeaders(agent.post(url)),
-    put: (url: string) => withHeaders(agent.put(url)),
-    delete: (url: string) => withHeaders(agent.delete(url)),
+    get: (url: string) => withHeaders('get', url, agent.get(url)),
+    post: (url: string) => withHeaders('post', url, agent.post(url)),
+    put: (url: string) => withHeaders('put', url, agent.put(url)),
+    delete: (url: string) => withHeaders('delete', url, agent.delete(url)),
   };
 }

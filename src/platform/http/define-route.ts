@@ -50,6 +50,8 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType> {
   summary: string;
   description?: string;
   input: S;
+  /** Shape of one returned object (simple and full views alike); documents the 200 answer. */
+  output?: z.ZodType;
   handler(ctx: RouteContext, input: z.infer<S>): Promise<RouteResult>;
 }
 

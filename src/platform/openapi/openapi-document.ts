@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { RouteDefinition } from '../http/define-route';
+import { ERROR_STATUS } from '../errors/api-error';
+
+type JsonSchema = Record<string, unknown>;
+
+const ERRORCODE_MEANINGS: Record<number, string> = {
+  400: 'request body could not be read',
+  401: 'not logged in',
+  403: 'logged in but not authorised for the resource or action',
+  404: 'not found (wrong URL, an id that matches no object, or an object of another tenant)',
+  409: 'conflict with the object\'s state (e.g. a locked survey answer: use POST)',
+  413: 'body or upload too large',
+  418: 'must change password: every call except login, logout and the password update answers this',
+  419: 'missing parameter (named in the message)',
+  420: 'malformed parameter (named in the message)',
+  423: 'tenant suspended by the operator',
+  429: 'too many requests',
+  500: 'unexpected server error (logged with the request id)',
+  501: 'not implemented',
+  503: 'a dependency (database, Redis) is unavailable',
+};
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const js = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete js.$schema;
+  return js;
+}
+
+function openApiPath(path: string): string {
+  return `/api${path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')}`;
+}
+
+function pathParams(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+}
+
+const errorEnvelope: JsonSchema = {
+  type: 'object',
+  required: ['valid', 'message', 'errorcode'],
+  properties: {
+    valid: { const: false },
+    message: { type: 'string' },
+    errorcode: { type: 'integer', enum: Object.keys(ERROR_STATUS).map(Number) },
+    parameter: { type: 'string', description: 'the parameter a 419/420 is about' },
+    problems: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+function successSchema(route: RouteDefinition): JsonSchema {
+  const item = route.output ? toJsonSchema(route.output, 'output') : { type: 'object' };
+  return {
+    type: 'object',
+    required: ['valid', 'message'],
+    properties: {
+      valid: { const: true },
+      message: { type: 'string' },
+      [route.resource]: { type: 'array', items: item },
+    },
+  };
+}
+
+function errorResponses(route: RouteDefinition) {
+  const byStatus = new Map<number, number[]>();
+  const codes = [419, 420, 404, 500, ...(route.access === 'user' ? [401, 403, 418] : [])];
+  for (const code of codes) {
+    const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((c) => `errorcode ${c}: ${ERRORCODE_MEANINGS[c]}`).join('; '),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      },
+    ]),
+  );
+}
+
+function operation(route: RouteDefinition) {
+  const inputSchema = toJsonSchema(route.input, 'input');
+  const properties = (inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((inputSchema.required as string[] | undefined) ?? []);
+  const inPath = pathParams(route.path);
+  const parameters: unknown[] = inPath.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: properties[name] ?? { type: 'string' },
+  }));
+  const rest = Object.entries(properties).filter(([name]) => !inPath.includes(name));
+  const op: Record<string, unknown> = {
+    operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.path.split('/')[1]],
+    security: route.access === 'user' ? [{ tgVisit: [] }, { swt: [] }] : [],
+    parameters,
+    responses: {
+      '200': {
+        description: `Envelope with ${route.resource}: an array of objects`,
+        content: { 'application/json': { schema: successSchema(route) } },
+      },
+      ...errorResponses(route),
+    },
+  };
+  if (route.method === 'get' || route.method === 'delete') {
+    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.has(name), schema });
+  } else {
+    const body = {
+      type: 'object',
+      properties: Object.fromEntries(rest),
+      required: rest.map(([n]) => n).filter((n) => required.has(n)),
+    };
+    op.requestBody = {
+      description: 'JSON, form-encoded (bracket form for nested objects) or the same names in the query string',
+      content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } },
+    };
+  }
+  return op;
+}
+
+/** OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { version: string; description: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const p = openApiPath(route.path);
+    paths[p] ??= {};
+    paths[p][route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Competence and training management API', version: info.version, description: info.description },
+    servers: [{ url: '/', description: 'the tenant is chosen by the Host header' }],
+    paths,
+    components: {
+      securitySchemes: {
+        tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
+        swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
+      },
+      schemas: { ErrorEnvelope: errorEnvelope },
+    },
+  };
+}
+
+export function errorcodeTable(): string {
+  return Object.entries(ERROR_STATUS)
+    .map(([code, status]) => `| ${code} | ${status} | ${ERRORCODE_MEANINGS[Number(code)]} |`)
+    .join('\n');
+}

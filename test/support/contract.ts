@@ -1,0 +1,49 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { allRoutes } from '../../src/features';
+import { buildOpenApiDocument } from '../../src/platform/openapi/openapi-document';
+
+/**
+ * Contract check run on every response the API tests receive through client():
+ * a response that drifts from the OpenAPI document fails the test that got it.
+ */
+const document = buildOpenApiDocument(allRoutes, { version: 'test', description: '' });
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const errorValidator = ajv.compile(document.components.schemas.ErrorEnvelope);
+
+interface Operation {
+  method: string;
+  pattern: RegExp;
+  validate: ValidateFunction;
+}
+const operations: Operation[] = [];
+for (const [path, methods] of Object.entries(document.paths)) {
+  const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+  for (const [method, op] of Object.entries(methods as Record<string, any>)) {
+    const schema = op.responses['200'].content['application/json'].schema;
+    operations.push({ method, pattern, validate: ajv.compile(schema) });
+  }
+}
+
+export function openApiDocument() {
+  return document;
+}
+
+export function assertMatchesContract(method: string, url: string, res: { status: number; body: any; headers: any }): void {
+  if (!String(res.headers['content-type'] ?? '').includes('application/json')) return;
+  const path = url.split('?')[0];
+  if (!path.startsWith('/api/') || path === '/api/openapi.json') return;
+  if (res.body?.valid === false) {
+    if (!errorValidator(res.body)) {
+      throw new Error(`error response of ${method.toUpperCase()} ${path} drifts from ErrorEnvelope: ${ajv.errorsText(errorValidator.errors)}`);
+    }
+    return;
+  }
+  const op = operations.find((o) => o.method === method && o.pattern.test(path));
+  if (!op) return; // unknown paths answer the 404 envelope, checked above
+  if (!op.validate(res.body)) {
+    throw new Error(`response of ${method.toUpperCase()} ${path} drifts from the OpenAPI document: ${ajv.errorsText(op.validate.errors)}`);
+  }
+}
