@@ -159,11 +159,11 @@ class DataImport {
         passed: pe.passed ?? null,
       });
     }
-    for (const [i, pc] of d.person_competences.entries()) {
+    const registrations = d.person_competences.map((pc, i) => {
       const where = `person_competences[${i}]`;
       const months = this.validMonths.get(pc.competence);
       const date = pc.date ?? new Date().toISOString().slice(0, 10);
-      await this.db.table('person_competences').insert({
+      return {
         person_id: need(this.persons, 'person', pc.person, where),
         competence_id: need(this.competences, 'competence', pc.competence, where),
         passed: pc.passed ?? 100,
@@ -176,8 +176,9 @@ class DataImport {
         skill_level: pc.skill_level ?? null,
         checked: pc.checked ?? null,
         signed: pc.signed ?? null,
-      });
-    }
+      };
+    });
+    await this.insertBatched('person_competences', registrations);
     this.progress(`${this.slug}: ${d.person_events.length} sign-ons, ${d.person_competences.length} registrations`);
   }
 
@@ -219,9 +220,10 @@ class DataImport {
     const hashes = await Promise.all(
       this.doc.persons.map((p) => (p.password_hash ? p.password_hash : p.password ? hashPassword(p.password) : null)),
     );
-    for (const [i, p] of this.doc.persons.entries()) {
+    const rows = this.doc.persons.map((p, i) => {
       const where = `persons[${i}] (${p.user_name})`;
       if (this.persons.has(p.user_name)) throw new ImportError(`${where}: duplicate user_name`);
+      this.persons.set(p.user_name, -1);
       const row: Record<string, unknown> = {
         user_name: p.user_name,
         password_hash: hashes[i],
@@ -232,17 +234,33 @@ class DataImport {
         organisation_id: p.organisation ? need(this.orgs, 'organisation', p.organisation, where) : null,
       };
       for (const f of PERSON_TEXT_FIELDS) row[f] = p[f] ?? null;
-      const id = await this.insert('persons', row);
-      this.persons.set(p.user_name, id);
-      for (const r of p.roles ?? []) {
-        await this.db.table('person_roles').insert({ person_id: id, role_id: need(this.roles, 'role', r, where) });
-      }
+      return row;
+    });
+    for (const inserted of await this.insertBatched('persons', rows, ['id', 'user_name'])) {
+      this.persons.set(inserted.user_name, inserted.id);
+    }
+    const roleRows: Record<string, unknown>[] = [];
+    const managerRows: Record<string, unknown>[] = [];
+    for (const [i, p] of this.doc.persons.entries()) {
+      const where = `persons[${i}] (${p.user_name})`;
+      const id = this.persons.get(p.user_name)!;
+      for (const r of p.roles ?? []) roleRows.push({ person_id: id, role_id: need(this.roles, 'role', r, where) });
       for (const o of p.manages ?? []) {
-        await this.db
-          .table('organisation_managers')
-          .insert({ person_id: id, organisation_id: need(this.orgs, 'organisation', o, `${where} manages`) });
+        managerRows.push({ person_id: id, organisation_id: need(this.orgs, 'organisation', o, `${where} manages`) });
       }
     }
+    await this.insertBatched('person_roles', roleRows);
+    await this.insertBatched('organisation_managers', managerRows);
+  }
+
+  /** Multi-row inserts; large documents (benchmark, big customers) would take minutes row by row. */
+  private async insertBatched(table: string, rows: Record<string, unknown>[], returning?: string[]): Promise<any[]> {
+    const out: any[] = [];
+    for (let i = 0; i < rows.length; i += 1000) {
+      const q = this.db.table(table).insert(rows.slice(i, i + 1000));
+      out.push(...(returning ? await q.returning(returning) : (await q, [])));
+    }
+    return out;
   }
 
   private checkCustomAttributes(values: Record<string, unknown> | undefined, appliesTo: 'competence' | 'event', where: string) {
