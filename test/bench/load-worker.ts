@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import autocannon from 'autocannon';
+
+/**
+ * The load generator, in a process of its own so that it does not share a CPU budget
+ * with the server under test. Reads a JSON config file, prints one JSON result.
+ */
+interface LoadConfig {
+  url: string;
+  connections: number;
+  duration?: number;
+  amount?: number;
+  requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+}
+
+async function main() {
+  const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as LoadConfig;
+  const result = await autocannon({
+    url: config.url,
+    connections: config.connections,
+    ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
+    requests: config.requests as any,
+    timeout: 10,
+  });
+  const summary = {
+    requestsPerSecond: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    durationSeconds: result.duration,
+  };
+  process.stdout.write(JSON.stringify(summary));
+}
+
+main().catch((err) => {
+  process.stderr.write(String(err?.stack ?? err));
+  process.exit(1);
+});

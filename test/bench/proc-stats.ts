@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+export function rssBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every process whose command line mentions `needle` (e.g. the postgres data directory). */
+export function pidsMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.includes(needle)) out.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Samples RSS of process groups and keeps the peak. */
+export class PeakSampler {
+  readonly peaks = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  constructor(private readonly groups: Record<string, () => number[]>) {}
+  start(everyMs = 250): void {
+    this.timer = setInterval(() => {
+      for (const [name, pids] of Object.entries(this.groups)) {
+        const rss = pids().reduce((sum, pid) => sum + rssBytes(pid), 0);
+        this.peaks.set(name, Math.max(this.peaks.get(name) ?? 0, rss));
+      }
+    }, everyMs);
+    this.timer.unref();
+  }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
