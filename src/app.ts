@@ -11,6 +11,7 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
+import { tenantCors } from './cors/cors-middleware';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -33,6 +34,7 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(express.json({ limit: '1mb' }));
   api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
   api.use(cookieParser());
+  api.use(tenantCors(container));
   api.use(tenantMiddleware(container));
   api.use(mountRoutes(allRoutes));
   api.use((req) => {
