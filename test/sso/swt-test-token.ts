@@ -6,7 +6,7 @@ export const GLOBEX_SWT = { secret: 'globex-swt-secret-fedcba9876543210', issuer
 
 /** Builds a token the way an identity provider would, independently of src/sso/swt-token.ts. */
 export function swtToken(secret: string, pairs: Record<string, string | number>): string {
-  const signed = new URLSearchParams(Object.entries(pairs).map(([k, v]) => [k, String(v)])).toString();
+  const signed = new URLSearchParams(Object.entries(pairs).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const sig = createHmac('sha256', Buffer.from(secret, 'utf8')).update(signed).digest('base64');
   return `${signed}&HMACSHA256=${encodeURIComponent(sig)}`;
 }
