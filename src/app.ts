@@ -27,6 +27,8 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
+  // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
+  // so CORS fetches from cors.origins still work (test/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   app.use(healthRoutes(container));
 
