@@ -109,7 +109,7 @@ async function probe(pageOrigin: string, shot: string) {
   const page = await context.newPage();
   await page.goto(`${pageOrigin}/`);
   const out = await page.evaluate(
-    ([apiBase, creds]) => (window as any).probe(apiBase, creds),
+    ([apiBase, creds]) => (globalThis as any).probe(apiBase, creds),
     [api, { user_name: 'ola', password: ACME_PASSWORDS.ola, login: 1 }] as const,
   );
   fs.mkdirSync('test-results', { recursive: true });
