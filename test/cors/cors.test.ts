@@ -34,6 +34,8 @@ describe('CORS per tenant', () => {
     expect(res.headers['access-control-allow-origin']).toBe(ACME_PORTAL);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers.vary).toMatch(/\bOrigin\b/);
+    // Kept on purpose: it only restricts no-cors loads (see the browser test).
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
   });
 
   it('answers the preflight of an allowed origin with 204, our methods and our headers', async () => {
