@@ -11,6 +11,8 @@ export const signonRoutes = [
     method: 'get',
     path: '/validate',
     access: 'anyone',
+    // Signing on replaces whatever session the browser had, including one stuck at 418.
+    duringPasswordChange: true,
     resource: 'validate',
     summary: 'Complete sign-on with the hash from login: sets tg-visit and redirects to forward_url',
     description:
