@@ -13,6 +13,7 @@ import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
+import { tenantCors } from './cors/cors-middleware';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -28,6 +29,8 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
+  // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
+  // so CORS fetches from cors.origins still work (test/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   app.use(healthRoutes(container));
   app.use(docsRoutes(allRoutes, version));
@@ -36,6 +39,7 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(express.json({ limit: '1mb' }));
   api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
   api.use(cookieParser());
+  api.use(tenantCors(container));
   api.use(tenantMiddleware(container));
   api.use(mountRoutes(allRoutes));
   api.use((req) => {

@@ -4,11 +4,15 @@ import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
 import { configItemRoutes } from './configitems/config-items.routes';
 import { loginRoutes } from './accounts/login.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
+import { signonRoutes } from './sso/signon.routes';
+import { SwtAuthScheme } from './sso/swt-auth-scheme';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
-export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...configItemRoutes];
+export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...configItemRoutes];
 
 /** Multi-registrations (auth schemes, background workers). */
 export function registerFeatures(c: DependencyContainer): void {
+  // An explicit Authorization: SWT header decides before any cookie the browser may also send.
+  c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
 }

@@ -1,22 +1,8 @@
 import { z } from 'zod';
-import type { CookieOptions } from 'express';
-import { defineRoute, type RouteContext } from '../platform/http/define-route';
+import { defineRoute } from '../platform/http/define-route';
 import { p } from '../platform/http/param-types';
-import { ENV } from '../platform/tokens';
 import { LoginService } from './login.service';
-import { SESSION_COOKIE } from './session-auth-scheme';
-import { SessionStore } from './session-store';
-
-function cookieOptions(ctx: RouteContext): CookieOptions {
-  const env = ctx.resolve(ENV);
-  return {
-    httpOnly: true,
-    secure: env.COOKIE_SECURE,
-    sameSite: env.COOKIE_SAMESITE,
-    path: '/',
-    maxAge: ctx.resolve(SessionStore).maxSeconds * 1000,
-  };
-}
+import { clearSessionCookie, sessionCookie } from './session-cookie';
 
 export const loginRoutes = [
   defineRoute({
@@ -57,7 +43,7 @@ export const loginRoutes = [
             ...(input.forward_url !== undefined ? { forward_url: input.forward_url } : {}),
           },
         ],
-        cookies: [{ name: SESSION_COOKIE, value: r.sessionId, options: cookieOptions(ctx) }],
+        cookies: [sessionCookie(ctx, r.sessionId)],
       };
     },
   }),
@@ -72,11 +58,10 @@ export const loginRoutes = [
     output: z.object({ forward_url: z.string().optional() }),
     async handler(ctx, input) {
       await ctx.resolve(LoginService).logout(ctx.principal?.sessionId);
-      const { maxAge: _ignored, ...clear } = cookieOptions(ctx);
       return {
         message: ctx.principal ? 'logged out' : 'was not logged in',
         items: [{ ...(input.forward_url !== undefined ? { forward_url: input.forward_url } : {}) }],
-        cookies: [{ name: SESSION_COOKIE, clear: true, options: clear }],
+        cookies: [clearSessionCookie(ctx)],
       };
     },
   }),

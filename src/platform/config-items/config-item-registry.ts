@@ -14,7 +14,7 @@ export interface ConfigItemDefinition<T = unknown> {
   options?: readonly string[];
 }
 
-const define = <T>(d: ConfigItemDefinition<T>) => d;
+const define = <T, const I extends string>(d: ConfigItemDefinition<T> & { id: I }) => d;
 
 const origin = z
   .string()

@@ -1,0 +1,46 @@
+import { injectable } from 'tsyringe';
+import type { Request } from 'express';
+import type { AuthScheme } from '../platform/auth/auth-scheme';
+import type { RequestScope } from '../platform/tenancy/request-scope';
+import type { Principal } from '../platform/auth/principal';
+import { ApiError } from '../platform/errors/api-error';
+import { PrincipalLoader } from '../accounts/principal-loader';
+import { SwtRejected, verifySwt } from './swt-token';
+import { SwtUserFinder } from './swt-user-finder';
+
+const SWT_HEADER = /^SWT\s+(\S+)\s*$/i;
+
+/**
+ * `Authorization: SWT <token>` (the third party is master of credentials). Every request
+ * carries its own token, so no session is created.
+ */
+@injectable()
+export class SwtAuthScheme implements AuthScheme {
+  readonly name = 'swt';
+
+  async authenticate(req: Request, scope: RequestScope): Promise<Principal | null> {
+    const header = req.headers.authorization;
+    if (typeof header !== 'string' || !/^SWT(\s|$)/i.test(header)) return null;
+    const m = SWT_HEADER.exec(header);
+    if (!m) throw new ApiError(401, 'SWT token refused: the Authorization header must be "SWT <token>"');
+    const cfg = scope.tenant.config;
+    const secret = cfg.get('api.oauth.secret');
+    if (!secret) throw new ApiError(401, 'SWT token refused: SWT sign-on is not configured for this tenant');
+    try {
+      const params = verifySwt(m[1], {
+        secret,
+        encoding: cfg.get('api.oauth.secret_encoding'),
+        issuer: cfg.get('api.oauth.issuer'),
+        clockSkewSeconds: cfg.get('api.oauth.clock_skew_seconds'),
+      });
+      const personId = await scope.container.resolve(SwtUserFinder).personId(params);
+      const principal = await scope.container.resolve(PrincipalLoader).byId(personId, 'swt');
+      if (!principal) throw new SwtRejected('user', 'the user no longer exists');
+      // The third party is master of credentials: our password's age is not its concern.
+      return { ...principal, mustChangePassword: null };
+    } catch (err) {
+      if (err instanceof SwtRejected) throw new ApiError(401, `SWT token refused (${err.check}): ${err.message}`);
+      throw err;
+    }
+  }
+}

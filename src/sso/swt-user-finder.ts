@@ -1,0 +1,54 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { SwtRejected } from './swt-token';
+
+type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
+
+const unique = (names: string[]) => [...new Set(names)];
+
+/**
+ * Picks the parameter that names the user: first a user name (configured key, username,
+ * user_name), then a person id, then an external person id. A signed token is trusted, so
+ * the first one present decides; the others are not cross-checked.
+ */
+export function identifierOf(params: Map<string, string>, tenant: Tenant): Identifier {
+  const cfg = tenant.config;
+  const groups: [Identifier['kind'], string[]][] = [
+    ['user_name', unique([cfg.get('api.oauth.user_name_key'), 'username', 'user_name'])],
+    ['person_id', unique([cfg.get('api.oauth.person_id_key'), 'person_id'])],
+    ['extern_person_id', unique([cfg.get('api.oauth.extern_person_id_key'), 'external_person_id'])],
+  ];
+  for (const [kind, names] of groups) {
+    for (const param of names) {
+      const value = params.get(param);
+      if (value !== undefined && value !== '') return { kind, param, value };
+    }
+  }
+  const all = groups.flatMap(([, names]) => names).join(', ');
+  throw new SwtRejected('user', `the token names no user (expected one of: ${all})`);
+}
+
+/** Finds the existing person an SWT token names; users are never created on the fly. */
+@injectable()
+export class SwtUserFinder {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+  ) {}
+
+  async personId(params: Map<string, string>): Promise<number> {
+    const id = identifierOf(params, this.tenant);
+    const persons = this.db.table('persons').select('id');
+    let rows: { id: number }[];
+    if (id.kind === 'user_name') rows = await persons.where({ user_name: id.value });
+    else if (id.kind === 'person_id') {
+      if (!/^\d{1,9}$/.test(id.value)) throw new SwtRejected('user', `${id.param} must be a person id (a positive integer)`);
+      rows = await persons.where({ id: Number(id.value) });
+    } else rows = await persons.where({ extern_person_id: id.value }).limit(2);
+    if (rows.length === 0) throw new SwtRejected('user', `no user of this tenant matches ${id.param}`);
+    if (rows.length > 1) throw new SwtRejected('user', `${id.param} matches more than one user of this tenant`);
+    return rows[0].id;
+  }
+}

@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { createTestApp, type TestApp } from '../support/test-app';
+import { ACME_PASSWORDS } from '../support/login';
+import { TenantImporter } from '../../src/tenants/tenant-importer';
+import { readDemoDocument } from '../../seeds/demo-tenants';
+
+/**
+ * A real browser enforces what the header tests only assert: a page on an origin in the
+ * tenant's cors.origins logs in and reads with credentials; a page elsewhere is blocked.
+ */
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+// The page calls the API the way a customer's intranet script would.
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>cors probe</title></head>
+<body><pre id="out">not run</pre><script>
+window.probe = async (api, credentials) => {
+  const out = { origin: location.origin };
+  try {
+    const login = await fetch(api + '/api/login', {
+      method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
+    out.login = login.status;
+    const item = await fetch(api + '/api/configitems/cors.origins', { credentials: 'include' });
+    out.status = item.status;
+    out.body = await item.json();
+  } catch (e) {
+    out.error = e.name + ': ' + e.message;
+  }
+  try {
+    const simple = await fetch(api + '/api/configitems/cors.origins', { credentials: 'include' });
+    out.simpleGet = simple.status;
+  } catch (e) {
+    out.simpleGetError = e.name;
+  }
+  document.getElementById('out').textContent = JSON.stringify(out, null, 2);
+  return out;
+};
+</script></body></html>`;
+
+async function listen(server: http.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+let t: TestApp;
+let context: BrowserContext;
+let userDataDir: string;
+const servers: http.Server[] = [];
+let api: string;
+let allowedPage: string;
+let blockedPage: string;
+
+beforeAll(async () => {
+  // Cross-site credentialed fetches only send SameSite=None cookies, which must be Secure;
+  // Chromium accepts Secure cookies on http://*.localhost (a potentially trustworthy origin).
+  t = await createTestApp({ COOKIE_SAMESITE: 'none', COOKIE_SECURE: '1' });
+  const pageServer = () => http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE));
+  const [apiServer, allowedServer, blockedServer] = [http.createServer(t.app), pageServer(), pageServer()];
+  servers.push(apiServer, allowedServer, blockedServer);
+  const [apiPort, allowedPort, blockedPort] = await Promise.all(servers.map(listen));
+  allowedPage = `http://127.0.0.1:${allowedPort}`;
+  blockedPage = `http://localhost:${blockedPort}`;
+
+  // Chromium resolves every *.localhost name to loopback, so the tenant gets a host of its own.
+  const slug = `acme-${randomBytes(4).toString('hex')}`;
+  const doc = readDemoDocument('acme');
+  doc.config['cors.origins'] = [allowedPage];
+  await t.container.resolve(TenantImporter).import(doc, { slug, hosts: [`${slug}.localhost`], onProgress: () => {} });
+  api = `http://${slug}.localhost:${apiPort}`;
+
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
+  // This Chromium blocks third-party cookies by default (as Safari and Firefox do); the
+  // cross-site session cookie needs them allowed, like a user's default Chrome profile.
+  fs.mkdirSync(path.join(userDataDir, 'Default'));
+  fs.writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  await t?.close();
+});
+
+async function probe(pageOrigin: string, shot: string) {
+  const page = await context.newPage();
+  await page.goto(`${pageOrigin}/`);
+  const out = await page.evaluate(
+    ([apiBase, creds]) => (globalThis as any).probe(apiBase, creds),
+    [api, { user_name: 'ola', password: ACME_PASSWORDS.ola, login: 1 }] as const,
+  );
+  fs.mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: path.join('test-results', shot) });
+  await page.close();
+  return out;
+}
+
+describe('CORS in headless Chromium', () => {
+  it("a page on an origin in acme's cors.origins logs in and reads with the session cookie", async () => {
+    const out = await probe(allowedPage, 'cors-allowed-origin.png');
+    expect(out.origin).toBe(allowedPage);
+    expect(out.error).toBeUndefined();
+    expect(out.login).toBe(200);
+    expect(out.status).toBe(200);
+    expect(out.body.configitems[0]).toMatchObject({ config_item_id: 'cors.origins', value: [allowedPage] });
+  });
+
+  it('a page on any other origin is blocked by the browser', async () => {
+    const out = await probe(blockedPage, 'cors-blocked-origin.png');
+    expect(out.origin).toBe(blockedPage);
+    expect(out.login).toBeUndefined();
+    expect(out.error).toMatch(/^TypeError/);
+    expect(out.simpleGetError).toBe('TypeError');
+  });
+});
