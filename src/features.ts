@@ -4,9 +4,11 @@ import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
 import { configItemRoutes } from './configitems/config-items.routes';
 import { loginRoutes } from './accounts/login.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
+import { personRoutes } from './persons/persons.routes';
+import { organisationRoutes } from './organisations/organisations.routes';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
-export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...configItemRoutes];
+export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...configItemRoutes, ...personRoutes, ...organisationRoutes];
 
 /** Multi-registrations (auth schemes, background workers). */
 export function registerFeatures(c: DependencyContainer): void {
