@@ -123,14 +123,15 @@ export class PersonsRepository {
     return q.limit(page.limit).offset(page.offset);
   }
 
+  // joins on a db.table() builder get the tenant schema from withSchema, so they name plain tables
   async details(p: PersonRow): Promise<PersonDetails> {
     const [organisation, roles, manages] = await Promise.all([
       p.organisation_id === null
         ? undefined
         : this.db.table('organisations').select('id', 'name').where({ id: p.organisation_id }).first(),
-      this.db.table('person_roles as pr').join(`${this.db.ref('roles')} as r`, 'r.id', 'pr.role_id')
+      this.db.table('person_roles as pr').join('roles as r', 'r.id', 'pr.role_id')
         .where('pr.person_id', p.id).select('r.id', 'r.name', 'r.meta_type').orderBy('r.id'),
-      this.db.table('organisation_managers as om').join(`${this.db.ref('organisations')} as o`, 'o.id', 'om.organisation_id')
+      this.db.table('organisation_managers as om').join('organisations as o', 'o.id', 'om.organisation_id')
         .where('om.person_id', p.id).select('o.id', 'o.name').orderBy('o.id'),
     ]);
     return { organisation: organisation ?? null, roles, manages };
