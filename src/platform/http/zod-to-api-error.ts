@@ -23,7 +23,8 @@ export function parameterName(path: readonly PropertyKey[]): string {
  */
 export function zodErrorToApiError(error: z.ZodError, input: unknown): ApiError {
   const issues = error.issues;
-  const missing = issues.find((i) => i.code === 'invalid_type' && valueAt(input, i.path) === undefined);
+  // p.int()/p.id() are unions, so an absent one reports invalid_union rather than invalid_type
+  const missing = issues.find((i) => (i.code === 'invalid_type' || i.code === 'invalid_union') && valueAt(input, i.path) === undefined);
   if (missing) return ApiError.missing(parameterName(missing.path));
   const first = issues[0];
   const problems = issues.map((i) => `${parameterName(i.path)} ${i.message}`);
