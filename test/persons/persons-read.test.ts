@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
+import { ACME_PASSWORDS, asAcme, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
 import { idsByRef, userNames } from './demo-refs';
 
 let t: TestApp;
@@ -69,6 +69,13 @@ describe('GET /api/person and /api/persons/[user_name]', () => {
 
   it('the superuser sees anyone', async () => {
     expect((await admin.get('/api/persons/per')).body.persons[0]).toMatchObject({ user_name: 'per', mobile: '+4790000014' });
+  });
+
+  it('a logout invalidates the cookie', async () => {
+    const cookie = await loginCookie(t, acme.host, 'ola', ACME_PASSWORDS.ola);
+    expect((await client(t, acme.host, cookie).get('/api/person')).status).toBe(200);
+    expect((await client(t, acme.host, cookie).get('/api/logout')).body).toMatchObject({ valid: true, message: 'logged out' });
+    expect((await client(t, acme.host, cookie).get('/api/person')).body).toMatchObject({ valid: false, errorcode: 401 });
   });
 
   it('an unknown user name is 404, and acme persons are not found from globex', async () => {
