@@ -9,7 +9,7 @@ export async function idsByRef(t: TestApp, tenant: DemoTenant, table: 'organisat
 
 /** Bracket-form body, as browsers and the spec send person_data[field]=value. */
 export function form(fields: Record<string, string | number>): string {
-  return new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+  return new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
 }
 
 export const userNames = (body: { persons: { user_name: string }[] }) => body.persons.map((p) => p.user_name);
