@@ -1,4 +1,7 @@
 import { inject, injectable } from 'tsyringe';
+import { TENANT } from '../platform/tokens';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { passwordChangeReason } from '../accounts/principal-loader';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import type { Principal } from '../platform/auth/principal';
 import { ApiError } from '../platform/errors/api-error';
@@ -25,6 +28,7 @@ export class PersonsService {
     @inject(PersonsRepository) private readonly persons: PersonsRepository,
     @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(TENANT) private readonly tenant: Tenant,
   ) {}
 
   async requireByUserName(userName: string): Promise<PersonRow> {
@@ -40,7 +44,10 @@ export class PersonsService {
   }
 
   async present(row: PersonRow, view: PersonView): Promise<object> {
-    return view === 'simple' ? presentPersonSimple(row) : presentPersonFull(row, await this.persons.details(row));
+    if (view === 'simple') return presentPersonSimple(row);
+    // the effective reason, so an expired password shows as 'expired' though nothing is stored
+    const reason = passwordChangeReason(row as Parameters<typeof passwordChangeReason>[0], this.tenant.config.get('password.max_age_days'));
+    return presentPersonFull({ ...row, must_change_password: reason }, await this.persons.details(row));
   }
 
   async list(user: Principal, query: PersonListQuery, page: Paging, view: PersonView): Promise<object[]> {

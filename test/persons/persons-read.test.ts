@@ -69,6 +69,8 @@ describe('GET /api/person and /api/persons/[user_name]', () => {
 
   it('the superuser sees anyone', async () => {
     expect((await admin.get('/api/persons/per')).body.persons[0]).toMatchObject({ user_name: 'per', mobile: '+4790000014' });
+    // Eva's password dates from 2020 and acme's password.max_age_days is 90
+    expect((await admin.get('/api/persons/expired')).body.persons[0]).toMatchObject({ user_name: 'expired', must_change_password: 'expired' });
   });
 
   it('a logout invalidates the cookie', async () => {
