@@ -45,6 +45,7 @@ export class PersonWriter {
       throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[user.mustChangePassword]}`);
     }
     await this.policy.assertSelfOrManager(user, target, 'update this person');
+    this.assertNotSuperuserOf(user, target);
     if (input.role_ids !== undefined && !(await this.policy.canManagePerson(user, target))) {
       throw ApiError.forbidden("not authorised to set roles: only the person's manager or a superuser may");
     }
@@ -74,6 +75,13 @@ export class PersonWriter {
     return (await this.persons.findById(target.id))!;
   }
 
+  // A manager of the organisation a superuser sits in could otherwise reset the superuser's password and take over.
+  private assertNotSuperuserOf(user: Principal, target: PersonRow): void {
+    if (target.superuser && !user.superuser && user.personId !== target.id) {
+      throw ApiError.forbidden('not authorised to change a superuser: only superusers may');
+    }
+  }
+
   /** Self needs old_password (and password_match for a new password); managers and superusers need neither. */
   private async checkCredentials(isSelf: boolean, target: PersonRow, data: PersonUpdateData, input: PersonUpdate): Promise<void> {
     const oldPassword = input.old_password ?? data.old_password;
@@ -99,6 +107,7 @@ export class PersonWriter {
     if (!(await this.policy.canManagePerson(user, target))) {
       throw ApiError.forbidden("not authorised to remove roles: only the person's manager or a superuser may");
     }
+    this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
     const removed = await this.persons.removeRoles(target.id, [...new Set(roleIds)]);
     return { person: target, removed };

@@ -4,6 +4,7 @@ import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import { ApiError } from '../platform/errors/api-error';
 import type { Paging } from '../platform/http/param-types';
+import type { PasswordChangeReason } from '../platform/auth/principal';
 
 export interface PersonRow {
   id: number;
@@ -28,7 +29,7 @@ export interface PersonRow {
   organisation_id: number | null;
   superuser: boolean;
   password_changed_at: Date | null;
-  must_change_password: string | null;
+  must_change_password: PasswordChangeReason | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -46,7 +46,7 @@ export class PersonsService {
   async present(row: PersonRow, view: PersonView): Promise<object> {
     if (view === 'simple') return presentPersonSimple(row);
     // the effective reason, so an expired password shows as 'expired' though nothing is stored
-    const reason = passwordChangeReason(row as Parameters<typeof passwordChangeReason>[0], this.tenant.config.get('password.max_age_days'));
+    const reason = passwordChangeReason(row, this.tenant.config.get('password.max_age_days'));
     return presentPersonFull({ ...row, must_change_password: reason }, await this.persons.details(row));
   }
 

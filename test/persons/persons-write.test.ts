@@ -12,7 +12,13 @@ let admin: Client, kari: Client, per: Client, globexAdmin: Client;
 
 beforeAll(async () => {
   t = await createTestApp();
-  [acme, globex] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'globex')]);
+  [acme, globex] = await Promise.all([
+    importDemoTenant(t, 'acme', (doc) => {
+      // manager of the whole tree, including the superuser's own organisation
+      doc.persons.push({ user_name: 'boss', password: 'Boss-Manager-Pass-1', organisation: 'acme-hr', roles: [], manages: ['acme'] });
+    }),
+    importDemoTenant(t, 'globex'),
+  ]);
   role = await idsByRef(t, acme, 'roles');
   [admin, kari, per] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'per')]);
   globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
@@ -44,6 +50,14 @@ describe('PUT /api/persons/[user_name]: profile', () => {
     expect((await ola.put('/api/persons/per').send({ person_data: { city: 'X' } })).body).toMatchObject({ valid: false, errorcode: 403 });
     expect((await kari.put('/api/persons/per').send({ person_data: { city: 'X' } })).status).toBe(403);
     expect((await admin.put('/api/persons/per').send({ person_data: { city: 'Oslo' } })).body.persons[0].city).toBe('Oslo');
+  });
+
+  it("a manager above a superuser's organisation may not change the superuser (403)", async () => {
+    const boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', 'Boss-Manager-Pass-1'));
+    expect((await boss.get('/api/persons/admin')).status).toBe(200);
+    expect((await boss.put('/api/persons/admin').send({ person_data: { password: 'Taken-Over-1' } })).body).toMatchObject({ valid: false, errorcode: 403 });
+    expect((await boss.delete(`/api/persons/admin?role_ids=${role.office}`)).status).toBe(403);
+    expect((await boss.put('/api/persons/per').send({ person_data: { city: 'Drammen' } })).body.persons[0].city).toBe('Drammen');
   });
 
   it('acme persons are not found from globex (404)', async () => {
