@@ -7,8 +7,17 @@ import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { signonRoutes } from './sso/signon.routes';
 import { SwtAuthScheme } from './sso/swt-auth-scheme';
 
+import { personRoutes } from './persons/persons.routes';
+import { organisationRoutes } from './organisations/organisations.routes';
+
 /** Every feature's routes, in one place (paths are relative to /api). */
-export const allRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...configItemRoutes];
+export const allRoutes: RouteDefinition<any>[] = [
+  ...loginRoutes,
+  ...signonRoutes,
+  ...configItemRoutes,
+  ...personRoutes,
+  ...organisationRoutes,
+];
 
 /** Multi-registrations (auth schemes, background workers). */
 export function registerFeatures(c: DependencyContainer): void {

@@ -1,0 +1,64 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Paging } from '../platform/http/param-types';
+
+export interface OrganisationRow {
+  id: number;
+  parent_id: number | null;
+  name: string;
+  email: string | null;
+  address: string | null;
+  phone: string | null;
+  extern_organisation_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OrganisationFilter {
+  /** null: roots only. */
+  parentId?: number | null;
+  ids?: number[];
+}
+
+const COLUMNS = ['id', 'parent_id', 'name', 'email', 'address', 'phone', 'extern_organisation_id', 'created_at', 'updated_at'];
+
+@injectable()
+export class OrganisationsRepository {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  findById(id: number): Promise<OrganisationRow | undefined> {
+    return this.db.table('organisations').select(COLUMNS).where({ id }).first();
+  }
+
+  list(filter: OrganisationFilter, page: Paging): Promise<OrganisationRow[]> {
+    const q = this.db.table('organisations').select(COLUMNS).orderBy([{ column: 'name' }, { column: 'id' }]);
+    if (filter.parentId === null) q.whereNull('parent_id');
+    else if (filter.parentId !== undefined) q.where('parent_id', filter.parentId);
+    if (filter.ids) q.whereIn('id', filter.ids);
+    return q.limit(page.limit).offset(page.offset);
+  }
+
+  children(id: number): Promise<Pick<OrganisationRow, 'id' | 'name'>[]> {
+    return this.db.table('organisations').select('id', 'name').where({ parent_id: id }).orderBy([{ column: 'name' }, { column: 'id' }]);
+  }
+
+  /** The given organisations and every organisation below them. */
+  async subtreeIds(rootIds: number[]): Promise<number[]> {
+    if (rootIds.length === 0) return [];
+    const r = await this.db.raw<{ rows: { id: number }[] }>(
+      `with recursive sub(id) as (
+         select id from ?? where id = any(?)
+         union
+         select o.id from ?? o join sub on o.parent_id = sub.id)
+       select id from sub order by id`,
+      [this.db.ref('organisations'), rootIds, this.db.ref('organisations')],
+    );
+    return r.rows.map((row) => row.id);
+  }
+
+  async insert(row: Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>): Promise<number> {
+    const [r] = await this.db.table('organisations').insert(row).returning('id');
+    return r.id;
+  }
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/** Accepts person_data as an object (bracket form, JSON body) or as a JSON string. */
+export const jsonObject = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v; // left as a string, so the object schema reports it as malformed
+  }
+};
+
+// Free-text fields: an empty value clears the field.
+const text = (max = 200) =>
+  z
+    .preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().trim().max(max, `must be at most ${max} characters`))
+    .transform((v) => (v === '' ? null : v));
+
+const email = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .refine((v) => v === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), 'must be an e-mail address like name@example.com')
+  .transform((v) => (v === '' ? null : v.toLowerCase()));
+
+// Spaces and dashes are tolerated on input and removed, so mobiles are stored comparable.
+const mobile = z
+  .preprocess((v) => (typeof v === 'string' ? v.replace(/[\s-]/g, '') : v), z.string())
+  .refine((v) => v === '' || /^\+\d{6,15}$/.test(v), 'must be + followed by 6 to 15 digits, e.g. +4790000012')
+  .transform((v) => (v === '' ? null : v));
+
+const birthdate = z
+  .string()
+  .trim()
+  .refine((v) => v === '' || isCalendarDate(v), 'must be an ISO date YYYY-MM-DD')
+  .refine((v) => v === '' || v <= new Date().toISOString().slice(0, 10), 'must not be in the future')
+  .transform((v) => (v === '' ? null : v));
+
+function isCalendarDate(v: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+}
+
+export const userName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9._@+-]{1,100}$/, 'must be 1-100 letters, digits or . _ @ + -');
+
+export const newPassword = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(200, 'must be at most 200 characters');
+
+/** The writable Person fields of the spec (except user_name/password, which have their own rules). */
+export const PersonProfileShape = {
+  firstname: text().optional(),
+  lastname: text().optional(),
+  jobtitle: text().optional(),
+  mobile: mobile.optional(),
+  email: email.optional(),
+  birthdate: birthdate.optional(),
+  extern_person_id: text().optional(),
+  address: text(500).optional(),
+  postcode: text(20).optional(),
+  city: text().optional(),
+  phone: text(50).optional(),
+  sex: text(20).optional(),
+  notice: text(4000).optional(),
+  employee_code: text().optional(),
+  profile_image: text(2000).optional(),
+  source: text().optional(),
+  code: text().optional(),
+};
+
+export const PersonUpdateData = z
+  .object({
+    ...PersonProfileShape,
+    user_name: userName.optional(),
+    password: newPassword.optional(),
+    // The spec lists these as update-only helper fields of Person; they are also accepted top-level.
+    old_password: z.string().max(1000).optional(),
+    password_match: z.string().max(1000).optional(),
+  })
+  .strict();
+export type PersonUpdateData = z.infer<typeof PersonUpdateData>;
+
+export const PersonCreateData = z
+  .object({ ...PersonProfileShape, user_name: userName, password: newPassword.optional() })
+  .strict();
+export type PersonCreateData = z.infer<typeof PersonCreateData>;
+
+/** The profile columns that are written as they are. */
+export const PROFILE_COLUMNS = Object.keys(PersonProfileShape) as (keyof typeof PersonProfileShape)[];

@@ -1,0 +1,140 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../platform/auth/principal';
+import { hashPassword, verifyPassword } from '../platform/auth/password-hasher';
+import { ApiError } from '../platform/errors/api-error';
+import { SessionStore } from '../accounts/session-store';
+import { PersonsRepository, type PersonRow } from './persons.repository';
+import { PersonsService } from './persons.service';
+import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
+
+export interface PersonUpdate {
+  person_data?: PersonUpdateData;
+  old_password?: string;
+  password_match?: string;
+  role_ids?: number[];
+}
+
+export interface PersonCreate {
+  organisation_id: number;
+  role_id: number;
+  person_data: PersonCreateData;
+}
+
+/** Changing persons: profile, credentials (with the 418 rules), roles, creation. */
+@injectable()
+export class PersonWriter {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(PersonsRepository) private readonly persons: PersonsRepository,
+    @inject(PersonsService) private readonly reader: PersonsService,
+    @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(SessionStore) private readonly sessions: SessionStore,
+  ) {}
+
+  async update(user: Principal, userName: string, input: PersonUpdate): Promise<PersonRow> {
+    const data = input.person_data ?? {};
+    const target = await this.reader.requireByUserName(userName);
+    const isSelf = user.personId === target.id;
+    // The route is open during "must change password" only for this one request shape.
+    if (user.mustChangePassword && !(isSelf && data.password !== undefined)) {
+      throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[user.mustChangePassword]}`);
+    }
+    await this.policy.assertSelfOrManager(user, target, 'update this person');
+    this.assertNotSuperuserOf(user, target);
+    if (input.role_ids !== undefined && !(await this.policy.canManagePerson(user, target))) {
+      throw ApiError.forbidden("not authorised to set roles: only the person's manager or a superuser may");
+    }
+    await this.checkCredentials(isSelf, target, data, input);
+    if (data.user_name !== undefined && (await this.persons.userNameTaken(data.user_name, target.id))) {
+      throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
+    }
+    if (input.role_ids) await this.reader.assertExist('roles', input.role_ids, 'role');
+
+    const changes: Record<string, unknown> = {};
+    for (const c of PROFILE_COLUMNS) if (data[c] !== undefined) changes[c] = data[c];
+    if (data.user_name !== undefined) changes.user_name = data.user_name;
+    if (data.password !== undefined) {
+      changes.password_hash = await hashPassword(data.password);
+      changes.password_changed_at = new Date();
+      changes.must_change_password = isSelf ? null : 'changed_by_other';
+    }
+    await this.db.transaction(async (trx) => {
+      const repo = new PersonsRepository(trx);
+      if (Object.keys(changes).length) await repo.update(target.id, changes);
+      if (input.role_ids) await repo.setRoles(target.id, [...new Set(input.role_ids)]);
+    });
+    if (data.password !== undefined) {
+      // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
+      await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
+    }
+    return (await this.persons.findById(target.id))!;
+  }
+
+  // A manager of the organisation a superuser sits in could otherwise reset the superuser's password and take over.
+  private assertNotSuperuserOf(user: Principal, target: PersonRow): void {
+    if (target.superuser && !user.superuser && user.personId !== target.id) {
+      throw ApiError.forbidden('not authorised to change a superuser: only superusers may');
+    }
+  }
+
+  /** Self needs old_password (and password_match for a new password); managers and superusers need neither. */
+  private async checkCredentials(isSelf: boolean, target: PersonRow, data: PersonUpdateData, input: PersonUpdate): Promise<void> {
+    const oldPassword = input.old_password ?? data.old_password;
+    const passwordMatch = input.password_match ?? data.password_match;
+    const changesUserName = data.user_name !== undefined && data.user_name !== target.user_name;
+    if (isSelf && (data.password !== undefined || changesUserName)) {
+      if (oldPassword === undefined) throw ApiError.missing('old_password');
+      if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
+      if (!(await verifyPassword(await this.persons.passwordHash(target.id), oldPassword))) {
+        throw ApiError.malformed('old_password', 'does not match the current password');
+      }
+      if (data.password !== undefined && data.password === oldPassword) {
+        throw ApiError.malformed('person_data[password]', 'must differ from the current password');
+      }
+    }
+    if (passwordMatch !== undefined && data.password !== undefined && passwordMatch !== data.password) {
+      throw ApiError.malformed('password_match', 'must equal person_data[password]');
+    }
+  }
+
+  async removeRoles(user: Principal, userName: string, roleIds: number[]): Promise<{ person: PersonRow; removed: number }> {
+    const target = await this.reader.requireByUserName(userName);
+    if (!(await this.policy.canManagePerson(user, target))) {
+      throw ApiError.forbidden("not authorised to remove roles: only the person's manager or a superuser may");
+    }
+    this.assertNotSuperuserOf(user, target);
+    await this.reader.assertExist('roles', roleIds, 'role');
+    const removed = await this.persons.removeRoles(target.id, [...new Set(roleIds)]);
+    return { person: target, removed };
+  }
+
+  async create(user: Principal, input: PersonCreate): Promise<PersonRow> {
+    await this.reader.assertExist('organisations', [input.organisation_id], 'organisation');
+    await this.policy.assertManagesOrganisation(user, input.organisation_id, 'create persons in this organisation');
+    await this.reader.assertExist('roles', [input.role_id], 'role');
+    const data = input.person_data;
+    if (await this.persons.userNameTaken(data.user_name)) {
+      throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
+    }
+    const row: Record<string, unknown> = { user_name: data.user_name, organisation_id: input.organisation_id };
+    for (const c of PROFILE_COLUMNS) if (data[c] !== undefined) row[c] = data[c];
+    if (data.password !== undefined) {
+      row.password_hash = await hashPassword(data.password);
+      row.password_changed_at = new Date();
+      // chosen by the creator, so the person picks their own at first login
+      row.must_change_password = 'changed_by_other';
+    }
+    const id = await this.db.transaction(async (trx) => {
+      const repo = new PersonsRepository(trx);
+      const newId = await repo.insert(row);
+      await repo.addRole(newId, input.role_id);
+      return newId;
+    });
+    return (await this.persons.findById(id))!;
+  }
+}

@@ -1,0 +1,190 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { ApiError } from '../platform/errors/api-error';
+import type { Paging } from '../platform/http/param-types';
+import type { PasswordChangeReason } from '../platform/auth/principal';
+
+export interface PersonRow {
+  id: number;
+  user_name: string;
+  firstname: string | null;
+  lastname: string | null;
+  jobtitle: string | null;
+  mobile: string | null;
+  email: string | null;
+  birthdate: string | null;
+  extern_person_id: string | null;
+  address: string | null;
+  postcode: string | null;
+  city: string | null;
+  phone: string | null;
+  sex: string | null;
+  notice: string | null;
+  employee_code: string | null;
+  profile_image: string | null;
+  source: string | null;
+  code: string | null;
+  organisation_id: number | null;
+  superuser: boolean;
+  password_changed_at: Date | null;
+  must_change_password: PasswordChangeReason | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PersonDetails {
+  organisation: { id: number; name: string } | null;
+  roles: { id: number; name: string; meta_type: string }[];
+  manages: { id: number; name: string }[];
+}
+
+export interface PersonFilter {
+  /** Members of any of these organisations (already expanded to sub-organisations when asked). */
+  organisationIds?: number[];
+  /** The caller may only see members of these organisations (a manager's subtrees). */
+  visibleOrganisationIds?: number[];
+  eventId?: number;
+  /** Every one of these competences must be fulfilled. */
+  competenceIds?: number[];
+  /** Any of these roles. */
+  roleIds?: number[];
+}
+
+const TEXT_COLUMNS = [
+  'user_name', 'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'extern_person_id', 'address', 'postcode',
+  'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
+];
+
+const PG_UNIQUE_VIOLATION = '23505';
+
+/** Persons of the tenant; the password hash is never selected here. */
+@injectable()
+export class PersonsRepository {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  private select(): Knex.QueryBuilder {
+    return this.db
+      .table('persons as p')
+      .select(
+        'p.id',
+        ...TEXT_COLUMNS.map((c) => `p.${c}`),
+        // a calendar date: text avoids the local-midnight Date that pg would build
+        this.db.raw("to_char(p.birthdate, 'YYYY-MM-DD') as birthdate"),
+        'p.organisation_id',
+        'p.superuser',
+        'p.password_changed_at',
+        'p.must_change_password',
+        'p.created_at',
+        'p.updated_at',
+      );
+  }
+
+  findByUserName(userName: string): Promise<PersonRow | undefined> {
+    return this.select().where('p.user_name', userName).first();
+  }
+
+  findById(id: number): Promise<PersonRow | undefined> {
+    return this.select().where('p.id', id).first();
+  }
+
+  async passwordHash(id: number): Promise<string | null> {
+    const row = await this.db.table('persons').select('password_hash').where({ id }).first();
+    return row?.password_hash ?? null;
+  }
+
+  list(filter: PersonFilter, page: Paging): Promise<PersonRow[]> {
+    const q = this.select().orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
+    if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
+    if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
+    const db = this.db;
+    if (filter.eventId !== undefined) {
+      const eventId = filter.eventId;
+      q.whereExists(function () {
+        this.select(1).from(`${db.ref('person_events')} as pe`).whereRaw('pe.person_id = p.id')
+          .where('pe.event_id', eventId).whereNot('pe.status', 'signed_off');
+      });
+    }
+    for (const competenceId of filter.competenceIds ?? []) {
+      // fulfilled = the current registration is passed and still valid today
+      q.whereExists(function () {
+        this.select(1).from(`${db.ref('person_competences')} as pc`).whereRaw('pc.person_id = p.id')
+          .where('pc.competence_id', competenceId).whereNull('pc.superseded_at').whereNull('pc.deleted_at')
+          .where('pc.passed', '>', 0)
+          .where((w) => w.whereNull('pc.valid_until').orWhereRaw('pc.valid_until >= current_date'));
+      });
+    }
+    if (filter.roleIds) {
+      const roleIds = filter.roleIds;
+      q.whereExists(function () {
+        this.select(1).from(`${db.ref('person_roles')} as pr`).whereRaw('pr.person_id = p.id').whereIn('pr.role_id', roleIds);
+      });
+    }
+    return q.limit(page.limit).offset(page.offset);
+  }
+
+  // joins on a db.table() builder get the tenant schema from withSchema, so they name plain tables
+  async details(p: PersonRow): Promise<PersonDetails> {
+    const [organisation, roles, manages] = await Promise.all([
+      p.organisation_id === null
+        ? undefined
+        : this.db.table('organisations').select('id', 'name').where({ id: p.organisation_id }).first(),
+      this.db.table('person_roles as pr').join('roles as r', 'r.id', 'pr.role_id')
+        .where('pr.person_id', p.id).select('r.id', 'r.name', 'r.meta_type').orderBy('r.id'),
+      this.db.table('organisation_managers as om').join('organisations as o', 'o.id', 'om.organisation_id')
+        .where('om.person_id', p.id).select('o.id', 'o.name').orderBy('o.id'),
+    ]);
+    return { organisation: organisation ?? null, roles, manages };
+  }
+
+  async insert(row: Record<string, unknown>): Promise<number> {
+    try {
+      const [r] = await this.db.table('persons').insert(row).returning('id');
+      return r.id;
+    } catch (e) {
+      throw translate(e, row.user_name);
+    }
+  }
+
+  async update(id: number, changes: Record<string, unknown>): Promise<void> {
+    try {
+      await this.db.table('persons').where({ id }).update({ ...changes, updated_at: this.db.fn.now() });
+    } catch (e) {
+      throw translate(e, changes.user_name);
+    }
+  }
+
+  userNameTaken(userName: string, exceptId?: number): Promise<boolean> {
+    const q = this.db.table('persons').where({ user_name: userName });
+    if (exceptId !== undefined) q.whereNot({ id: exceptId });
+    return q.first('id').then(Boolean);
+  }
+
+  async setRoles(personId: number, roleIds: number[]): Promise<void> {
+    await this.db.table('person_roles').where({ person_id: personId }).delete();
+    if (roleIds.length) await this.db.table('person_roles').insert(roleIds.map((role_id) => ({ person_id: personId, role_id })));
+  }
+
+  async addRole(personId: number, roleId: number): Promise<void> {
+    await this.db.table('person_roles').insert({ person_id: personId, role_id: roleId }).onConflict(['person_id', 'role_id']).ignore();
+  }
+
+  async removeRoles(personId: number, roleIds: number[]): Promise<number> {
+    return this.db.table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
+  }
+
+  /** Ids among `ids` that match no row of `table`. */
+  async missingIds(table: 'roles' | 'competences' | 'events' | 'organisations', ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await this.db.table(table).whereIn('id', ids).select('id')).map((r: { id: number }) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+}
+
+function translate(e: unknown, userName: unknown): unknown {
+  if ((e as { code?: string })?.code === PG_UNIQUE_VIOLATION) {
+    return ApiError.malformed('person_data[user_name]', `user name "${String(userName)}" is already taken`);
+  }
+  return e;
+}

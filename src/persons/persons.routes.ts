@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { defineRoute, type RouteContext } from '../platform/http/define-route';
+import { p, pagingShape, paging, viewShape } from '../platform/http/param-types';
+import { PersonsService } from './persons.service';
+import { PersonWriter } from './person-writer.service';
+import { jsonObject, PersonCreateData, PersonUpdateData } from './person-data.schema';
+import { NEW_PERSON_NOTIFIER } from './new-person-notifier';
+
+const userNameParam = p.string(200).min(1, 'must not be empty');
+
+export const personListShape = {
+  organisation_ids: p.idList().optional(),
+  recursive: p.bool().optional(),
+  event_id: p.id().optional(),
+  has_competence_ids: p.idList().optional(),
+  role_ids: p.idList().optional(),
+  ...pagingShape,
+  ...viewShape,
+};
+
+async function sendLogin(ctx: RouteContext, personId: number, userName: string): Promise<string> {
+  if (!ctx.container.isRegistered(NEW_PERSON_NOTIFIER, true)) return 'person created; no login was sent: messaging is not available';
+  try {
+    await ctx.resolve(NEW_PERSON_NOTIFIER).sendLogin({ personId, userName });
+    return 'person created; a login was sent';
+  } catch (err) {
+    // the person exists either way; a retry of the POST would only hit "user name taken"
+    ctx.log.error({ err, personId }, 'sending the login of a new person failed');
+    return 'person created, but the login could not be sent; use forgot_password';
+  }
+}
+
+export const personRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/person',
+    access: 'user',
+    resource: 'person',
+    summary: 'The logged-in person (full view by default)',
+    input: z.object({ ...viewShape }),
+    async handler(ctx, input) {
+      return { items: [await ctx.resolve(PersonsService).get(ctx.user, ctx.user.userName, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/persons/:user_name',
+    access: 'user',
+    resource: 'persons',
+    summary: 'One person by user name. Security: superuser, person\'s manager, self',
+    input: z.object({ user_name: userNameParam, ...viewShape }),
+    async handler(ctx, input) {
+      return { items: [await ctx.resolve(PersonsService).get(ctx.user, input.user_name, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/persons',
+    access: 'user',
+    resource: 'persons',
+    summary: 'Persons by organisation, event, fulfilled competences or roles. Security: superuser; manager within the subtrees they manage',
+    description:
+      'organisation_id and organisation_ids are combined; recursive=1 includes members of sub-organisations. ' +
+      'has_competence_ids: all must be fulfilled (current, passed, valid today). role_ids: any of the roles. ' +
+      'event_id cannot be combined with has_competence_ids (420).',
+    input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
+    async handler(ctx, input) {
+      return { items: await ctx.resolve(PersonsService).list(ctx.user, input, paging(input), input.view ?? 'simple') };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/persons/:user_name',
+    access: 'user',
+    // open while the password must be changed; PersonWriter answers 418 unless it is that change
+    duringPasswordChange: true,
+    resource: 'persons',
+    summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
+    description:
+      'Self changing password or user_name needs old_password; a new password needs password_match. A password set by ' +
+      'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser).',
+    input: z.object({
+      user_name: userNameParam,
+      person_data: z.preprocess(jsonObject, PersonUpdateData).optional(),
+      old_password: z.string().max(1000).optional(),
+      password_match: z.string().max(1000).optional(),
+      role_ids: p.idList().optional(),
+      ...viewShape,
+    }),
+    async handler(ctx, input) {
+      const row = await ctx.resolve(PersonWriter).update(ctx.user, input.user_name, input);
+      return { message: 'person updated', items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/persons/:user_name',
+    access: 'user',
+    resource: 'persons',
+    summary: "Remove roles from a person. Security: superuser, person's manager",
+    input: z.object({
+      user_name: userNameParam,
+      role_ids: p.idList().pipe(z.array(z.number()).min(1, 'must name at least one role')),
+      ...viewShape,
+    }),
+    async handler(ctx, input) {
+      const { person, removed } = await ctx.resolve(PersonWriter).removeRoles(ctx.user, input.user_name, input.role_ids);
+      return { message: `removed ${removed} role(s)`, items: [await ctx.resolve(PersonsService).present(person, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/persons',
+    access: 'user',
+    resource: 'persons',
+    summary: 'Create a person in an organisation with one role. Security: superuser, manager of the organisation',
+    description: 'person_data needs user_name (unique, else 420); a password given here must be changed at first login. send_login=1 sends a login.',
+    input: z.object({
+      organisation_id: p.id(),
+      role_id: p.id(),
+      person_data: z.preprocess(jsonObject, PersonCreateData),
+      send_login: p.bool().optional(),
+      ...viewShape,
+    }),
+    async handler(ctx, input) {
+      const row = await ctx.resolve(PersonWriter).create(ctx.user, input);
+      const message = input.send_login ? await sendLogin(ctx, row.id, row.user_name) : 'person created';
+      return { message, items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
+    },
+  }),
+];

@@ -1,0 +1,95 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT } from '../platform/tokens';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { passwordChangeReason } from '../accounts/principal-loader';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import type { Principal } from '../platform/auth/principal';
+import { ApiError } from '../platform/errors/api-error';
+import type { Paging } from '../platform/http/param-types';
+import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { PersonsRepository, type PersonFilter, type PersonRow } from './persons.repository';
+import { presentPersonFull, presentPersonSimple } from './person.presenter';
+
+export type PersonView = 'simple' | 'full';
+
+export interface PersonListQuery {
+  organisation_id?: number;
+  organisation_ids?: number[];
+  recursive?: boolean;
+  event_id?: number;
+  has_competence_ids?: number[];
+  role_ids?: number[];
+}
+
+/** Reading persons: one person (self, their manager, superuser) and filtered lists (superuser, manager). */
+@injectable()
+export class PersonsService {
+  constructor(
+    @inject(PersonsRepository) private readonly persons: PersonsRepository,
+    @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
+    @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(TENANT) private readonly tenant: Tenant,
+  ) {}
+
+  async requireByUserName(userName: string): Promise<PersonRow> {
+    const row = await this.persons.findByUserName(userName);
+    if (!row) throw ApiError.notFound(`person "${userName}"`);
+    return row;
+  }
+
+  async get(user: Principal, userName: string, view: PersonView): Promise<object> {
+    const row = await this.requireByUserName(userName);
+    await this.policy.assertSelfOrManager(user, row, 'see this person');
+    return this.present(row, view);
+  }
+
+  async present(row: PersonRow, view: PersonView): Promise<object> {
+    if (view === 'simple') return presentPersonSimple(row);
+    // the effective reason, so an expired password shows as 'expired' though nothing is stored
+    const reason = passwordChangeReason(row, this.tenant.config.get('password.max_age_days'));
+    return presentPersonFull({ ...row, must_change_password: reason }, await this.persons.details(row));
+  }
+
+  async list(user: Principal, query: PersonListQuery, page: Paging, view: PersonView): Promise<object[]> {
+    if (query.event_id !== undefined && query.has_competence_ids) {
+      throw ApiError.malformed('has_competence_ids', 'cannot be combined with event_id');
+    }
+    const requested = orgIdsOf(query);
+    await this.assertExist('organisations', requested ?? [], 'organisation');
+    const filter: PersonFilter = {};
+    if (!user.superuser) {
+      const managed = await this.policy.managedOrganisationIds(user.personId);
+      if (managed.size === 0) throw ApiError.forbidden('not authorised to list persons: only superusers and managers may');
+      const foreign = (requested ?? []).filter((id) => !managed.has(id));
+      if (foreign.length) {
+        throw ApiError.forbidden(`not authorised to list members of organisation ${foreign.join(', ')}: only its manager or a superuser may`);
+      }
+      filter.visibleOrganisationIds = [...managed];
+    }
+    if (requested) filter.organisationIds = query.recursive ? await this.organisations.subtreeIds(requested) : requested;
+    if (query.event_id !== undefined) {
+      await this.assertExist('events', [query.event_id], 'event');
+      filter.eventId = query.event_id;
+    }
+    if (query.has_competence_ids) {
+      await this.assertExist('competences', query.has_competence_ids, 'competence');
+      filter.competenceIds = [...new Set(query.has_competence_ids)];
+    }
+    if (query.role_ids) {
+      await this.assertExist('roles', query.role_ids, 'role');
+      filter.roleIds = query.role_ids;
+    }
+    const rows = await this.persons.list(filter, page);
+    return Promise.all(rows.map((r) => this.present(r, view)));
+  }
+
+  async assertExist(table: 'roles' | 'competences' | 'events' | 'organisations', ids: number[], what: string): Promise<void> {
+    const missing = await this.persons.missingIds(table, [...new Set(ids)]);
+    if (missing.length) throw ApiError.notFound(`${what} ${missing.join(', ')}`);
+  }
+}
+
+function orgIdsOf(q: PersonListQuery): number[] | undefined {
+  const ids = [...(q.organisation_id !== undefined ? [q.organisation_id] : []), ...(q.organisation_ids ?? [])];
+  return ids.length ? [...new Set(ids)] : undefined;
+}
