@@ -11,6 +11,8 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
+import { platformRoutes } from './tenants/platform.routes';
+import { adminPageRoutes } from './admin/admin-page.routes';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -28,6 +30,10 @@ export function buildApp(container: DependencyContainer): Express {
   app.use(requestLogging(logger));
   app.use(helmet());
   app.use(healthRoutes(container));
+
+  // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
+  app.use('/platform', platformRoutes(container));
+  app.use(adminPageRoutes(container));
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
