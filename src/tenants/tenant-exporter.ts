@@ -92,16 +92,17 @@ class Snapshot {
     this.refs.set('persons', new Map(persons.map((p) => [p.id, p.user_name])));
     const competences = await this.load('competences', 'competence', 'sort_order');
     const events = await this.load('events', 'event');
-    const pick = (t: string) => this.db.table(t).select('*');
+    // Link tables have no id; physical order keeps the order they were written in (the document's).
+    const links = (t: string) => this.db.table(t).select('*').orderByRaw('ctid');
     const [personRoles, managers, compCats, compAttrs, requirements, prerequisites, personEvents, personCompetences] =
       await Promise.all([
-        pick('person_roles').orderBy(['person_id', 'role_id']),
-        pick('organisation_managers').orderBy(['person_id', 'organisation_id']),
-        pick('competence_categories').orderBy(['competence_id', 'category_id']),
-        pick('competence_attributes').orderBy(['competence_id', 'attribute_id']),
-        pick('requirements').orderBy(['role_id', 'competence_id']),
-        pick('event_prerequisites').orderBy(['event_id', 'competence_id']),
-        pick('person_events').orderBy('id'),
+        links('person_roles'),
+        links('organisation_managers'),
+        links('competence_categories'),
+        links('competence_attributes'),
+        links('requirements'),
+        links('event_prerequisites'),
+        this.db.table('person_events').select('*').orderBy('id'),
         this.db
           .table('person_competences')
           .whereNull('superseded_at')
