@@ -4,7 +4,10 @@ import { spawnSync } from 'node:child_process';
  * The suite needs a few Debian packages (redis-server; chromium for browser tests).
  * On a fresh machine they are installed here, so that `npm test` alone is enough.
  */
-const NEEDED: { command: string; pkg: string }[] = [{ command: 'redis-server', pkg: 'redis-server' }];
+const NEEDED: { command: string; pkg: string }[] = [
+  { command: 'redis-server', pkg: 'redis-server' },
+  { command: 'chromium', pkg: 'chromium' },
+];
 
 const missing = NEEDED.filter(({ command }) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 if (missing.length > 0) {
