@@ -100,7 +100,7 @@ describe('GET /admin', () => {
     expect(errors).toEqual([]);
 
     // The API agrees with what the page shows.
-    const api = await page.evaluate(async () => (await fetch('/api/configitems/password.max_age_days')).json());
+    const api: any = await page.evaluate(async () => (await fetch('/api/configitems/password.max_age_days')).json());
     expect(api.configitems[0].value).toBe(45);
   });
 });
