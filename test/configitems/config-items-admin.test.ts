@@ -65,6 +65,14 @@ describe('PUT /api/configitems/:config_item_id', () => {
     expect(res.body.errorcode).toBe(403);
   });
 
+  it("does not accept acme admin's session on globex's host", async () => {
+    const acmeCookie = await loginCookie(t, acme.host, 'admin', 'Acme-Admin-Pass-1');
+    const res = await client(t, globex.host, acmeCookie).put('/api/configitems/mail.from').send({ value: 'x' });
+    expect(res.status).toBe(401);
+    const history = await client(t, globex.host, acmeCookie).get('/api/configitems/mail.from/history');
+    expect(history.status).toBe(401);
+  });
+
   it("changes only the caller's tenant", async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     await admin.put('/api/configitems/sms.from').send({ value: 'ACMEONLY' });
