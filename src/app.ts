@@ -14,6 +14,8 @@ import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { tenantCors } from './cors/cors-middleware';
+import { platformRoutes } from './tenants/platform.routes';
+import { adminPageRoutes } from './admin/admin-page.routes';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -34,6 +36,10 @@ export function buildApp(container: DependencyContainer): Express {
   app.use(helmet());
   app.use(healthRoutes(container));
   app.use(docsRoutes(allRoutes, version));
+
+  // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
+  app.use('/platform', platformRoutes(container));
+  app.use(adminPageRoutes(container));
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

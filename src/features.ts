@@ -3,6 +3,7 @@ import type { RouteDefinition } from './platform/http/define-route';
 import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
 import { configItemRoutes } from './configitems/config-items.routes';
 import { loginRoutes } from './accounts/login.routes';
+import { configItemAdminRoutes } from './configitems/config-items-admin.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { signonRoutes } from './sso/signon.routes';
 import { SwtAuthScheme } from './sso/swt-auth-scheme';
@@ -14,14 +15,18 @@ import { organisationRoutes } from './organisations/organisations.routes';
 export const allRoutes: RouteDefinition<any>[] = [
   ...loginRoutes,
   ...signonRoutes,
+  ...configItemAdminRoutes,
   ...configItemRoutes,
   ...personRoutes,
   ...organisationRoutes,
 ];
+import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 
 /** Multi-registrations (auth schemes, background workers). */
 export function registerFeatures(c: DependencyContainer): void {
   // An explicit Authorization: SWT header decides before any cookie the browser may also send.
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
+  // Queued jobs of a deleted tenant: the messaging feature registers its queue purger here too.
+  c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
 }

@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { ENV, KNEX } from '../platform/tokens';
+import { migrateAll } from '../platform/migrations/migrate-all';
+import { LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
+
+/** `npm run migrate`: the platform schema, then every tenant; exit code 1 when any failed. */
+const program = new Command('migrate')
+  .description('Migrate the platform schema, then every tenant schema (one transaction per tenant, MIGRATE_CONCURRENCY at once)')
+  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\n`)
+  .action(() =>
+    runWithContainer(async (c) => {
+      const report = await migrateAll(c.resolve(KNEX), { concurrency: c.resolve(ENV).MIGRATE_CONCURRENCY, onProgress: progress });
+      const failed = report.tenants.filter((t) => t.error);
+      progress(failed.length ? `${failed.length} of ${report.tenants.length} tenants FAILED: ${failed.map((t) => t.slug).join(', ')}` : `${report.tenants.length} tenants up to date`);
+      if (!report.ok) process.exitCode = 1;
+    }),
+  );
+
+program.parseAsync(process.argv);

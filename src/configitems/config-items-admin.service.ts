@@ -1,0 +1,98 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT } from '../platform/tokens';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { TenantStore } from '../platform/tenancy/tenant-store';
+import { TenantResolver } from '../platform/tenancy/tenant-resolver';
+import { ApiError } from '../platform/errors/api-error';
+import type { Principal } from '../platform/auth/principal';
+import {
+  ConfigValueError,
+  allConfigItemDefinitions,
+  configItemDefinition,
+  type ConfigItemDefinition,
+  type ConfigItemId,
+} from '../platform/config-items/config-item-registry';
+import { presentConfigItem } from './config-items.presenter';
+
+const SECRET_CHANGED = '[secret changed]';
+
+/** Secrets show only whether they are set; everything else as GET /api/configitems?view=full. */
+export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition) {
+  if (!def.secret) return { ...presentConfigItem(tenant, def.id, 'full'), secret: false };
+  return {
+    config_item_id: def.id,
+    description: def.description,
+    type: def.type,
+    secret: true,
+    is_set: tenant.config.isSet(def.id as ConfigItemId),
+  };
+}
+
+/**
+ * Form fields arrive as text: for every type but plain strings and enums the text is read
+ * as JSON (5, true, ["https://a.example"]); an empty text clears a nullable item.
+ */
+function fromForm(def: ConfigItemDefinition, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '' && def.schema.safeParse(null).success) return null;
+  if (def.type === 'string' || def.type === 'enum') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ApiError(420, `malformed parameter value: config item ${def.id}: not valid JSON for a ${def.type} item`, {
+      parameter: 'value',
+      config_item_id: def.id,
+    });
+  }
+}
+
+/** Tenant superusers tune their tenant's config items; every change is audited and pushed to all processes. */
+@injectable()
+export class ConfigItemsAdminService {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(TenantResolver) private readonly resolver: TenantResolver,
+  ) {}
+
+  definition(user: Principal, id: string): ConfigItemDefinition {
+    if (!user.superuser) throw ApiError.forbidden('not authorised to administer config items: superusers only');
+    const def = configItemDefinition(id);
+    if (!def) throw new ApiError(404, `config item ${id} not found`);
+    return def;
+  }
+
+  all(user: Principal) {
+    if (!user.superuser) throw ApiError.forbidden('not authorised to list every config item: superusers only');
+    return allConfigItemDefinitions().map((def) => presentForAdmin(this.tenant, def));
+  }
+
+  async set(user: Principal, id: string, raw: unknown) {
+    const def = this.definition(user, id);
+    if (raw === undefined) throw ApiError.missing('value');
+    try {
+      await this.store.setConfigItem(this.tenant.id, id, fromForm(def, raw), user.userName);
+    } catch (err) {
+      if (err instanceof ConfigValueError) {
+        throw new ApiError(420, `malformed parameter value: ${err.message}`, { parameter: 'value', config_item_id: id });
+      }
+      throw err;
+    }
+    await this.resolver.publishChange(this.tenant.id);
+    const fresh = await this.resolver.byTenantId(this.tenant.id);
+    return presentForAdmin(fresh ?? this.tenant, def);
+  }
+
+  async history(user: Principal, id: string, limit: number) {
+    const def = this.definition(user, id);
+    const changes = await this.store.configHistory(this.tenant.id, def.id, limit);
+    return changes.map((c) => ({
+      config_item_id: c.itemId,
+      changed_by: c.changedBy,
+      changed_at: c.changedAt,
+      secret: c.secret,
+      old_value: c.secret ? null : c.oldValue,
+      new_value: c.secret ? SECRET_CHANGED : c.newValue,
+    }));
+  }
+}

@@ -1,0 +1,99 @@
+import express, { Router, type Request } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { ENV } from '../platform/tokens';
+import { requirePlatformToken } from '../platform/http/require-platform-token';
+import { okEnvelope } from '../platform/http/envelope';
+import { ApiError } from '../platform/errors/api-error';
+import { TenantAdminService } from './tenant-admin.service';
+
+/** A body or query parameter as a list: hosts=a&hosts=b, hosts=a,b or a JSON array. */
+function list(v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const items = Array.isArray(v) ? v : [v];
+  return items.flatMap((x) => String(x).split(',')).map((x) => x.trim()).filter(Boolean);
+}
+
+function param(req: Request, name: string): unknown {
+  return (req.body && typeof req.body === 'object' ? req.body[name] : undefined) ?? (req.query as any)[name];
+}
+
+function text(req: Request, name: string): string {
+  const v = param(req, name);
+  if (v === undefined || v === '') throw ApiError.missing(name);
+  if (typeof v !== 'string') throw ApiError.malformed(name, 'must be a string');
+  return v;
+}
+
+const isTrue = (v: unknown) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').toLowerCase());
+
+/**
+ * The operator API: the CLI's tenant operations as JSON under /platform, outside any
+ * tenant, guarded by PLATFORM_ADMIN_TOKEN. Answers use the envelope with `tenants`.
+ */
+export function platformRoutes(container: DependencyContainer): Router {
+  const router = Router();
+  router.use(requirePlatformToken(container.resolve(ENV)));
+  // Whole tenant documents arrive here, so the limit is larger than the tenant API's.
+  router.use(express.json({ limit: '100mb' }));
+  router.use(express.urlencoded({ extended: true, limit: '1mb' }));
+  const admin = () => container.resolve(TenantAdminService);
+  const one = (message: string) => (t: object) => okEnvelope('tenants', [t], message);
+
+  router.get('/tenants', async (_req, res) => {
+    res.json(okEnvelope('tenants', await admin().list()));
+  });
+  router.post('/tenants', async (req, res) => {
+    const t = await admin().create({ slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] });
+    res.status(201).json(one(`tenant ${t.slug} created`)(t));
+  });
+  router.post('/tenants/import', async (req, res) => {
+    const q = req.query as Record<string, unknown>;
+    const lines: string[] = [];
+    const t = await admin().import(req.body, { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l) => lines.push(l) });
+    res.status(201).json({ ...one(`tenant ${t.slug} imported`)(t), progress: lines });
+  });
+  router.get('/tenants/:slug', async (req, res) => {
+    res.json(okEnvelope('tenants', [await admin().get(req.params.slug)]));
+  });
+  // The bare document (no envelope), so that it can be posted to /platform/tenants/import as is.
+  router.get('/tenants/:slug/export', async (req, res) => {
+    const secrets = req.query.secrets === undefined ? true : isTrue(req.query.secrets);
+    res.json(await admin().export(req.params.slug, { secrets }));
+  });
+  router.post('/tenants/:slug/hosts', async (req, res) => {
+    res.json(one('host added')(await admin().addHost(req.params.slug, text(req, 'host'))));
+  });
+  router.delete('/tenants/:slug/hosts/:host', async (req, res) => {
+    res.json(one('host removed')(await admin().removeHost(req.params.slug, req.params.host)));
+  });
+  router.post('/tenants/:slug/suspend', async (req, res) => {
+    res.json(one('tenant suspended')(await admin().suspend(req.params.slug)));
+  });
+  router.post('/tenants/:slug/resume', async (req, res) => {
+    res.json(one('tenant resumed')(await admin().resume(req.params.slug)));
+  });
+  // Like the CLI's --yes-delete-everything: the caller repeats the slug in `confirm`.
+  router.delete('/tenants/:slug', async (req, res) => {
+    const slug = req.params.slug;
+    if (param(req, 'confirm') !== slug) {
+      throw new ApiError(409, `deleting tenant ${slug} drops all its data; repeat the slug as confirm=${slug} to proceed`);
+    }
+    const report = await admin().delete(slug);
+    res.json({ ...okEnvelope('tenants', [], `tenant ${slug} deleted`), purged: report.purged });
+  });
+  router.post('/migrate', async (_req, res) => {
+    const lines: string[] = [];
+    const report = await admin().migrateAll((l) => lines.push(l));
+    res.status(report.ok ? 200 : 500).json({
+      valid: report.ok,
+      message: report.ok ? 'all schemas up to date' : 'some tenants failed to migrate',
+      ...(report.ok ? {} : { errorcode: 500 }),
+      progress: lines,
+      tenants: report.tenants,
+    });
+  });
+  router.use((req) => {
+    throw new ApiError(404, `unknown operator call: ${req.method} ${req.baseUrl}${req.path}`);
+  });
+  return router;
+}

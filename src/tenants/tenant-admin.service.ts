@@ -1,0 +1,183 @@
+import { inject, injectable, injectAll } from 'tsyringe';
+import type { Knex } from 'knex';
+import { ENV, KNEX } from '../platform/tokens';
+import type { Env } from '../platform/config/env';
+import { ApiError } from '../platform/errors/api-error';
+import { PlatformDb } from '../platform/tenancy/platform-db';
+import { TenantStore } from '../platform/tenancy/tenant-store';
+import { TenantResolver } from '../platform/tenancy/tenant-resolver';
+import type { Tenant, TenantStatus } from '../platform/tenancy/tenant';
+import { schemaVersion } from '../platform/migrations/migration-runner';
+import { migrateAll, type MigrateAllReport } from '../platform/migrations/migrate-all';
+import { ImportError, TenantImporter } from './tenant-importer';
+import { TenantExporter, type ExportOptions } from './tenant-exporter';
+import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema';
+import { TENANT_PURGERS, type TenantPurger } from './tenant-purger';
+
+export interface TenantSummary {
+  slug: string;
+  name: string;
+  status: TenantStatus;
+  hosts: string[];
+  schema: string;
+  schema_version: string | null;
+  schema_size_bytes: number;
+  created_at: Date;
+}
+
+export interface DeleteReport {
+  slug: string;
+  purged: string[];
+}
+
+type Progress = (line: string) => void;
+
+function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, param: string, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw ApiError.malformed(param, r.error.issues[0].message);
+  return r.data;
+}
+
+/**
+ * Operator actions on whole tenants, shared by the CLI (src/cli/tenant.ts) and the
+ * /platform HTTP API. Errors are ApiErrors so both can show the same message.
+ */
+@injectable()
+export class TenantAdminService {
+  constructor(
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(ENV) private readonly env: Env,
+    @inject(PlatformDb) private readonly platform: PlatformDb,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(TenantResolver) private readonly resolver: TenantResolver,
+    @inject(TenantImporter) private readonly importer: TenantImporter,
+    @inject(TenantExporter) private readonly exporter: TenantExporter,
+    @injectAll(TENANT_PURGERS) private readonly purgers: TenantPurger[],
+  ) {}
+
+  async list(): Promise<TenantSummary[]> {
+    const rows = await this.store.list();
+    return Promise.all(rows.map((r) => this.summary(r.id)));
+  }
+
+  async get(slug: string): Promise<TenantSummary> {
+    return this.summary((await this.tenant(slug)).id);
+  }
+
+  /** An empty tenant with its schema migrated: the import of a document without data. */
+  async create(input: { slug: string; name: string; hosts: string[] }, onProgress?: Progress): Promise<TenantSummary> {
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (!name) throw ApiError.missing('name');
+    if (!input.hosts?.length) throw ApiError.missing('hosts');
+    return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts } }, { onProgress });
+  }
+
+  async import(document: unknown, options: { slug?: string; hosts?: string[]; onProgress?: Progress } = {}): Promise<TenantSummary> {
+    if (options.slug !== undefined) checked(TenantSlug, 'slug', options.slug);
+    for (const h of options.hosts ?? []) checked(HostName, 'host', h);
+    try {
+      const r = await this.importer.import(document, {
+        slug: options.slug,
+        hosts: options.hosts?.length ? options.hosts : undefined,
+        onProgress: options.onProgress ?? (() => {}),
+      });
+      return this.summary(r.tenantId);
+    } catch (err) {
+      if (err instanceof ImportError) {
+        throw new ApiError(/already (exists|belongs)/.test(err.message) ? 409 : 420, err.message);
+      }
+      throw err;
+    }
+  }
+
+  async export(slug: string, options: ExportOptions = {}): Promise<TenantImport> {
+    return this.exporter.export(await this.tenant(slug), options);
+  }
+
+  async addHost(slug: string, host: string): Promise<TenantSummary> {
+    const tenant = await this.tenant(slug);
+    const name = checked(HostName, 'host', host).toLowerCase();
+    const owner = await this.store.findIdByHost(name);
+    if (owner === tenant.id) return this.summary(tenant.id);
+    if (owner !== null) throw new ApiError(409, `host ${name} already belongs to another tenant`);
+    await this.platform.table('tenant_hosts').insert({ host: name, tenant_id: tenant.id });
+    await this.resolver.publishChange(tenant.id);
+    return this.summary(tenant.id);
+  }
+
+  async removeHost(slug: string, host: string): Promise<TenantSummary> {
+    const tenant = await this.tenant(slug);
+    const name = host.toLowerCase();
+    if (!tenant.hosts.includes(name)) throw new ApiError(404, `host ${name} is not a host of tenant ${slug}`);
+    // A tenant without a host cannot be reached at all; suspend or delete it instead.
+    if (tenant.hosts.length === 1) throw new ApiError(409, `host ${name} is the last host of tenant ${slug}; add another first`);
+    await this.platform.table('tenant_hosts').where({ host: name, tenant_id: tenant.id }).delete();
+    await this.resolver.publishChange(tenant.id);
+    return this.summary(tenant.id);
+  }
+
+  suspend(slug: string): Promise<TenantSummary> {
+    return this.setStatus(slug, 'suspended');
+  }
+
+  resume(slug: string): Promise<TenantSummary> {
+    return this.setStatus(slug, 'active');
+  }
+
+  /** Drops the schema, the platform rows, then everything the purgers know of (Redis keys, queued jobs). */
+  async delete(slug: string, onProgress: Progress = () => {}): Promise<DeleteReport> {
+    const tenant = await this.tenant(slug);
+    await this.knex.transaction(async (trx) => {
+      await trx.raw('drop schema if exists ?? cascade', [tenant.schema]);
+      await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).delete();
+    });
+    onProgress(`${slug}: schema ${tenant.schema} and platform rows dropped`);
+    await this.resolver.publishChange(tenant.id);
+    const purged: string[] = [];
+    for (const purger of this.purgers) {
+      const line = await purger.purge({ id: tenant.id, slug });
+      purged.push(`${purger.name}: ${line}`);
+      onProgress(`${slug}: ${purger.name}: ${line}`);
+    }
+    return { slug, purged };
+  }
+
+  migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
+    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress });
+  }
+
+  private async setStatus(slug: string, status: TenantStatus): Promise<TenantSummary> {
+    const tenant = await this.tenant(slug);
+    await this.platform.table('tenants').where({ id: tenant.id }).update({ status, updated_at: this.knex.fn.now() });
+    await this.resolver.publishChange(tenant.id);
+    return this.summary(tenant.id);
+  }
+
+  private async tenant(slug: string): Promise<Tenant> {
+    const id = typeof slug === 'string' ? await this.store.findIdBySlug(slug) : null;
+    const tenant = id === null ? null : await this.store.load(id);
+    if (!tenant) throw new ApiError(404, `tenant ${slug} not found`);
+    return tenant;
+  }
+
+  private async summary(id: number): Promise<TenantSummary> {
+    const tenant = (await this.store.load(id))!;
+    const row = await this.platform.table('tenants').where({ id }).first('created_at');
+    const size = await this.knex.raw(
+      `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ? and c.relkind in ('r', 'm')`,
+      [tenant.schema],
+    );
+    return {
+      slug: tenant.slug,
+      name: tenant.name,
+      status: tenant.status,
+      hosts: tenant.hosts,
+      schema: tenant.schema,
+      schema_version: await schemaVersion(this.knex, tenant.schema),
+      schema_size_bytes: Number(size.rows[0].bytes),
+      created_at: row.created_at,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
+import { readDemoDocument } from '../../seeds/demo-tenants';
+import { KNEX } from '../../src/platform/tokens';
+
+const TOKEN = 'operator-token-0123456789abcdef';
+let t: TestApp;
+let disabled: TestApp;
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+beforeAll(async () => {
+  [t, disabled] = await Promise.all([createTestApp({ PLATFORM_ADMIN_TOKEN: TOKEN }), createTestApp()]);
+});
+afterAll(async () => {
+  await t?.close();
+  await disabled?.close();
+});
+
+const op = () => {
+  const agent = request(t.app);
+  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${TOKEN}`);
+  return {
+    get: (url: string) => auth(agent.get(url)),
+    post: (url: string) => auth(agent.post(url)),
+    delete: (url: string) => auth(agent.delete(url)),
+  };
+};
+
+describe('authorisation of /platform', () => {
+  it('does not exist (404) when PLATFORM_ADMIN_TOKEN is not set', async () => {
+    const res = await request(disabled.app).get('/platform/tenants').set('Authorization', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ valid: false, errorcode: 404, message: 'operator API disabled (PLATFORM_ADMIN_TOKEN is not set)' });
+  });
+
+  it('answers 401 without a token or with a wrong one', async () => {
+    const none = await request(t.app).get('/platform/tenants');
+    expect(none.status).toBe(401);
+    expect(none.body.message).toMatch(/operator token required/);
+    const wrong = await request(t.app).get('/platform/tenants').set('Authorization', `Bearer ${TOKEN}x`);
+    expect(wrong.body).toEqual({ valid: false, errorcode: 401, message: 'wrong operator token' });
+  });
+
+  it('does not let a tenant session in: the cookie is no operator token', async () => {
+    const res = await request(t.app).get('/platform/tenants').set('Cookie', 'tg-visit=whatever');
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('tenant operations over HTTP', () => {
+  it('lists tenants with hosts, schema version and size', async () => {
+    const acme = await importDemoTenant(t, 'acme');
+    const res = await op().get('/platform/tenants');
+    expect(res.status).toBe(200);
+    const row = res.body.tenants.find((x: any) => x.slug === acme.slug);
+    expect(row).toMatchObject({ name: 'Acme Industries', status: 'active', hosts: [acme.host], schema_version: '001_core' });
+    expect(row.schema_size_bytes).toBeGreaterThan(0);
+    expect((await op().get(`/platform/tenants/${acme.slug}`)).body.tenants[0].slug).toBe(acme.slug);
+    expect((await op().get('/platform/tenants/no-such')).status).toBe(404);
+  });
+
+  it('creates a tenant, adds and removes a host', async () => {
+    const slug = unique('api');
+    const created = await op().post('/platform/tenants').send({ slug, name: 'Api Ltd', hosts: [`${slug}.test`] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ valid: true, tenants: [{ slug, name: 'Api Ltd', hosts: [`${slug}.test`] }] });
+    const added = await op().post(`/platform/tenants/${slug}/hosts`).send({ host: `www.${slug}.test` });
+    expect(added.body.tenants[0].hosts).toEqual([`${slug}.test`, `www.${slug}.test`]);
+    expect((await client(t, `www.${slug}.test`).get('/api/configitems/mail.from')).status).toBe(401);
+    const removed = await op().delete(`/platform/tenants/${slug}/hosts/www.${slug}.test`);
+    expect(removed.body.tenants[0].hosts).toEqual([`${slug}.test`]);
+    const missing = await op().post('/platform/tenants').send({ slug: unique('x'), hosts: ['x.test'] });
+    expect(missing.body).toMatchObject({ errorcode: 419, message: 'missing parameter: name' });
+    const badHost = await op().post(`/platform/tenants/${slug}/hosts`).send({ host: 'not a host' });
+    expect(badHost.body.errorcode).toBe(420);
+  });
+
+  it('imports with slug and host overrides and exports the same document', async () => {
+    const slug = unique('imp');
+    const res = await op().post(`/platform/tenants/import?slug=${slug}&host=${slug}.test`).send(readDemoDocument('acme'));
+    expect(res.status).toBe(201);
+    expect(res.body.tenants[0]).toMatchObject({ slug, hosts: [`${slug}.test`] });
+    expect(res.body.progress.length).toBeGreaterThan(0);
+    const exported = await op().get(`/platform/tenants/${slug}/export`);
+    expect(exported.body).toMatchObject({ format: 'tenant-import/1', tenant: { slug, hosts: [`${slug}.test`] } });
+    expect(exported.body.persons.map((p: any) => p.user_name)).toEqual(readDemoDocument('acme').persons.map((p: any) => p.user_name));
+    expect(exported.body.config['api.oauth.secret']).toBeDefined();
+    const noSecrets = await op().get(`/platform/tenants/${slug}/export?secrets=0`);
+    expect(noSecrets.body.config['api.oauth.secret']).toBeUndefined();
+    const bad = await op().post('/platform/tenants/import').send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
+    expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
+    expect(bad.body.message).toContain('roles.0.ref');
+  });
+
+  it('suspends (every tenant request answers 423) and resumes', async () => {
+    const acme = await importDemoTenant(t, 'acme');
+    await op().post(`/platform/tenants/${acme.slug}/suspend`).expect(200);
+    const res = await client(t, acme.host).get('/api/configitems/mail.from');
+    expect(res.status).toBe(423);
+    expect(res.body).toMatchObject({ valid: false, errorcode: 423 });
+    const resumed = await op().post(`/platform/tenants/${acme.slug}/resume`);
+    expect(resumed.body.tenants[0].status).toBe('active');
+    expect((await client(t, acme.host).get('/api/configitems/mail.from')).status).toBe(401);
+  });
+
+  it('deletes only with confirm=<slug>', async () => {
+    const acme = await importDemoTenant(t, 'acme');
+    const refused = await op().delete(`/platform/tenants/${acme.slug}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain(`confirm=${acme.slug}`);
+    const done = await op().delete(`/platform/tenants/${acme.slug}?confirm=${acme.slug}`);
+    expect(done.status).toBe(200);
+    expect(done.body.purged).toContainEqual(expect.stringMatching(/^redis-keys: /));
+    const schema = await t.container.resolve(KNEX).raw('select to_regnamespace(?) as s', [acme.schema]);
+    expect(schema.rows[0].s).toBeNull();
+    expect((await client(t, acme.host).get('/api/configitems/mail.from')).status).toBe(404);
+  });
+});

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { client, createTestApp, type TestApp } from '../support/test-app';
+import { ACME_PASSWORDS, loginCookie } from '../support/login';
+import { DEMO_DOCUMENTS } from '../../seeds/demo-tenants';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+let t: TestApp;
+let dir: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenant-cli-'));
+});
+afterAll(async () => {
+  await t?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a CLI as the operator would (npm run tenant -- ...), against the test databases. */
+function cli(script: 'tenant' | 'migrate', args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'warn' };
+  const connections = { DATABASE_URL: inject('databaseUrl'), REDIS_URL: inject('redisUrl') };
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [path.join(ROOT, `src/cli/${script}.ts`), ...args], { cwd: ROOT, env: { ...base, ...connections, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run tenant', () => {
+  it('imports acme under another slug and host with progress, lists it, exports it and refuses to delete without the flag', async () => {
+    const slug = `cli-${randomBytes(4).toString('hex')}`;
+    const host = `${slug}.test`;
+    const imported = await cli('tenant', ['import', DEMO_DOCUMENTS[0], '--slug', slug, '--host', host]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(`${slug}: 7 persons`);
+    expect(imported.stdout).toContain(`${slug}  "Acme Industries"  active  hosts: ${host}`);
+    await loginCookie(t, host, 'admin', ACME_PASSWORDS.admin);
+
+    const listed = await cli('tenant', ['list', '--json']);
+    expect(JSON.parse(listed.stdout).find((x: any) => x.slug === slug)).toMatchObject({ hosts: [host], schema_version: '001_core' });
+
+    const file = path.join(dir, `${slug}.json`);
+    const exported = await cli('tenant', ['export', slug, '--out', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(doc.tenant).toEqual({ slug, name: 'Acme Industries', hosts: [host] });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+    const refused = await cli('tenant', ['delete', slug]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--yes-delete-everything');
+    expect((await client(t, host).get('/api/configitems/mail.from')).status).toBe(401);
+
+    const deleted = await cli('tenant', ['delete', slug, '--yes-delete-everything']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stderr).toMatch(/redis-keys: [1-9]\d* Redis keys/);
+    expect((await client(t, host).get('/api/configitems/mail.from')).status).toBe(404);
+  });
+
+  it('suspends and resumes, and names an unknown tenant', async () => {
+    const slug = `cli-${randomBytes(4).toString('hex')}`;
+    expect((await cli('tenant', ['create', slug, '--name', 'Cli Ltd', '--host', `${slug}.test`])).code).toBe(0);
+    const suspended = await cli('tenant', ['suspend', slug]);
+    expect(suspended.stdout).toContain('suspended');
+    expect((await client(t, `${slug}.test`).get('/api/configitems/mail.from')).status).toBe(423);
+    expect((await cli('tenant', ['resume', slug])).stdout).toContain('active');
+    const unknown = await cli('tenant', ['suspend', 'no-such-tenant']);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'error: tenant no-such-tenant not found\n' });
+  });
+
+  it('says that it needs DATABASE_URL and REDIS_URL, and where npm start runs them', async () => {
+    const run = await cli('tenant', ['list'], { DATABASE_URL: '', REDIS_URL: '' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('DATABASE_URL and REDIS_URL not set');
+    expect(run.stderr).toContain('postgres://postgres:postgres@127.0.0.1:54329/competence');
+    const migrate = await cli('migrate', [], { DATABASE_URL: '', REDIS_URL: '' });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toContain('redis://127.0.0.1:63799');
+  });
+
+  it('has --help on every command', async () => {
+    for (const args of [['--help'], ['export', '--help'], ['hosts', 'add', '--help']]) {
+      const run = await cli('tenant', args);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: tenant/);
+    }
+  });
+});
