@@ -98,13 +98,13 @@ export class CompetencesRepository {
     const ids = rows.map((r) => r.id);
     const cats = await this.db
       .table('competence_categories as cc')
-      .join(this.db.ref('categories') + ' as k', 'k.id', 'cc.category_id')
+      .join('categories as k', 'k.id', 'cc.category_id')
       .whereIn('cc.competence_id', ids)
       .select('cc.competence_id', 'k.id as category_id', 'k.name')
       .orderBy('k.id');
     const attrs = await this.db
       .table('competence_attributes as ca')
-      .join(this.db.ref('attributes') + ' as a', 'a.id', 'ca.attribute_id')
+      .join('attributes as a', 'a.id', 'ca.attribute_id')
       .whereIn('ca.competence_id', ids)
       .select('ca.competence_id', 'a.id as attribute_id', 'a.name')
       .orderBy('a.id');

@@ -33,7 +33,7 @@ export class PersonCompetencesRepository {
   private select(db: TenantDb = this.db) {
     return db
       .table('person_competences as pc')
-      .leftJoin(db.ref('persons') + ' as rb', 'rb.id', 'pc.registered_by')
+      .leftJoin('persons as rb', 'rb.id', 'pc.registered_by')
       .select(
         'pc.id', 'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.comments', 'pc.grade', 'pc.school', 'pc.graduation_year',
         'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override', 'pc.registered_by', 'pc.created_at',
@@ -81,7 +81,7 @@ export class PersonCompetencesRepository {
   async requirements(roleIds: number[]): Promise<{ role_id: number; competence_id: number; mandatory: boolean }[]> {
     return this.db
       .table('requirements as q')
-      .join(this.db.ref('competences') + ' as c', 'c.id', 'q.competence_id')
+      .join('competences as c', 'c.id', 'q.competence_id')
       .whereIn('q.role_id', roleIds)
       .where('c.active', true)
       .select('q.role_id', 'q.competence_id', 'q.mandatory');

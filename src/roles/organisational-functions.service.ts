@@ -38,7 +38,7 @@ export class OrganisationalFunctions {
   async available(organisationId: number, metaTypes?: string[]): Promise<FunctionRow[]> {
     const q = this.db
       .table('organisation_roles as orr')
-      .join(this.db.ref('roles') + ' as r', 'r.id', 'orr.role_id')
+      .join('roles as r', 'r.id', 'orr.role_id')
       .whereIn('orr.organisation_id', this.roles.ancestors([organisationId]) as any)
       .select('r.id as role_id', 'r.name', 'r.meta_type', this.db.raw('min(orr.organisation_id) as defined_on'))
       .groupBy('r.id', 'r.name', 'r.meta_type')

@@ -53,7 +53,7 @@ export class RolesRepository {
     if (f.metaTypes) q.whereIn('r.meta_type', f.metaTypes);
     if (f.personId !== undefined) q.whereIn('r.id', this.db.table('person_roles').select('role_id').where('person_id', f.personId));
     if (f.competenceId !== undefined) {
-      q.join(this.db.ref('requirements') + ' as q', 'q.role_id', 'r.id').where('q.competence_id', f.competenceId).select('q.mandatory');
+      q.join('requirements as q', 'q.role_id', 'r.id').where('q.competence_id', f.competenceId).select('q.mandatory');
       if (f.requirement) q.where('q.mandatory', f.requirement === 'mandatory');
     }
     if (f.organisationIds) {
@@ -64,7 +64,7 @@ export class RolesRepository {
         'r.id',
         this.db
           .table('requirements as q2')
-          .join(this.db.ref('competences') + ' as c', 'c.id', 'q2.competence_id')
+          .join('competences as c', 'c.id', 'q2.competence_id')
           .whereIn('c.competence_group_id', f.groupIds)
           .select('q2.role_id'),
       );
@@ -83,7 +83,7 @@ export class RolesRepository {
   async requirementsOf(roleId: number) {
     return this.db
       .table('requirements as q')
-      .join(this.db.ref('competences') + ' as c', 'c.id', 'q.competence_id')
+      .join('competences as c', 'c.id', 'q.competence_id')
       .where('q.role_id', roleId)
       .select('c.id as competence_id', 'c.title', 'c.type', 'q.mandatory')
       .orderBy('c.id');
