@@ -20,7 +20,7 @@ export const changesRoutes = [
     resource: 'changes',
     summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
     input: z.object({
-      Type: z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' }),
+      Type: z.string().pipe(z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' })),
       startdate: p.date(),
       // A date without time is inclusive: the whole day counts.
       enddate: p.string(40).optional(),

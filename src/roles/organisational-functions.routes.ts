@@ -31,7 +31,8 @@ export const organisationalFunctionRoutes = [
     summary: 'update: the person takes on the function; off: the person gives it up',
     input: z.object({
       organisationalfunction_id: p.id(),
-      action: z.enum(['off', 'update'], { message: 'must be off or update' }),
+      // z.string() first, so that a missing action is a 419 rather than a 420.
+      action: z.string().pipe(z.enum(['off', 'update'], { message: 'must be off or update' })),
       user_name: p.string(200).optional(),
       ...fieldsShape,
     }),
