@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { KNEX } from '../../src/platform/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme, ACME_PASSWORDS } from '../support/login';
@@ -122,6 +124,15 @@ describe('PUT /api/personcompetences signatures', () => {
     expect((await ola.get(`/api/personcompetences/${coc()}`)).body.errorcode).toBe(404);
   });
 
+  it('GET one registration: self, manager; another worker 403; unknown competence 404', async () => {
+    const id = ids['HSE basic course'];
+    expect((await ola.get(`/api/personcompetences/${id}`)).body.personcompetences[0]).toMatchObject({ state: 'missing', reason: 'expired', grade: 5.5 });
+    expect((await kari.get(`/api/personcompetences/${id}?user_name=ola`)).status).toBe(200);
+    expect((await siri.get(`/api/personcompetences/${id}?user_name=ola`)).status).toBe(403);
+    expect((await ola.get('/api/personcompetences/999999')).status).toBe(404);
+    expect((await client(t, acme.host).get(`/api/personcompetences/${id}`)).status).toBe(401);
+  });
+
   it('a missing password is a 419', async () => {
     expect((await ola.put(`/api/personcompetences/${coc()}`).send({})).body.errorcode).toBe(419);
   });
@@ -212,6 +223,14 @@ describe('GET /api/competencelevel', () => {
   it('kari (operations lead) holds none of Leadership 101: level 0; per (office) holds 1 of 2: 50', async () => {
     expect((await kari.get('/api/competencelevel')).body.competencelevel[0]).toMatchObject({ required: 1, fulfilled: 0, competence_level: 0 });
     expect((await admin.get('/api/competencelevel?user_name=per')).body.competencelevel[0]).toMatchObject({ required: 2, fulfilled: 1, competence_level: 50 });
+  });
+
+  it('Operations level: kari 0/1, ola 2/3 (forklift done, welding certificate), siri 0/3, nils 0/3 = 2 of 10 = 20', async () => {
+    const knex = t.container.resolve<Knex>(KNEX);
+    const ops = await knex.withSchema(acme.schema).table('organisations').where({ ref: 'acme-ops' }).first();
+    const res = await kari.get(`/api/competencelevel?organisation_id=${ops.id}`);
+    expect(res.body.competencelevel).toEqual([{ organisation_id: ops.id, persons: 4, required: 10, fulfilled: 2, missing: 8, competence_level: 20 }]);
+    expect((await ola.get(`/api/competencelevel?organisation_id=${ops.id}`)).status).toBe(403);
   });
 
   it('organisation level is for its managers and superusers; another tenant\'s organisation is 404', async () => {
