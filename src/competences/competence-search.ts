@@ -93,11 +93,11 @@ export class CompetenceSearch {
       this.policy.assertSuperuser(user, 'filter competences by organisation_ids');
       const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.repo.organisationIdsByExternalId(q.external_organisation_ids) : [])];
       if (ids.length === 0) return null;
-      f.validInOrganisationIds = ids;
+      f.validIn = [ids];
     }
     if (q.users_organisations_only) {
       if (user.organisationId === null) return null;
-      f.validInOrganisationIds = [...(f.validInOrganisationIds ?? []), user.organisationId];
+      f.validIn = [...(f.validIn ?? []), [user.organisationId]];
     }
     return f;
   }

@@ -14,8 +14,8 @@ export interface CompetenceFilter {
   attributeIds?: number[];
   ownerId?: number;
   instructorId?: number;
-  /** Competences valid in any of these organisations (looking up the tree); unrestricted ones always are. */
-  validInOrganisationIds?: number[];
+  /** Each entry: valid in any of these organisations (looking up the tree); unrestricted ones always are. */
+  validIn?: number[][];
   customAttributes?: Record<string, string>;
 }
 
@@ -59,12 +59,12 @@ export class CompetencesRepository {
     }
     if (f.ownerId !== undefined) q.where('c.owner_id', f.ownerId);
     if (f.instructorId !== undefined) q.where('c.instructor_id', f.instructorId);
-    if (f.validInOrganisationIds) {
+    for (const orgIds of f.validIn ?? []) {
       const restricted = this.db.table('competence_organisations').select('competence_id');
       const valid = this.db
         .table('competence_organisations')
         .select('competence_id')
-        .whereIn('organisation_id', this.ancestorsSql(f.validInOrganisationIds) as any);
+        .whereIn('organisation_id', this.ancestorsSql(orgIds) as any);
       q.where((w) => w.whereNotIn('c.id', restricted).orWhereIn('c.id', valid));
     }
     for (const [name, value] of Object.entries(f.customAttributes ?? {})) {

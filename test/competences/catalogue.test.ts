@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
 import { competenceIdsByTitle, titles } from './catalogue-ids';
+import type { Knex } from 'knex';
+import { KNEX } from '../../src/platform/tokens';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -149,5 +151,21 @@ describe('groups, types, categories, LMS start URLs', () => {
     ]);
     expect((await ola.get(`/api/lmsstarturls?competence_ids=${ids['HSE basic course']}`)).body.errorcode).toBe(420);
     expect((await ola.get('/api/lmsstarturls?competence_ids=999999')).body.errorcode).toBe(404);
+  });
+});
+
+describe('competences restricted to organisations', () => {
+  it('Leadership 101 restricted to Human Resources: per sees it with users_organisations_only, ola does not', async () => {
+    const knex = t.container.resolve<Knex>(KNEX);
+    const org = async (ref: string) => (await knex.withSchema(acme.schema).table('organisations').where({ ref }).first()).id;
+    const hr = await org('acme-hr');
+    await knex.withSchema(acme.schema).table('competence_organisations').insert({ competence_id: ids['Leadership 101'], organisation_id: hr });
+    const per = await asAcme(t, acme.host, 'per');
+    expect(titles((await per.get('/api/competences?users_organisations_only=1')).body.competences)).toContain('Leadership 101');
+    expect(titles((await ola.get('/api/competences?users_organisations_only=1')).body.competences)).not.toContain('Leadership 101');
+    expect(titles((await admin.get(`/api/competences?organisation_ids=${hr}`)).body.competences)).toContain('Leadership 101');
+    expect(titles((await admin.get('/api/competences?external_organisation_ids=1110')).body.competences)).toEqual(
+      ACTIVE_TOP_LEVEL.filter((x) => x !== 'Leadership 101'),
+    );
   });
 });
