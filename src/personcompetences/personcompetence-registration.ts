@@ -5,6 +5,7 @@ import { verifyPassword } from '../platform/auth/password-hasher';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
 import { TargetPersons, type TargetPerson } from './target-person';
+import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 
 export interface RegistrationInput {
@@ -52,6 +53,7 @@ export class PersonCompetenceRegistration {
     @inject(CompetencesRepository) private readonly competences: CompetencesRepository,
     @inject(PersonCompetencesRepository) private readonly repo: PersonCompetencesRepository,
     @inject(TargetPersons) private readonly persons: TargetPersons,
+    @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
   ) {}
 
   async competence(id: number): Promise<CompetenceRow> {
@@ -133,9 +135,12 @@ export class PersonCompetenceRegistration {
   private async signature(person: TargetPerson, input: RegistrationInput, row: NewRegistration): Promise<void> {
     if (!person.isSelf) throw ApiError.forbidden('a signature can only be given by the person themselves');
     if (input.password === undefined || input.password === '') throw ApiError.missing('password');
+    await this.attempts.assertAllowed(person.id);
     if (!(await verifyPassword(person.password_hash, input.password))) {
+      await this.attempts.failed(person.id);
       throw ApiError.malformed('password', 'is not correct; nothing was signed');
     }
+    await this.attempts.succeeded(person.id);
     row.signed = true;
   }
 

@@ -144,6 +144,14 @@ describe('PUT /api/personcompetences signatures', () => {
     expect(kariTry.status).toBe(403);
   });
 
+  it('after 5 wrong passwords signing is refused (429) even with the right one', async () => {
+    const nils = await asAcme(t, acme.host, 'nils');
+    for (let i = 0; i < 5; i++) expect((await nils.put(`/api/personcompetences/${coc()}`).send({ password: `guess-${i}` })).body.errorcode).toBe(420);
+    const blocked = await nils.put(`/api/personcompetences/${coc()}`).send({ password: ACME_PASSWORDS.nils });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ valid: false, errorcode: 429 });
+  });
+
   it('ola signs the code of conduct with his own correct password', async () => {
     const res = await ola.put(`/api/personcompetences/${coc()}`).send({ password: ACME_PASSWORDS.ola });
     expect(res.status).toBe(200);
