@@ -10,6 +10,13 @@ import { SwtAuthScheme } from './sso/swt-auth-scheme';
 
 import { personRoutes } from './persons/persons.routes';
 import { organisationRoutes } from './organisations/organisations.routes';
+import { competenceRoutes } from './competences/competences.routes';
+import { catalogueTreeRoutes } from './competences/catalogue-tree.routes';
+import { roleRoutes } from './roles/roles.routes';
+import { organisationalFunctionRoutes } from './roles/organisational-functions.routes';
+import { personCompetenceRoutes } from './personcompetences/personcompetences.routes';
+import { competenceLevelRoutes } from './personcompetences/competence-level.routes';
+import { changesRoutes } from './changes/changes.routes';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -19,6 +26,13 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...configItemRoutes,
   ...personRoutes,
   ...organisationRoutes,
+  ...competenceRoutes,
+  ...catalogueTreeRoutes,
+  ...roleRoutes,
+  ...organisationalFunctionRoutes,
+  ...personCompetenceRoutes,
+  ...competenceLevelRoutes,
+  ...changesRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 

@@ -1,0 +1,74 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Paging } from '../platform/http/param-types';
+
+export interface Period {
+  start: Date;
+  end: Date;
+}
+
+/** Reads what changed in a period; registrations are history rows, so every registration is visible. */
+@injectable()
+export class ChangesRepository {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  private personsIn(organisationId: number): Knex.Raw {
+    return this.db.raw(
+      `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
+        select p.id from ?? p join sub on p.organisation_id = sub.id)`,
+      [organisationId, this.db.ref('organisations'), this.db.ref('persons')],
+    );
+  }
+
+  /** Registrations made in the period and deletions done in it, oldest first. */
+  async personCompetences(period: Period, organisationId: number | undefined, page: Paging) {
+    const orgFilter = organisationId === undefined ? '' : `and pc.person_id in ${this.personsIn(organisationId).toQuery()}`;
+    const sql = `
+      select * from (
+        select pc.id::int as personcompetence_id, pc.competence_id, c.title, c.type, p.user_name, pc.passed,
+               pc.date::text as date, pc.valid_until::text as valid_until, pc.checked, pc.signed, pc.override,
+               rb.user_name as registered_by, (pc.superseded_at is null and pc.deleted_at is null) as current,
+               false as deleted, pc.created_at as changed_at
+          from ?? pc join ?? c on c.id = pc.competence_id join ?? p on p.id = pc.person_id left join ?? rb on rb.id = pc.registered_by
+         where pc.created_at >= ? and pc.created_at < ? ${orgFilter}
+        union all
+        select null, pc.competence_id, c.title, c.type, p.user_name, null, null, null, null, null, null, null, false,
+               true, pc.deleted_at
+          from ?? pc join ?? c on c.id = pc.competence_id join ?? p on p.id = pc.person_id
+         where pc.deleted_at >= ? and pc.deleted_at < ? ${orgFilter}
+         group by pc.competence_id, c.title, c.type, p.user_name, pc.deleted_at
+      ) x order by changed_at, deleted, personcompetence_id limit ? offset ?`;
+    const t = [this.db.ref('person_competences'), this.db.ref('competences'), this.db.ref('persons')];
+    const r = await this.db.raw(sql, [...t, this.db.ref('persons'), period.start, period.end, ...t, period.start, period.end, page.limit, page.offset]);
+    return r.rows.map((row: any) => (row.deleted ? { competence_id: row.competence_id, title: row.title, type: row.type, user_name: row.user_name, deleted: true, changed_at: row.changed_at } : row));
+  }
+
+  async competences(period: Period, page: Paging) {
+    const rows = await this.db
+      .table('competences')
+      .where('updated_at', '>=', period.start)
+      .where('updated_at', '<', period.end)
+      .select('id as competence_id', 'title', 'type', 'active', 'parent_id', 'competence_group_id', 'updated_at as changed_at')
+      .orderBy([{ column: 'updated_at' }, { column: 'id' }])
+      .limit(page.limit)
+      .offset(page.offset);
+    return rows.map((r: any) => ({ ...r, deleted: false }));
+  }
+
+  /** Events changed since the start (the end is ignored for events, as the spec says). */
+  async events(start: Date, organisationId: number | undefined, page: Paging) {
+    const q = this.db
+      .table('events')
+      .where('updated_at', '>=', start)
+      .select('id as event_id', 'title', 'competence_id', 'parent_id', 'starts_at', 'ends_at', 'cancelled', 'locked', 'updated_at as changed_at')
+      .orderBy([{ column: 'updated_at' }, { column: 'id' }])
+      .limit(page.limit)
+      .offset(page.offset);
+    if (organisationId !== undefined) {
+      q.whereIn('id', this.db.table('person_events').select('event_id').whereIn('person_id', this.personsIn(organisationId) as any));
+    }
+    return (await q).map((r: any) => ({ ...r, deleted: false }));
+  }
+}

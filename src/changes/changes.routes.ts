@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { TENANT_DB } from '../platform/tokens';
+import { ChangesRepository } from './changes.repository';
+
+function parseEnd(value: string): Date {
+  const r = p.date().safeParse(value);
+  if (!r.success) throw ApiError.malformed('enddate', r.error.issues[0].message);
+  return value.length === 10 ? new Date(r.data.getTime() + 86_400_000) : r.data;
+}
+
+export const changesRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/changes',
+    access: 'user',
+    resource: 'changes',
+    summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
+    input: z.object({
+      Type: z.string().pipe(z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' })),
+      startdate: p.date(),
+      // A date without time is inclusive: the whole day counts.
+      enddate: p.string(40).optional(),
+      organisation_id: p.id().optional(),
+      extern_organisation_id: p.string(200).optional(),
+      ...pagingShape,
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const db = ctx.resolve(TENANT_DB);
+      const policy = ctx.resolve(AccessPolicy);
+      let organisationId = input.organisation_id;
+      if (organisationId === undefined && input.extern_organisation_id !== undefined) {
+        const org = await db.table('organisations').where('extern_organisation_id', input.extern_organisation_id).select('id').first();
+        if (!org) throw ApiError.notFound(`organisation with extern_organisation_id ${input.extern_organisation_id}`);
+        organisationId = org.id;
+      } else if (organisationId !== undefined && !(await db.table('organisations').where('id', organisationId).first())) {
+        throw ApiError.notFound(`organisation ${organisationId}`);
+      }
+      const user = ctx.user;
+      if (input.Type === 'competences') {
+        if (!user.superuser && !(await policy.isManager(user))) throw ApiError.forbidden('the changes feed is for superusers and managers');
+      } else if (organisationId === undefined) {
+        policy.assertSuperuser(user, 'read the changes of the whole tenant (managers pass organisation_id)');
+      } else {
+        await policy.assertManagesOrganisation(user, organisationId, 'read the changes of this organisation');
+      }
+      const end = input.enddate === undefined ? new Date() : parseEnd(input.enddate);
+      if (input.Type !== 'events' && end < input.startdate) throw ApiError.malformed('enddate', 'must not be before startdate');
+      const page = paging(input);
+      const repo = ctx.resolve(ChangesRepository);
+      const items =
+        input.Type === 'personcompetences'
+          ? await repo.personCompetences({ start: input.startdate, end }, organisationId, page)
+          : input.Type === 'competences'
+            ? await repo.competences({ start: input.startdate, end }, page)
+            : await repo.events(input.startdate, organisationId, page);
+      return { items };
+    },
+  }),
+];

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../platform/tokens';
+
+interface TreeRow {
+  id: number;
+  parent_id: number | null;
+  name: string;
+  description?: string | null;
+  external_id?: string | null;
+}
+
+const group = (g: TreeRow) => ({ competence_group_id: g.id, name: g.name, parent_id: g.parent_id, external_id: g.external_id ?? null });
+const category = (c: TreeRow) => ({ category_id: c.id, name: c.name, parent_id: c.parent_id });
+
+/** Nests rows under their parents; `shape` builds each node. */
+function tree<T extends object>(rows: TreeRow[], rootId: number | null, shape: (r: TreeRow) => T, key: string): (T & Record<string, unknown>)[] {
+  return rows.filter((r) => r.parent_id === rootId).map((r) => ({ ...shape(r), [key]: tree(rows, r.id, shape, key) }));
+}
+
+export const catalogueTreeRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/competencegroups',
+    access: 'user',
+    resource: 'competencegroups',
+    summary: 'Competence groups: root groups, or all groups with all=1',
+    input: z.object({ all: p.bool().optional(), ...pagingShape, ...fieldsShape }),
+    async handler(ctx, input) {
+      const q = ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
+      if (!input.all) q.whereNull('parent_id');
+      const { limit, offset } = paging(input);
+      return { items: (await q.limit(limit).offset(offset)).map(group) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/competencegroups/:competence_group_id',
+    access: 'user',
+    resource: 'competencegroups',
+    summary: 'One competence group with its sub groups (nested)',
+    input: z.object({ competence_group_id: p.id(), ...fieldsShape }),
+    async handler(ctx, input) {
+      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
+      const g = rows.find((r) => r.id === input.competence_group_id);
+      if (!g) throw ApiError.notFound(`competence group ${input.competence_group_id}`);
+      return { items: [{ ...group(g), sub_groups: tree(rows, g.id, group, 'sub_groups') }] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/categories',
+    access: 'user',
+    resource: 'categories',
+    summary: 'Categories, flat or as a tree (tree=1: root categories with children)',
+    input: z.object({ tree: p.bool().optional(), ...pagingShape, ...viewShape }),
+    async handler(ctx, input) {
+      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
+      const full = input.view === 'full';
+      const shape = (c: TreeRow) => (full ? { ...category(c), description: c.description ?? null } : category(c));
+      const all = input.tree ? tree(rows, null, shape, 'children') : rows.map(shape);
+      const { limit, offset } = paging(input);
+      return { items: all.slice(offset, offset + limit) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/categories/:category_id',
+    access: 'user',
+    resource: 'categories',
+    summary: 'One category (full view: description and sub categories)',
+    input: z.object({ category_id: p.id(), ...viewShape }),
+    async handler(ctx, input) {
+      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
+      const c = rows.find((r) => r.id === input.category_id);
+      if (!c) throw ApiError.notFound(`category ${input.category_id}`);
+      if (input.view === 'simple') return { items: [category(c)] };
+      const full = (r: TreeRow) => ({ ...category(r), description: r.description ?? null });
+      return { items: [{ ...full(c), children: tree(rows, c.id, full, 'children') }] };
+    },
+  }),
+];

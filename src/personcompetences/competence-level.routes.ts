@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, fieldsShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { TENANT_DB } from '../platform/tokens';
+import { TargetPersons } from './target-person';
+import { PersonCompetenceList } from './personcompetence-list';
+import { CompetenceStates } from './competence-state';
+import { PersonCompetencesRepository } from './personcompetences.repository';
+import type { RouteContext } from '../platform/http/define-route';
+
+/** Mandatory competences (of the person's roles) and how many of them the person holds now. */
+async function personCounts(ctx: RouteContext, personId: number) {
+  const roleIds = await ctx.resolve(PersonCompetencesRepository).roleIdsOf(personId);
+  const required = (await ctx.resolve(PersonCompetenceList).required(roleIds)).filter((r) => r.mandatory);
+  const states = await ctx.resolve(CompetenceStates).evaluate(personId, required.map((r) => r.competenceId));
+  return { required: required.length, fulfilled: states.filter((s) => s.held).length };
+}
+
+/** Percent of required competences held, rounded down; nothing required counts as 100. */
+const level = (required: number, fulfilled: number) => (required === 0 ? 100 : Math.floor((100 * fulfilled) / required));
+
+export const competenceLevelRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/competencelevel',
+    access: 'user',
+    resource: 'competencelevel',
+    summary: 'Share of mandatory competences fulfilled, for a person or an organisation subtree',
+    input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), ...fieldsShape }),
+    async handler(ctx, input) {
+      if (input.organisation_id !== undefined) {
+        const db = ctx.resolve(TENANT_DB);
+        if (!(await db.table('organisations').where('id', input.organisation_id).first())) throw ApiError.notFound(`organisation ${input.organisation_id}`);
+        await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, input.organisation_id, 'see the competence level of this organisation');
+        const members = await db.raw<{ rows: { id: number }[] }>(
+          `with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
+           select p.id from ?? p join sub on p.organisation_id = sub.id order by p.id`,
+          [input.organisation_id, db.ref('organisations'), db.ref('persons')],
+        );
+        let required = 0;
+        let fulfilled = 0;
+        for (const m of members.rows) {
+          const c = await personCounts(ctx, m.id);
+          required += c.required;
+          fulfilled += c.fulfilled;
+        }
+        return {
+          items: [{ organisation_id: input.organisation_id, persons: members.rows.length, required, fulfilled, missing: required - fulfilled, competence_level: level(required, fulfilled) }],
+        };
+      }
+      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competence level');
+      const c = await personCounts(ctx, person.id);
+      return { items: [{ user_name: person.user_name, ...c, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
+    },
+  }),
+];

@@ -1,0 +1,89 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+
+/** One registration row; calendar dates come out as YYYY-MM-DD text. */
+export interface RegistrationRow {
+  id: number;
+  person_id: number;
+  competence_id: number;
+  passed: number;
+  date: string | null;
+  valid_until: string | null;
+  comments: string | null;
+  grade: number | null;
+  school: string | null;
+  graduation_year: string | null;
+  skill_level: number | null;
+  checked: boolean | null;
+  signed: boolean | null;
+  show_course_diploma: boolean | null;
+  override: boolean;
+  registered_by: number | null;
+  registered_by_user_name: string | null;
+  created_at: Date;
+}
+
+export type NewRegistration = Omit<RegistrationRow, 'id' | 'created_at' | 'registered_by_user_name'>;
+
+@injectable()
+export class PersonCompetencesRepository {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  private select(db: TenantDb = this.db) {
+    return db
+      .table('person_competences as pc')
+      .leftJoin('persons as rb', 'rb.id', 'pc.registered_by')
+      .select(
+        'pc.id', 'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.comments', 'pc.grade', 'pc.school', 'pc.graduation_year',
+        'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override', 'pc.registered_by', 'pc.created_at',
+        'rb.user_name as registered_by_user_name',
+        db.raw('pc.date::text as date'),
+        db.raw('pc.valid_until::text as valid_until'),
+      );
+  }
+
+  /** Current registrations (not superseded, not deleted) of a person. */
+  async current(personId: number): Promise<RegistrationRow[]> {
+    const rows = await this.select().where('pc.person_id', personId).whereNull('pc.superseded_at').whereNull('pc.deleted_at');
+    return rows.map((r: any) => ({ ...r, id: Number(r.id) }));
+  }
+
+  /** A new registration supersedes the current one; the old row stays as history. */
+  async register(row: NewRegistration): Promise<RegistrationRow> {
+    return this.db.transaction(async (db) => {
+      await db
+        .table('person_competences')
+        .where({ person_id: row.person_id, competence_id: row.competence_id })
+        .whereNull('superseded_at')
+        .whereNull('deleted_at')
+        .update({ superseded_at: db.fn.now(), updated_at: db.fn.now() });
+      const [{ id }] = await db.table('person_competences').insert(row).returning('id');
+      const created = await this.select(db).where('pc.id', id).first();
+      return { ...created, id: Number(created.id) };
+    });
+  }
+
+  /** Marks every occurrence (current and history) deleted; returns how many were live. */
+  async deleteAll(personId: number, competenceId: number): Promise<number> {
+    return this.db
+      .table('person_competences')
+      .where({ person_id: personId, competence_id: competenceId })
+      .whereNull('deleted_at')
+      .update({ deleted_at: this.db.fn.now(), updated_at: this.db.fn.now() });
+  }
+
+  async roleIdsOf(personId: number): Promise<number[]> {
+    return (await this.db.table('person_roles').where('person_id', personId).select('role_id')).map((r: any) => r.role_id);
+  }
+
+  /** Requirements of these roles on active competences. */
+  async requirements(roleIds: number[]): Promise<{ role_id: number; competence_id: number; mandatory: boolean }[]> {
+    return this.db
+      .table('requirements as q')
+      .join('competences as c', 'c.id', 'q.competence_id')
+      .whereIn('q.role_id', roleIds)
+      .where('c.active', true)
+      .select('q.role_id', 'q.competence_id', 'q.mandatory');
+  }
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
+import { TargetPersons } from './target-person';
+import { PersonCompetenceList } from './personcompetence-list';
+import { CompetenceStates, stateOf } from './competence-state';
+import { PersonCompetenceRegistration } from './personcompetence-registration';
+import { presentPersonCompetence } from './personcompetences.presenter';
+
+const userName = p.string(200).optional();
+
+export const personCompetenceRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/personcompetences',
+    access: 'user',
+    resource: 'personcompetences',
+    summary: "A person's competences held (state=passed) or required and not held (state=missing)",
+    input: z.object({
+      ...pagingShape,
+      ...viewShape,
+      user_name: userName,
+      state: z.enum(['passed', 'missing'], { message: 'must be passed or missing' }).optional(),
+      requirement: z.enum(['none', 'mandatory', 'optional'], { message: 'must be none, mandatory or optional' }).optional(),
+      role_ids: p.idList().optional(),
+      types: p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` }))).optional(),
+    }),
+    async handler(ctx, input) {
+      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competences');
+      const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
+      const { limit, offset } = paging(input);
+      const items = list.slice(offset, offset + limit).map(({ state, required }) =>
+        presentPersonCompetence(state, person.user_name, input.view ?? 'simple', required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {}),
+      );
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/personcompetences/:competence_id',
+    access: 'user',
+    resource: 'personcompetences',
+    summary: "A person's current registration of one competence (also when expired)",
+    input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
+    async handler(ctx, input) {
+      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competences');
+      const [state] = await ctx.resolve(CompetenceStates).evaluate(person.id, [input.competence_id]);
+      if (!state) throw ApiError.notFound(`competence ${input.competence_id}`);
+      const anyItem = state.children.some((k) => k.registration);
+      if (!state.registration && !anyItem) throw ApiError.notFound(`registration of "${state.competence.title}" for ${person.user_name}`);
+      return { items: [presentPersonCompetence(state, person.user_name, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/personcompetences/:competence_id',
+    access: 'user',
+    resource: 'personcompetences',
+    summary: 'Registers a competence for a person (a new registration; the previous one stays as history)',
+    input: z.object({
+      competence_id: p.id(),
+      user_name: userName,
+      passed: p.int().pipe(z.number().min(0, 'must be 0-100').max(100, 'must be 0-100')).optional(),
+      date: p.date().optional(),
+      valid_until: p.date().optional(),
+      comments: p.string(4000).optional(),
+      file: z.unknown().optional(),
+      action: z.enum(['on', 'off'], { message: 'must be on or off' }).optional(),
+      password: z.string().max(1000).optional(),
+      show_course_diploma: z.unknown().optional(),
+      grade: z.union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number')]).transform(Number).optional(),
+      school: p.string(500).optional(),
+      graduation_year: z.string().trim().regex(/^\d{4}$/, 'must be a four-digit year').optional(),
+      skill_level: p.int().pipe(z.number().min(0, 'must be 0-100').max(100, 'must be 0-100')).optional(),
+      ...viewShape,
+    }),
+    async handler(ctx, input) {
+      const { competence_id, view, fields, ...rest } = input;
+      const reg = await ctx.resolve(PersonCompetenceRegistration).register(ctx.user, competence_id, rest);
+      const [state] = await ctx.resolve(CompetenceStates).evaluate(reg.person.id, [competence_id]);
+      return { items: [presentPersonCompetence(state, reg.person.user_name, view ?? 'full')], message: 'registered' };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/personcompetences/:competence_id',
+    access: 'user',
+    resource: 'personcompetences',
+    summary: 'Removes every registration (all occurrences) of a competence for a person',
+    input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
+    async handler(ctx, input) {
+      const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, input.competence_id, input.user_name);
+      const state = stateOf(r.competence, r.registration, []);
+      const item = { ...presentPersonCompetence(state, r.person.user_name, input.view ?? 'simple'), state: 'deleted', deleted: true };
+      return { items: [item], message: `removed ${r.removed} registration(s)` };
+    },
+  }),
+];

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, fieldsShape } from '../platform/http/param-types';
+import { OrganisationalFunctions } from './organisational-functions.service';
+import { roleMetaTypes } from './roles.routes';
+
+const ids = p.idList().pipe(z.array(z.number()).min(1, 'must name at least one organisational function'));
+
+export const organisationalFunctionRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/organisationalfunctions',
+    access: 'user',
+    resource: 'organisationalfunctions',
+    summary: "Functions available in an organisation, or (without organisation_id) the functions a person holds",
+    input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), role_meta_types: roleMetaTypes.optional(), ...fieldsShape }),
+    async handler(ctx, input) {
+      const svc = ctx.resolve(OrganisationalFunctions);
+      const items =
+        input.organisation_id !== undefined
+          ? await svc.ofOrganisation(ctx.user, input.organisation_id, input.role_meta_types)
+          : await svc.ofPerson(ctx.user, input.user_name, input.role_meta_types);
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/organisationalfunctions/:organisationalfunction_id',
+    access: 'user',
+    resource: 'organisationalfunctions',
+    summary: 'update: the person takes on the function; off: the person gives it up',
+    input: z.object({
+      organisationalfunction_id: p.id(),
+      // z.string() first, so that a missing action is a 419 rather than a 420.
+      action: z.string().pipe(z.enum(['off', 'update'], { message: 'must be off or update' })),
+      user_name: p.string(200).optional(),
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const f = await ctx.resolve(OrganisationalFunctions).setForPerson(ctx.user, input.organisationalfunction_id, input.action, input.user_name);
+      return { items: [f], message: input.action === 'off' ? 'organisational function removed' : 'organisational function assigned' };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/organisations/:organisation_id/organisationalfunctions',
+    access: 'user',
+    resource: 'organisationalfunctions',
+    summary: 'Makes roles available as organisational functions on the organisation (and below)',
+    input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
+    async handler(ctx, input) {
+      return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, true) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/organisations/:organisation_id/organisationalfunctions',
+    access: 'user',
+    resource: 'organisationalfunctions',
+    summary: 'Removes organisational functions from the organisation (persons keep their roles)',
+    input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
+    async handler(ctx, input) {
+      return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, false) };
+    },
+  }),
+];

@@ -1,0 +1,113 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Principal } from '../platform/auth/principal';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
+import { TargetPersons } from '../personcompetences/target-person';
+import { RolesRepository } from './roles.repository';
+
+interface FunctionRow {
+  role_id: number;
+  name: string;
+  meta_type: string;
+  defined_on: number;
+}
+
+/**
+ * An organisational function is a role made available on an organisation
+ * (organisation_roles); it is available in that organisation and everywhere below it.
+ * Its id is the role id. Holding a function means holding the role (person_roles).
+ */
+@injectable()
+export class OrganisationalFunctions {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(RolesRepository) private readonly roles: RolesRepository,
+    @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(TargetPersons) private readonly persons: TargetPersons,
+  ) {}
+
+  async organisation(id: number): Promise<{ id: number; name: string }> {
+    const org = await this.db.table('organisations').where({ id }).select('id', 'name').first();
+    if (!org) throw ApiError.notFound(`organisation ${id}`);
+    return org;
+  }
+
+  /** Functions available at the organisation (own and inherited), nearest definition first. */
+  async available(organisationId: number, metaTypes?: string[]): Promise<FunctionRow[]> {
+    const q = this.db
+      .table('organisation_roles as orr')
+      .join('roles as r', 'r.id', 'orr.role_id')
+      .whereIn('orr.organisation_id', this.roles.ancestors([organisationId]) as any)
+      .select('r.id as role_id', 'r.name', 'r.meta_type', this.db.raw('min(orr.organisation_id) as defined_on'))
+      .groupBy('r.id', 'r.name', 'r.meta_type')
+      .orderBy('r.name');
+    if (metaTypes) q.whereIn('r.meta_type', metaTypes);
+    return q;
+  }
+
+  present(f: FunctionRow, organisationId: number, held?: boolean) {
+    return {
+      organisationalfunction_id: f.role_id,
+      role_id: f.role_id,
+      name: f.name,
+      meta_type: f.meta_type,
+      organisation_id: organisationId,
+      inherited: f.defined_on !== organisationId,
+      ...(held === undefined ? {} : { held }),
+    };
+  }
+
+  /** organisation_id given: the functions of that unit (superuser, its manager, its members). */
+  async ofOrganisation(user: Principal, organisationId: number, metaTypes?: string[]) {
+    await this.organisation(organisationId);
+    const member = user.organisationId !== null && (await this.isWithin(user.organisationId, organisationId));
+    if (!member) await this.policy.assertManagesOrganisation(user, organisationId, 'see the organisational functions of this organisation');
+    return (await this.available(organisationId, metaTypes)).map((f) => this.present(f, organisationId));
+  }
+
+  /** No organisation_id: the functions a person holds in their own organisation. */
+  async ofPerson(user: Principal, userName: string | undefined, metaTypes?: string[]) {
+    const person = await this.persons.accessible(user, userName, 'see the organisational functions');
+    if (person.organisation_id === null) return [];
+    const held = new Set((await this.db.table('person_roles').where('person_id', person.id).select('role_id')).map((r: any) => r.role_id));
+    return (await this.available(person.organisation_id, metaTypes)).filter((f) => held.has(f.role_id)).map((f) => this.present(f, person.organisation_id!, true));
+  }
+
+  /** update: the person takes on the function (managers, superusers); off: gives it up (also self). */
+  async setForPerson(user: Principal, roleId: number, action: 'off' | 'update', userName: string | undefined) {
+    const person = await this.persons.find(user, userName);
+    if (!person.managedByCaller && !(person.isSelf && action === 'off')) {
+      throw ApiError.forbidden(
+        action === 'off'
+          ? `not authorised to remove ${person.user_name}'s organisational function: only the person, their manager or a superuser may`
+          : 'only a manager of the person or a superuser may assign an organisational function',
+      );
+    }
+    const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
+    if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);
+    const key = { person_id: person.id, role_id: roleId };
+    if (action === 'update') await this.db.table('person_roles').insert(key).onConflict(['person_id', 'role_id']).ignore();
+    else await this.db.table('person_roles').where(key).delete();
+    return this.present(fn, person.organisation_id!, action === 'update');
+  }
+
+  /** PUT/DELETE /organisations/:id/organisationalfunctions: superuser or the organisation's manager. */
+  async change(user: Principal, organisationId: number, roleIds: number[], add: boolean) {
+    await this.organisation(organisationId);
+    await this.policy.assertManagesOrganisation(user, organisationId, 'change the organisational functions of this organisation');
+    const found = await this.roles.byIds(roleIds);
+    const unknown = roleIds.filter((id) => !found.some((r) => r.id === id));
+    if (unknown.length) throw ApiError.notFound(`organisational function (role) ${unknown.join(', ')}`);
+    const rows = roleIds.map((role_id) => ({ organisation_id: organisationId, role_id }));
+    if (add) await this.db.table('organisation_roles').insert(rows).onConflict(['organisation_id', 'role_id']).ignore();
+    else await this.db.table('organisation_roles').where('organisation_id', organisationId).whereIn('role_id', roleIds).delete();
+    return (await this.available(organisationId)).map((f) => this.present(f, organisationId));
+  }
+
+  private async isWithin(orgId: number, ancestorId: number): Promise<boolean> {
+    const r = (await this.roles.ancestors([orgId])) as unknown as { rows: { id: number }[] };
+    return r.rows.some((a) => a.id === ancestorId);
+  }
+}
