@@ -11,6 +11,7 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
+import { queueDashboard } from './platform/queue/queue-dashboard';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -26,6 +27,8 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
+  // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
+  app.use(queueDashboard(container));
   app.use(helmet());
   app.use(healthRoutes(container));
 

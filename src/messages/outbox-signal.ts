@@ -1,0 +1,36 @@
+import { inject, injectable } from 'tsyringe';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { LOGGER, REDIS } from '../platform/tokens';
+
+/** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
+export const PENDING_TENANTS_KEY = 'platform:outbox:pending-tenants';
+
+/**
+ * Tells the relay which tenant has new outbox rows, so it never has to scan every tenant
+ * schema on each tick. Best effort: when Redis is away the request still succeeds and the
+ * relay's sweep (at start, every few minutes, and whenever Redis comes back) finds the rows.
+ */
+@injectable()
+export class OutboxSignal {
+  constructor(
+    @inject(REDIS) private readonly redis: Redis,
+    @inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async notify(tenantId: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.sadd(PENDING_TENANTS_KEY, String(tenantId)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 300);
+        }),
+      ]);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox signal not sent; the relay sweep will pick the message up');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
