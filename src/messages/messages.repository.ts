@@ -68,8 +68,8 @@ export class MessagesRepository {
   private withNames() {
     return this.db
       .table('messages as m')
-      .join(this.db.ref('persons') + ' as r', 'r.id', 'm.recipient_id')
-      .leftJoin(this.db.ref('persons') + ' as s', 's.id', 'm.sender_id')
+      .join('persons as r', 'r.id', 'm.recipient_id')
+      .leftJoin('persons as s', 's.id', 'm.sender_id')
       .select('m.*', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name');
   }
 

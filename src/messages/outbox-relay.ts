@@ -10,7 +10,7 @@ import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import { TenantStore } from '../platform/tenancy/tenant-store';
 import { openTenantScope } from '../platform/tenancy/request-scope';
 import { TENANT_DB } from '../platform/tokens';
-import { PENDING_TENANTS_KEY } from './outbox-signal';
+import { pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
 
 export interface RelayTiming {
@@ -20,6 +20,8 @@ export interface RelayTiming {
   perTenantBatch: number;
   /** Bulk jobs allowed to wait in the queue; beyond that rows stay in the outbox. */
   maxQueueDepth: number;
+  /** Tenants this relay serves (tests share one database); all when absent. */
+  onlyTenants?: readonly number[];
 }
 export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
 export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 120_000, perTenantBatch: 50, maxQueueDepth: 500 };
@@ -84,6 +86,10 @@ export class OutboxRelay implements BackgroundWorker {
     }, ms);
   }
 
+  private serves(tenantId: number): boolean {
+    return !this.timing.onlyTenants || this.timing.onlyTenants.includes(tenantId);
+  }
+
   /** One pass; exposed for tests and tools. */
   async tick(): Promise<void> {
     const due = new Set<number>(this.carry);
@@ -91,11 +97,11 @@ export class OutboxRelay implements BackgroundWorker {
     if (this.sweepRequested || Date.now() - this.lastSweep >= this.timing.sweepMs) {
       this.sweepRequested = false;
       this.lastSweep = Date.now();
-      for (const t of await this.store.list()) if (t.status === 'active') due.add(t.id);
+      for (const t of await this.store.list()) if (t.status === 'active' && this.serves(t.id)) due.add(t.id);
     }
     try {
-      const popped = (await this.redis.spop(PENDING_TENANTS_KEY, 1000)) as string[] | null;
-      for (const id of popped ?? []) due.add(Number(id));
+      const popped = (await this.redis.spop(pendingTenantsKey(this.queues.prefix), 1000)) as string[] | null;
+      for (const id of popped ?? []) if (this.serves(Number(id))) due.add(Number(id));
     } catch {
       // Redis is away: nothing can be relayed now; the 'ready' event asks for a sweep.
     }
@@ -118,7 +124,7 @@ export class OutboxRelay implements BackgroundWorker {
     const bulkRoom = await this.bulkRoom();
     const rows: OutboxRow[] = await db
       .table('message_deliveries as d')
-      .join(db.ref('messages') + ' as m', 'm.id', 'd.message_id')
+      .join('messages as m', 'm.id', 'd.message_id')
       .whereNull('d.relayed_at')
       .orderByRaw("(m.kind = 'password') desc, d.id")
       .limit(Math.max(bulkRoom, 0) + 100)

@@ -2,9 +2,12 @@ import { inject, injectable } from 'tsyringe';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../platform/tokens';
+import { QUEUE_PREFIX } from '../platform/queue/job-definition';
 
 /** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
-export const PENDING_TENANTS_KEY = 'platform:outbox:pending-tenants';
+export function pendingTenantsKey(queuePrefix: string): string {
+  return `platform:outbox:${queuePrefix}:pending-tenants`;
+}
 
 /**
  * Tells the relay which tenant has new outbox rows, so it never has to scan every tenant
@@ -16,13 +19,14 @@ export class OutboxSignal {
   constructor(
     @inject(REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 
   async notify(tenantId: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.redis.sadd(PENDING_TENANTS_KEY, String(tenantId)),
+        this.redis.sadd(pendingTenantsKey(this.prefix), String(tenantId)),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), 300);
         }),

@@ -5,6 +5,9 @@ import type { z } from 'zod';
 /** The container that owns the pools; jobs open their tenant scope from it. */
 export const ROOT_CONTAINER: InjectionToken<DependencyContainer> = Symbol('RootContainer');
 
+/** Redis key prefix of the queues ('bull'); tests give each container its own. */
+export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
+
 /**
  * The queues of the product. Password mail has a queue (and workers) of its own, so a
  * tenant's bulk send can never hold it up.

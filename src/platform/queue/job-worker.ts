@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
+import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
 import { ALL_JOBS } from './jobs';
 
@@ -29,12 +29,14 @@ export class JobWorkers implements BackgroundWorker {
     @inject(LOGGER) private readonly logger: Logger,
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
+    @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 
   async start(): Promise<void> {
     for (const queue of QUEUE_NAMES) {
       const w = new Worker(queue, (job) => this.run(job), {
         connection: bullConnection(this.redis, true),
+        prefix: this.prefix,
         concurrency: CONCURRENCY[queue] ?? 4,
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
       });

@@ -3,7 +3,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
-import { QUEUE_NAMES, type QueueName } from './job-definition';
+import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from './job-definition';
 
 export type QueueCounts = Record<'waiting' | 'prioritized' | 'active' | 'delayed' | 'failed' | 'completed', number>;
 
@@ -33,12 +33,13 @@ export class QueueRegistry {
   constructor(
     @inject(REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(QUEUE_PREFIX) readonly prefix: string,
   ) {}
 
   get(name: QueueName): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: bullConnection(this.redis, false), skipWaitingForReady: true });
+      q = new Queue(name, { connection: bullConnection(this.redis, false), prefix: this.prefix, skipWaitingForReady: true });
       q.on('error', (err) => this.logger.warn({ err: err.message, queue: name }, 'queue connection error'));
       this.queues.set(name, q);
     }
