@@ -1,5 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { RouteDefinition } from './platform/http/define-route';
+import { REDIS } from './platform/tokens';
 import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
 import { configItemRoutes } from './configitems/config-items.routes';
 import { loginRoutes } from './accounts/login.routes';
@@ -10,7 +11,7 @@ import { OutboxRelay, RELAY_TIMING, DEFAULT_RELAY_TIMING } from './messages/outb
 import { MailSender } from './messages/mail-sender';
 import { SmsSender } from './messages/sms-sender';
 import { BACKGROUND_WORKERS } from './platform/queue/worker-runtime';
-import { QUEUE_PREFIX, ROOT_CONTAINER } from './platform/queue/job-definition';
+import { QUEUE_PREFIX, QUEUE_REDIS, ROOT_CONTAINER } from './platform/queue/job-definition';
 import { QueueRegistry } from './platform/queue/queue-registry';
 import { JobWorkers, RETRY_POLICY, DEFAULT_RETRY_POLICY } from './platform/queue/job-worker';
 
@@ -22,6 +23,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
+  c.register(QUEUE_REDIS, { useToken: REDIS });
   c.register(QUEUE_PREFIX, { useValue: 'bull' });
   c.registerSingleton(QueueRegistry);
   c.registerSingleton(MailSender);

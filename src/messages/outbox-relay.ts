@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../platform/tokens';
 import type { BackgroundWorker } from '../platform/queue/worker-runtime';
-import { ROOT_CONTAINER, type QueueName } from '../platform/queue/job-definition';
+import { ROOT_CONTAINER, QUEUE_REDIS, type QueueName } from '../platform/queue/job-definition';
 import { QueueRegistry } from '../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../platform/queue/job-worker';
 import { TenantResolver } from '../platform/tenancy/tenant-resolver';
@@ -51,7 +51,7 @@ export class OutboxRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../platform/tokens';
-import { QUEUE_PREFIX } from '../platform/queue/job-definition';
+import { QUEUE_PREFIX, QUEUE_REDIS } from '../platform/queue/job-definition';
 
 /** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
 export function pendingTenantsKey(queuePrefix: string): string {
@@ -17,7 +17,7 @@ export function pendingTenantsKey(queuePrefix: string): string {
 @injectable()
 export class OutboxSignal {
   constructor(
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}

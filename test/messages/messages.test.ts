@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme } from '../support/login';
+import { asAcme, loginCookie } from '../support/login';
 import { startSmtpSink, startTwilioSink, startTestWorkers, TWILIO_ENV, waitFor } from './delivery-peers';
 
 let t: TestApp;
@@ -162,7 +162,7 @@ describe('Security: superuser, person\'s manager, self', () => {
   it("another tenant's message id is 404", async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const sent = await admin.post('/api/messages').send({ user_name: 'ola', title: 'Acme only', text: 'x' });
-    const gAdmin = client(t, globex.host, await (await import('../support/login')).loginCookie(t, globex.host, 'admin', 'Globex-Admin-Pass-1'));
+    const gAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', 'Globex-Admin-Pass-1'));
     expect((await gAdmin.get(`/api/messages/${sent.body.messages[0].message_id}`)).body.errorcode).toBe(404);
     expect((await gAdmin.get('/api/messages/999999')).body.errorcode).toBe(404);
   });

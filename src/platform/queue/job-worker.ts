@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
+import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
 import { ALL_JOBS } from './jobs';
 
@@ -25,7 +25,7 @@ export class JobWorkers implements BackgroundWorker {
   private readonly byName = new Map<string, JobDefinition>(ALL_JOBS.map((j) => [j.name, j]));
 
   constructor(
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
@@ -58,6 +58,7 @@ export class JobWorkers implements BackgroundWorker {
   async stop(): Promise<void> {
     const ws = this.workers;
     this.workers = [];
-    await Promise.allSettled(ws.map((w) => w.close()));
+    // Give active jobs time to finish; a worker cut off from Redis is closed by force.
+    await Promise.allSettled(ws.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 15_000).unref())]).then(() => w.close(true))));
   }
 }

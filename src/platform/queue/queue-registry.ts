@@ -3,7 +3,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
-import { QUEUE_NAMES, QUEUE_PREFIX, type QueueName } from './job-definition';
+import { QUEUE_NAMES, QUEUE_PREFIX, QUEUE_REDIS, type QueueName } from './job-definition';
 
 export type QueueCounts = Record<'waiting' | 'prioritized' | 'active' | 'delayed' | 'failed' | 'completed', number>;
 
@@ -31,7 +31,7 @@ export class QueueRegistry {
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QUEUE_PREFIX) readonly prefix: string,
   ) {}
