@@ -16,6 +16,7 @@ import { version } from '../package.json';
 import { tenantCors } from './cors/cors-middleware';
 import { platformRoutes } from './tenants/platform.routes';
 import { adminPageRoutes } from './admin/admin-page.routes';
+import { queueDashboard } from './platform/queue/queue-dashboard';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -31,6 +32,8 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
+  // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
+  app.use(queueDashboard(container));
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
   // so CORS fetches from cors.origins still work (test/cors/browser-cors.test.ts proves it).
   app.use(helmet());

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { KNEX, REDIS } from '../tokens';
+import { QueueRegistry } from '../queue/queue-registry';
 
 async function check(fn: () => Promise<unknown>, timeoutMs = 2000): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
@@ -31,11 +32,15 @@ export function healthRoutes(container: DependencyContainer): Router {
       check(() => container.resolve(REDIS).ping()),
     ]);
     const ready = postgres === 'ok' && redis === 'ok';
+    // Queue depth and failures for operators; informative only, never a reason to be unready.
+    let queues: unknown = 'unavailable';
+    if (redis === 'ok') await check(async () => (queues = await container.resolve(QueueRegistry).counts()));
     res.status(ready ? 200 : 503).json({
       valid: ready,
       message: ready ? 'ready' : 'not ready',
       ...(ready ? {} : { errorcode: 503 }),
       checks: { postgres, redis },
+      queues,
     });
   });
   return router;

@@ -1,0 +1,49 @@
+import { inject, injectable } from 'tsyringe';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { ENV } from '../platform/tokens';
+import type { Env } from '../platform/config/env';
+import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
+
+export interface OutgoingMail {
+  from: string;
+  to: string;
+  cc: string[];
+  replyTo: string | null;
+  subject: string;
+  text: string;
+}
+
+/** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
+@injectable()
+export class MailSender {
+  private transport: Transporter | null = null;
+
+  constructor(@inject(ENV) private readonly env: Env) {}
+
+  async send(mail: OutgoingMail): Promise<string> {
+    if (!this.env.SMTP_URL) throw new PermanentDeliveryError('e-mail is not configured on this server (SMTP_URL is not set)');
+    this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 5, logger: false } as any);
+    try {
+      const info = await this.transport.sendMail({
+        from: mail.from,
+        to: mail.to,
+        cc: mail.cc.length ? mail.cc : undefined,
+        replyTo: mail.replyTo ?? undefined,
+        subject: mail.subject,
+        text: mail.text,
+      });
+      return String(info.messageId ?? '');
+    } catch (err) {
+      const e = err as Error & { responseCode?: number; response?: string; code?: string };
+      // Only the server's own answer is put on record: the mail itself (maybe a password) never is.
+      const why = e.responseCode ? `SMTP ${e.responseCode}: ${String(e.response ?? '').slice(0, 300)}` : `SMTP ${e.code ?? 'error'}: ${e.message.slice(0, 300)}`;
+      if (e.responseCode && e.responseCode >= 500) throw new PermanentDeliveryError(why);
+      throw new TemporaryDeliveryError(why);
+    }
+  }
+
+  close(): void {
+    this.transport?.close();
+    this.transport = null;
+  }
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { fieldsShape, p, paging, pagingShape } from '../platform/http/param-types';
+import { MessagesService } from './messages.service';
+import { presentMessage } from './message.presenter';
+
+const SECURITY = 'Security: Superuser, person\'s manager, self.';
+
+export const messageRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/messages',
+    access: 'user',
+    resource: 'messages',
+    summary: 'Send a message to a person by e-mail, SMS or both',
+    description:
+      `${SECURITY} Stored with one delivery per medium and answered at once; workers deliver it. ` +
+      'cc: e-mail addresses separated by comma, semicolon or space. reply_to: empty, "manager" (the nearest manager above the recipient) or an address.',
+    input: z.object({
+      user_name: p.string(200).min(1, 'must not be empty'),
+      title: p.string(500).min(1, 'must not be empty'),
+      text: z.string().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+      cc: p.string(5000).optional(),
+      send_medium: z.enum(['email', 'sms', 'both'], { message: 'must be email, sms or both' }).optional(),
+      reply_to: p.string(320).optional(),
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const view = await ctx.resolve(MessagesService).send(ctx.user, input);
+      return { message: 'message queued for delivery', items: [presentMessage(view)] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/messages',
+    access: 'user',
+    resource: 'messages',
+    summary: 'Messages sent to a person (default: yourself), newest first, with their delivery state',
+    description: SECURITY,
+    input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
+    async handler(ctx, input) {
+      const views = await ctx.resolve(MessagesService).list(ctx.user, input.user_name, paging(input));
+      return { items: views.map(presentMessage) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/messages/:message_id',
+    access: 'user',
+    resource: 'messages',
+    summary: 'One message with its delivery state per medium',
+    description: `${SECURITY} The sender may read it too.`,
+    input: z.object({ message_id: p.id(), ...fieldsShape }),
+    async handler(ctx, input) {
+      return { items: [presentMessage(await ctx.resolve(MessagesService).get(ctx.user, input.message_id))] };
+    },
+  }),
+];

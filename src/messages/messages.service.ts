@@ -1,0 +1,120 @@
+import { inject, injectable } from 'tsyringe';
+import { z } from 'zod';
+import { TENANT } from '../platform/tokens';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { Principal } from '../platform/auth/principal';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
+import type { Paging } from '../platform/http/param-types';
+import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
+import { Recipients, type RecipientRow } from './recipients';
+import { OutboxSignal } from './outbox-signal';
+
+export interface SendMessageInput {
+  user_name: string;
+  title: string;
+  text: string;
+  cc?: string;
+  send_medium?: SendMedium;
+  reply_to?: string;
+}
+
+export interface MessageView {
+  message: MessageWithNames;
+  deliveries: DeliveryRow[];
+}
+
+const email = z.email();
+
+/** Addresses separated by comma, semicolon or white space; each must be an e-mail address. */
+export function parseCc(raw: string | undefined): string[] {
+  const parts = (raw ?? '').split(/[,;\s]+/).filter((s) => s !== '');
+  for (const a of parts) {
+    if (!email.safeParse(a).success) throw ApiError.malformed('cc', `"${a}" is not an e-mail address`);
+  }
+  return [...new Set(parts)];
+}
+
+@injectable()
+export class MessagesService {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(MessagesRepository) private readonly repo: MessagesRepository,
+    @inject(Recipients) private readonly recipients: Recipients,
+    @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+  ) {}
+
+  private async recipient(user: Principal, userName: string, action: string): Promise<RecipientRow> {
+    const person = await this.recipients.byUserName(userName);
+    if (!person) throw ApiError.notFound(`person ${userName}`);
+    await this.access.assertSelfOrManager(user, person, action);
+    return person;
+  }
+
+  async send(user: Principal, input: SendMessageInput): Promise<MessageView> {
+    const person = await this.recipient(user, input.user_name, 'send messages to this person');
+    const medium = input.send_medium ?? 'email';
+    const cc = parseCc(input.cc);
+    const deliveries: { medium: Medium; address: string }[] = [];
+    if (medium === 'email' || medium === 'both') {
+      if (!person.email) throw ApiError.malformed('send_medium', `${person.user_name} has no e-mail address; use send_medium=sms or add one`);
+      deliveries.push({ medium: 'email', address: person.email });
+    }
+    if (medium === 'sms' || medium === 'both') {
+      if (!person.mobile) throw ApiError.malformed('send_medium', `${person.user_name} has no mobile number; use send_medium=email or add one`);
+      deliveries.push({ medium: 'sms', address: person.mobile });
+    }
+    const replyTo = await this.replyTo(person, input.reply_to);
+    const id = await this.repo.insert({
+      kind: 'message',
+      sender_id: user.personId,
+      recipient_id: person.id,
+      title: input.title,
+      text: input.text,
+      cc,
+      reply_to: replyTo,
+      send_medium: medium,
+      deliveries,
+    });
+    await this.signal.notify(this.tenant.id);
+    return this.loadView(id);
+  }
+
+  private async replyTo(person: RecipientRow, raw: string | undefined): Promise<string | null> {
+    if (!raw) return null;
+    if (raw.toLowerCase() === 'manager') {
+      const found = await this.recipients.managerEmail(person);
+      if (!found) throw ApiError.malformed('reply_to', `${person.user_name} has no manager with an e-mail address`);
+      return found;
+    }
+    if (!email.safeParse(raw).success) throw ApiError.malformed('reply_to', 'must be empty, "manager" or an e-mail address');
+    return raw;
+  }
+
+  async list(user: Principal, userName: string | undefined, page: Paging): Promise<MessageView[]> {
+    const person = await this.recipient(user, userName ?? user.userName, "read this person's messages");
+    const messages = await this.repo.listForRecipient(person.id, page.limit, page.offset);
+    const deliveries = await this.repo.deliveriesOf(messages.map((m) => m.id));
+    return messages.map((m) => ({ message: m, deliveries: deliveries.filter((d) => d.message_id === m.id) }));
+  }
+
+  /** Recipient, their manager, a superuser, and the sender (who may follow what they sent). */
+  async get(user: Principal, id: number): Promise<MessageView> {
+    const view = await this.repo.find(id).then((m) => (m ? this.withDeliveries(m) : undefined));
+    if (!view) throw ApiError.notFound(`message ${id}`);
+    if (view.message.sender_id !== user.personId) {
+      const person = await this.recipients.byId(view.message.recipient_id);
+      await this.access.assertSelfOrManager(user, person!, 'read this message');
+    }
+    return view;
+  }
+
+  private async withDeliveries(m: MessageWithNames): Promise<MessageView> {
+    return { message: m, deliveries: await this.repo.deliveriesOf([m.id]) };
+  }
+
+  private async loadView(id: number): Promise<MessageView> {
+    return this.withDeliveries((await this.repo.find(id))!);
+  }
+}

@@ -1,0 +1,166 @@
+import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { LOGGER, REDIS } from '../platform/tokens';
+import type { BackgroundWorker } from '../platform/queue/worker-runtime';
+import { ROOT_CONTAINER, QUEUE_REDIS, type QueueName } from '../platform/queue/job-definition';
+import { QueueRegistry } from '../platform/queue/queue-registry';
+import { RETRY_POLICY } from '../platform/queue/job-worker';
+import { TenantResolver } from '../platform/tenancy/tenant-resolver';
+import { TenantStore } from '../platform/tenancy/tenant-store';
+import { openTenantScope } from '../platform/tenancy/request-scope';
+import { TENANT_DB } from '../platform/tokens';
+import { pendingTenantsKey } from './outbox-signal';
+import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
+
+export interface RelayTiming {
+  pollMs: number;
+  sweepMs: number;
+  /** Bulk rows moved per tenant per tick: tenants take turns. */
+  perTenantBatch: number;
+  /** Bulk jobs allowed to wait in the queue; beyond that rows stay in the outbox. */
+  maxQueueDepth: number;
+  /** Tenants this relay serves (tests share one database); all when absent. */
+  onlyTenants?: readonly number[];
+}
+export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
+export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 120_000, perTenantBatch: 50, maxQueueDepth: 500 };
+
+interface OutboxRow {
+  id: number;
+  message_id: number;
+  medium: 'email' | 'sms';
+  kind: 'message' | 'password';
+}
+
+/**
+ * Moves outbox rows (deliveries not yet relayed) to BullMQ. It learns which tenants have
+ * rows from a Redis set filled by the API after commit, and sweeps every tenant at start,
+ * every sweepMs and whenever Redis comes back, to find rows whose signal was lost.
+ */
+@injectable()
+export class OutboxRelay implements BackgroundWorker {
+  readonly name = 'outbox-relay';
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private lastSweep = 0;
+  private sweepRequested = true;
+  /** Tenants with rows left over (Redis failed, batch limit, queue full). */
+  private carry = new Set<number>();
+
+  constructor(
+    @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(QueueRegistry) private readonly queues: QueueRegistry,
+    @inject(TenantResolver) private readonly tenants: TenantResolver,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(RELAY_TIMING) private readonly timing: RelayTiming,
+  ) {}
+
+  private readonly onReady = () => {
+    this.sweepRequested = true;
+  };
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.redis.on('ready', this.onReady);
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.redis.off('ready', this.onReady);
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.queues.close();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .catch((err) => this.logger.warn({ err: (err as Error).message }, 'outbox relay tick failed'))
+        .finally(() => this.schedule(this.timing.pollMs));
+    }, ms);
+  }
+
+  private serves(tenantId: number): boolean {
+    return !this.timing.onlyTenants || this.timing.onlyTenants.includes(tenantId);
+  }
+
+  /** One pass; exposed for tests and tools. */
+  async tick(): Promise<void> {
+    const due = new Set<number>(this.carry);
+    this.carry.clear();
+    if (this.sweepRequested || Date.now() - this.lastSweep >= this.timing.sweepMs) {
+      this.sweepRequested = false;
+      this.lastSweep = Date.now();
+      for (const t of await this.store.list()) if (t.status === 'active' && this.serves(t.id)) due.add(t.id);
+    }
+    try {
+      const popped = (await this.redis.spop(pendingTenantsKey(this.queues.prefix), 1000)) as string[] | null;
+      for (const id of popped ?? []) if (this.serves(Number(id))) due.add(Number(id));
+    } catch {
+      // Redis is away: nothing can be relayed now; the 'ready' event asks for a sweep.
+    }
+    for (const tenantId of due) {
+      if (this.stopped) break;
+      try {
+        if (await this.relayTenant(tenantId)) this.carry.add(tenantId);
+      } catch (err) {
+        this.carry.add(tenantId);
+        this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox relay could not relay a tenant; will retry');
+      }
+    }
+  }
+
+  /** Returns true when the tenant still has rows waiting. */
+  private async relayTenant(tenantId: number): Promise<boolean> {
+    const tenant = await this.tenants.byTenantId(tenantId);
+    if (!tenant) return false;
+    const db = openTenantScope(this.root, tenant).resolve(TENANT_DB);
+    const bulkRoom = await this.bulkRoom();
+    const rows: OutboxRow[] = await db
+      .table('message_deliveries as d')
+      .join('messages as m', 'm.id', 'd.message_id')
+      .whereNull('d.relayed_at')
+      .orderByRaw("(m.kind = 'password') desc, d.id")
+      .limit(Math.max(bulkRoom, 0) + 100)
+      .select('d.id', 'd.message_id', 'd.medium', 'm.kind')
+      .catch((err: Error & { code?: string }) => {
+        if (err.code === '42P01') return []; // tenant schema not migrated yet
+        throw err;
+      });
+    let bulk = 0;
+    let leftOver = false;
+    const retry = this.root.resolve(RETRY_POLICY);
+    for (const row of rows) {
+      const password = row.kind === 'password';
+      if (!password && bulk >= bulkRoom) {
+        leftOver = true;
+        break;
+      }
+      const data: DeliverMessage = { tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium };
+      const queue: QueueName = password ? 'mail-priority' : 'messages';
+      await this.queues.get(queue).add(deliverMessageJob.name, deliverMessageJob.schema.parse(data), {
+        jobId: deliverJobId(data),
+        attempts: retry.attempts,
+        backoff: { type: 'capped-exponential' },
+        removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+        removeOnFail: { age: 30 * 86_400 },
+      });
+      await db.table('message_deliveries').where({ id: row.id }).update({ relayed_at: db.fn.now() });
+      if (!password) bulk++;
+    }
+    return leftOver;
+  }
+
+  /** How many bulk jobs this tenant may add now: its turn's batch, bounded by the queue's room. */
+  private async bulkRoom(): Promise<number> {
+    const counts = await this.queues.get('messages').getJobCounts('waiting', 'prioritized', 'delayed');
+    const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+    return Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth);
+  }
+}

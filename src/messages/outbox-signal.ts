@@ -1,0 +1,40 @@
+import { inject, injectable } from 'tsyringe';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { LOGGER, REDIS } from '../platform/tokens';
+import { QUEUE_PREFIX, QUEUE_REDIS } from '../platform/queue/job-definition';
+
+/** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
+export function pendingTenantsKey(queuePrefix: string): string {
+  return `platform:outbox:${queuePrefix}:pending-tenants`;
+}
+
+/**
+ * Tells the relay which tenant has new outbox rows, so it never has to scan every tenant
+ * schema on each tick. Best effort: when Redis is away the request still succeeds and the
+ * relay's sweep (at start, every few minutes, and whenever Redis comes back) finds the rows.
+ */
+@injectable()
+export class OutboxSignal {
+  constructor(
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(QUEUE_PREFIX) private readonly prefix: string,
+  ) {}
+
+  async notify(tenantId: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.sadd(pendingTenantsKey(this.prefix), String(tenantId)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 300);
+        }),
+      ]);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox signal not sent; the relay sweep will pick the message up');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { inject, injectable } from 'tsyringe';
+import type { NewPersonNotifier } from '../persons/new-person-notifier';
+import { PasswordMailer } from './password-mailer';
+
+/** POST /api/persons send_login=1: the new person gets a password by the same path as forgot_password. */
+@injectable()
+export class SendLoginNotifier implements NewPersonNotifier {
+  constructor(@inject(PasswordMailer) private readonly mailer: PasswordMailer) {}
+
+  async sendLogin(person: { personId: number; userName: string }): Promise<void> {
+    const sent = await this.mailer.sendNewPassword(person.personId, 'send_login');
+    if (!sent) throw new Error(`${person.userName} has neither e-mail nor mobile to send a login to`);
+  }
+}

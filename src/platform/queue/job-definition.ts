@@ -1,0 +1,53 @@
+import { UnrecoverableError } from 'bullmq';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { z } from 'zod';
+
+/** The container that owns the pools; jobs open their tenant scope from it. */
+export const ROOT_CONTAINER: InjectionToken<DependencyContainer> = Symbol('RootContainer');
+
+/** The Redis of the queues and the outbox signal: the main Redis unless a deployment (or test) separates them. */
+export const QUEUE_REDIS: InjectionToken<import('ioredis').Redis> = Symbol('QueueRedis');
+
+/** Redis key prefix of the queues ('bull'); tests give each container its own. */
+export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
+
+/**
+ * The queues of the product. Password mail has a queue (and workers) of its own, so a
+ * tenant's bulk send can never hold it up.
+ */
+export const QUEUE_NAMES = ['mail-priority', 'messages'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export interface JobAttempt {
+  /** 1 for the first run. */
+  number: number;
+  max: number;
+}
+
+/**
+ * A job is plain JSON with a permanent name, carrying the tenant and ids, never rows.
+ * The producer validates through the same schema as the worker.
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  schema: S;
+  handle(root: DependencyContainer, data: z.infer<S>, attempt: JobAttempt): Promise<void>;
+}
+
+export function defineJob<S extends z.ZodType>(name: string, schema: S, handle: JobDefinition<S>['handle']): JobDefinition<S> {
+  return { name, schema, handle };
+}
+
+/** Thrown by a handler for a failure that retrying cannot fix (SMTP 5xx, Twilio 4xx). */
+export class PermanentJobError extends UnrecoverableError {}
+
+export interface RetryPolicy {
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/** Exponential backoff with a cap: base, 2*base, 4*base, ... never above maxDelayMs. */
+export function backoffDelay(policy: RetryPolicy, attemptsMade: number): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attemptsMade - 1));
+}

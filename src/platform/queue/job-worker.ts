@@ -1,0 +1,64 @@
+import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { LOGGER, REDIS } from '../tokens';
+import type { BackgroundWorker } from './worker-runtime';
+import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
+import { bullConnection } from './queue-registry';
+import { ALL_JOBS } from './jobs';
+
+export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+
+/** Jobs run at once per queue and process; password mail has its own slots. */
+const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 8 };
+
+/**
+ * Runs every job definition on its BullMQ queue. Each job gets the root container and opens
+ * its own tenant scope; a PermanentJobError ends the job without retries.
+ */
+@injectable()
+export class JobWorkers implements BackgroundWorker {
+  readonly name = 'jobs';
+  private workers: Worker[] = [];
+  private readonly byName = new Map<string, JobDefinition>(ALL_JOBS.map((j) => [j.name, j]));
+
+  constructor(
+    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
+    @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
+    @inject(QUEUE_PREFIX) private readonly prefix: string,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const queue of QUEUE_NAMES) {
+      const w = new Worker(queue, (job) => this.run(job), {
+        connection: bullConnection(this.redis, true),
+        prefix: this.prefix,
+        concurrency: CONCURRENCY[queue] ?? 4,
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
+      });
+      w.on('error', (err) => this.logger.warn({ err: err.message, queue }, 'worker connection error'));
+      w.on('failed', (job, err) => this.logger.info({ job: job?.id, queue, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
+      this.workers.push(w);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const def = this.byName.get(job.name);
+    if (!def) throw new PermanentJobError(`unknown job ${job.name}`);
+    const parsed = def.schema.safeParse(job.data);
+    if (!parsed.success) throw new PermanentJobError(`invalid data for ${job.name}: ${parsed.error.message}`);
+    await def.handle(this.root, parsed.data, { number: job.attemptsMade + 1, max: job.opts.attempts ?? 1 });
+  }
+
+  /** close() lets active jobs finish; jobs not yet started stay in Redis for the next worker. */
+  async stop(): Promise<void> {
+    const ws = this.workers;
+    this.workers = [];
+    // Give active jobs time to finish; a worker cut off from Redis is closed by force.
+    await Promise.allSettled(ws.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 15_000).unref())]).then(() => w.close(true))));
+  }
+}

@@ -1,0 +1,133 @@
+import http from 'node:http';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { SMTPServer } from 'smtp-server';
+import type { DependencyContainer } from 'tsyringe';
+import { freePort } from '../../src/platform/dev/local-services';
+import { QUEUE_PREFIX } from '../../src/platform/queue/job-definition';
+import { RETRY_POLICY } from '../../src/platform/queue/job-worker';
+import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../src/messages/outbox-relay';
+import { startWorkers } from '../../src/platform/queue/worker-runtime';
+
+export interface ReceivedMail {
+  mailFrom: string;
+  rcptTo: string[];
+  headers: Record<string, string>;
+  body: string;
+}
+
+function parseMail(raw: string): { headers: Record<string, string>; body: string } {
+  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  // quoted-printable soft breaks and the few escapes our plain ASCII texts can produce
+  const body = rest.join('\n\n').replace(/=\r?\n/g, '').replace(/=3D/g, '=').replace(/\r\n/g, '\n').trim();
+  return { headers, body };
+}
+
+/** A real SMTP server on loopback that keeps what it receives; it can go down and come back on the same port. */
+export async function startSmtpSink() {
+  const port = await freePort();
+  const mails: ReceivedMail[] = [];
+  let server: SMTPServer | null = null;
+  const listen = async () => {
+    server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+        stream.on('end', () => {
+          mails.push({
+            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            rcptTo: session.envelope.rcptTo.map((r) => r.address),
+            ...parseMail(raw),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+  };
+  await listen();
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    async stop() {
+      const s = server;
+      server = null;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+    start: listen,
+  };
+}
+
+export interface ReceivedSms {
+  path: string;
+  authorization: string;
+  form: Record<string, string>;
+}
+
+/** A loopback endpoint answering like Twilio's Messages resource (201 with a sid). */
+export async function startTwilioSink(status = 201) {
+  const received: ReceivedSms[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const form = Object.fromEntries(new URLSearchParams(body));
+      received.push({ path: req.url ?? '', authorization: String(req.headers.authorization ?? ''), form });
+      const m = /Accounts\/([^/]+)\/Messages\.json/.exec(req.url ?? '');
+      res.writeHead(status, { 'content-type': 'application/json' });
+      if (status >= 400) {
+        res.end(JSON.stringify({ code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, status }));
+        return;
+      }
+      res.end(
+        JSON.stringify({
+          sid: `SM${randomBytes(16).toString('hex')}`,
+          account_sid: m?.[1],
+          from: form.From,
+          to: form.To,
+          body: form.Body,
+          status: 'queued',
+          direction: 'outbound-api',
+          num_segments: '1',
+          date_created: new Date().toUTCString(),
+          uri: `${req.url?.replace('.json', '')}/x.json`,
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export const TWILIO_ENV = { TWILIO_ACCOUNT_SID: `AC${'0123456789abcdef'.repeat(2)}`, TWILIO_AUTH_TOKEN: 'test-auth-token' };
+
+/** Runs the relay and the job workers in this process, on queues of their own, for one tenant. */
+export async function startTestWorkers(c: DependencyContainer, tenantIds: number[], retry = { attempts: 8, baseDelayMs: 200, maxDelayMs: 1000 }) {
+  c.register(QUEUE_PREFIX, { useValue: `test-${randomBytes(4).toString('hex')}` });
+  c.register(RETRY_POLICY, { useValue: retry });
+  c.register(RELAY_TIMING, { useValue: { ...DEFAULT_RELAY_TIMING, pollMs: 100, onlyTenants: tenantIds } });
+  return startWorkers(c);
+}
+
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
