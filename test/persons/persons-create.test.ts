@@ -82,9 +82,13 @@ describe('POST /api/persons', () => {
     expect((await globexAdmin.post('/api/persons').send(newPerson(org['acme-hr'], 1, { user_name: 'x2' }))).status).toBe(404);
   });
 
-  it('send_login without a registered notifier creates the person and says no login was sent', async () => {
-    const res = await admin.post('/api/persons').send({ ...newPerson(org['acme-hr'], role.office, { user_name: 'x3' }), send_login: true });
-    expect(res.body).toMatchObject({ valid: true, message: 'person created; no login was sent: messaging is not available' });
+  it('send_login creates the person and queues a login mail to them through the messaging outbox', async () => {
+    const res = await admin.post('/api/persons').send({ ...newPerson(org['acme-hr'], role.office, { user_name: 'x3', email: 'x3@acme.example' }), send_login: true });
+    expect(res.body).toMatchObject({ valid: true, message: 'person created; a login was sent' });
+    const mails = await admin.get('/api/messages?user_name=x3');
+    expect(mails.body.messages).toHaveLength(1);
+    expect(mails.body.messages[0].title).toBe('Your login');
+    expect(JSON.stringify(mails.body)).not.toMatch(/password_hash/);
   });
 });
 

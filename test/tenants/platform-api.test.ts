@@ -4,6 +4,9 @@ import request from 'supertest';
 import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 import { KNEX } from '../../src/platform/tokens';
+import { tenantMigrations } from '../../migrations/tenant';
+
+const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
 const TOKEN = 'operator-token-0123456789abcdef';
 let t: TestApp;
@@ -55,7 +58,7 @@ describe('tenant operations over HTTP', () => {
     const res = await op().get('/platform/tenants');
     expect(res.status).toBe(200);
     const row = res.body.tenants.find((x: any) => x.slug === acme.slug);
-    expect(row).toMatchObject({ name: 'Acme Industries', status: 'active', hosts: [acme.host], schema_version: '001_core' });
+    expect(row).toMatchObject({ name: 'Acme Industries', status: 'active', hosts: [acme.host], schema_version: CURRENT_TENANT_VERSION });
     expect(row.schema_size_bytes).toBeGreaterThan(0);
     expect((await op().get(`/platform/tenants/${acme.slug}`)).body.tenants[0].slug).toBe(acme.slug);
     expect((await op().get('/platform/tenants/no-such')).status).toBe(404);

@@ -6,6 +6,9 @@ import { readDemoDocument } from '../../seeds/demo-tenants';
 import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
 import { KNEX, REDIS } from '../../src/platform/tokens';
 import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
+import { tenantMigrations } from '../../migrations/tenant';
+
+const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
 let t: TestApp;
 let admin: TenantAdminService;
@@ -45,7 +48,7 @@ describe('export of an imported tenant', () => {
     const slug = unique('copy');
     const host = `${slug}.test`;
     const created = await admin.import(input, { slug, hosts: [host] });
-    expect(created).toMatchObject({ slug, name: 'Acme Industries', status: 'active', hosts: [host], schema_version: '001_core' });
+    expect(created).toMatchObject({ slug, name: 'Acme Industries', status: 'active', hosts: [host], schema_version: CURRENT_TENANT_VERSION });
 
     const exported = await admin.export(slug);
     expect(exported.tenant).toEqual({ slug, name: 'Acme Industries', hosts: [host] });
@@ -80,7 +83,7 @@ describe('create, hosts and list', () => {
     const slug = unique('fresh');
     await admin.create({ slug, name: 'Fresh Ltd', hosts: [`${slug}.test`] });
     const listed = (await admin.list()).find((x) => x.slug === slug)!;
-    expect(listed).toMatchObject({ name: 'Fresh Ltd', status: 'active', hosts: [`${slug}.test`], schema: schemaNameForSlug(slug), schema_version: '001_core' });
+    expect(listed).toMatchObject({ name: 'Fresh Ltd', status: 'active', hosts: [`${slug}.test`], schema: schemaNameForSlug(slug), schema_version: CURRENT_TENANT_VERSION });
     expect(listed.schema_size_bytes).toBeGreaterThan(0);
     const login = await client(t, `${slug}.test`).post('/api/login').send({ user_name: 'admin', password: 'x', login: 1 });
     expect(login.status).toBe(401);

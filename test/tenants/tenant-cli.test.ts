@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, createTestApp, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS, loginCookie } from '../support/login';
 import { DEMO_DOCUMENTS } from '../../seeds/demo-tenants';
+import { tenantMigrations } from '../../migrations/tenant';
+
+const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -54,7 +57,7 @@ describe('npm run tenant', () => {
     await loginCookie(t, host, 'admin', ACME_PASSWORDS.admin);
 
     const listed = await cli('tenant', ['list', '--json']);
-    expect(JSON.parse(listed.stdout).find((x: any) => x.slug === slug)).toMatchObject({ hosts: [host], schema_version: '001_core' });
+    expect(JSON.parse(listed.stdout).find((x: any) => x.slug === slug)).toMatchObject({ hosts: [host], schema_version: CURRENT_TENANT_VERSION });
 
     const file = path.join(dir, `${slug}.json`);
     const exported = await cli('tenant', ['export', slug, '--out', file]);
