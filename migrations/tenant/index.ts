@@ -1,5 +1,9 @@
 import type { Migration } from '../../src/platform/migrations/migration-runner';
 import * as m001 from './001_core';
+import * as m040 from './040_surveys_files';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
-export const tenantMigrations: Migration[] = [{ name: '001_core', up: m001.up }];
+export const tenantMigrations: Migration[] = [
+  { name: '001_core', up: m001.up },
+  { name: '040_surveys_files', up: m040.up },
+];
