@@ -98,7 +98,7 @@ export const personEventRoutes = [
     input: z.object({
       event_id: p.id(),
       user_name: userName,
-      action: z.enum(['off', 'update'], { message: 'must be off or update' }),
+      action: z.string().pipe(z.enum(['off', 'update'], { message: 'must be off or update' })),
       ...fieldsShape,
     }),
     async handler(ctx, input) {
