@@ -11,6 +11,7 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
+import { filesHttp } from './files/files.http';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -34,6 +35,8 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
   api.use(cookieParser());
   api.use(tenantMiddleware(container));
+  // Multipart upload and raw download of files; everything else goes through defineRoute.
+  api.use(filesHttp(container));
   api.use(mountRoutes(allRoutes));
   api.use((req) => {
     throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);
