@@ -6,6 +6,7 @@ import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
 import { TargetPerson } from '../personevents/target-person';
 import { TENANT_DB } from '../platform/tokens';
+import { ApiError } from '../platform/errors/api-error';
 
 const listInput = z.looseObject({
   ...eventFilterShape,
@@ -42,6 +43,8 @@ export const eventRoutes = [
     summary: 'Events of a competence; same as GET /api/events with competence_id',
     input: z.looseObject({ ...eventFilterShape, ...pagingShape, ...viewShape, competence_id: p.id(), user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
+      const competence = await ctx.resolve(TENANT_DB).table('competences').where({ id: input.competence_id }).first('id');
+      if (!competence) throw ApiError.notFound(`competence ${input.competence_id}`);
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const items = await ctx.resolve(EventsService).list(filters, paging(input), {
         view: input.view ?? 'simple',

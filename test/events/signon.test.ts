@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { eventIdsByTitle, idOf, setConfig, tenantDb } from './events-support';
+import { WAITLIST_NOTIFIER } from '../../src/personevents/waitlist-notifier';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -19,12 +20,12 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** A fresh open event of Leadership 101 with the given seats, far from every fixture event. */
-async function newEvent(seats: number, title: string): Promise<number> {
+async function newEvent(seats: number, title: string, day = '2033-01-10'): Promise<number> {
   const db = tenantDb(t, acme);
   const competence = await idOf(t, acme, 'competences', { title: 'Leadership 101' });
   const [row] = await db
     .table('events')
-    .insert({ competence_id: competence, title, starts_at: '2033-01-10T08:00:00Z', ends_at: '2033-01-10T15:00:00Z', max_participants: seats })
+    .insert({ competence_id: competence, title, starts_at: `${day}T08:00:00Z`, ends_at: `${day}T15:00:00Z`, max_participants: seats })
     .returning('id');
   return row.id;
 }
@@ -154,5 +155,21 @@ describe('GET /api/personevents', () => {
     const byIds = await ola.get(`/api/personevents?mode=all&event_ids=${ev['HSE basic course, 2024']}`);
     expect(byIds.body.personevents).toHaveLength(1);
     expect((await ola.get('/api/personevents?limit=101')).body.errorcode).toBe(420);
+  });
+});
+
+describe('wait-list promotion notification', () => {
+  it('tells a registered WAITLIST_NOTIFIER which sign-on got the seat', async () => {
+    const notified: number[] = [];
+    t.container.register(WAITLIST_NOTIFIER, { useValue: { notifyPromoted: async (id: number) => void notified.push(id) } });
+    const event = await newEvent(1, 'Notify day', '2034-05-05');
+    const admin = await asAcme(t, acme.host, 'admin');
+    await admin.post(`/api/personevents/${event}`).send({ user_name: 'kari' });
+    const waiting = await admin.post(`/api/personevents/${event}`).send({ user_name: 'nils' });
+    expect(waiting.body.personevents[0].status).toBe('waitlist');
+    await admin.put(`/api/personevents/${event}`).send({ user_name: 'kari', action: 'off' });
+    expect(notified).toEqual([waiting.body.personevents[0].person_event_id]);
+    const competences = await admin.get('/api/competences/999999/events');
+    expect(competences.body.errorcode).toBe(404);
   });
 });
