@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme } from '../support/login';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
 import { eventIdsByTitle, idOf, setConfig, tenantDb } from './events-support';
 import { WAITLIST_NOTIFIER } from '../../src/personevents/waitlist-notifier';
 
@@ -128,10 +128,15 @@ describe('POST /api/personevents/[event_id]', () => {
     expect((await per.post(`/api/personevents/${ev[LEAD_OVERLAP]}`).send({ user_name: 'ola' })).status).toBe(403);
     expect((await per.put(`/api/personevents/${ev[LEAD_OVERLAP]}`).send({ user_name: 'siri', action: 'off' })).status).toBe(403);
     expect((await per.get(`/api/personevents?user_name=ola`)).status).toBe(403);
-    const globexIds = await eventIdsByTitle(t, globex);
-    const foreign = Object.values(globexIds).find((id) => !Object.values(ev).includes(id)) ?? 999999;
-    expect((await per.post(`/api/personevents/${foreign}`)).status).toBe(404);
-    expect((await per.get(`/api/events/${foreign}`)).status).toBe(404);
+    expect((await per.get(`/api/personevents/${ev[HSE_DEC]}?user_name=nils`)).status).toBe(403);
+    expect((await per.post('/api/personevents/999999')).status).toBe(404);
+    // Globex has one event (id 1); acme's overlapping leadership course id does not exist there.
+    expect(Object.values(await eventIdsByTitle(t, globex))).not.toContain(ev[LEAD_OVERLAP]);
+    const globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
+    const foreign = await globexAdmin.post(`/api/personevents/${ev[LEAD_OVERLAP]}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ valid: false, errorcode: 404 });
+    expect((await globexAdmin.put(`/api/personevents/${ev[LEAD_OVERLAP]}`).send({ action: 'off', user_name: 'siri' })).status).toBe(404);
   });
 });
 
