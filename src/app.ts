@@ -17,6 +17,7 @@ import { tenantCors } from './cors/cors-middleware';
 import { platformRoutes } from './tenants/platform.routes';
 import { adminPageRoutes } from './admin/admin-page.routes';
 import { queueDashboard } from './platform/queue/queue-dashboard';
+import { filesHttp } from './files/files.http';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -50,6 +51,8 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(cookieParser());
   api.use(tenantCors(container));
   api.use(tenantMiddleware(container));
+  // Multipart upload and raw download of files; everything else goes through defineRoute.
+  api.use(filesHttp(container));
   api.use(mountRoutes(allRoutes));
   api.use((req) => {
     throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);

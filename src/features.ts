@@ -1,13 +1,17 @@
-import type { DependencyContainer } from 'tsyringe';
+import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { join } from 'node:path';
 import type { RouteDefinition } from './platform/http/define-route';
 import { REDIS } from './platform/tokens';
 import { AUTH_SCHEMES } from './platform/auth/auth-scheme';
+import { ENV } from './platform/tokens';
 import { configItemRoutes } from './configitems/config-items.routes';
 import { loginRoutes } from './accounts/login.routes';
 import { configItemAdminRoutes } from './configitems/config-items-admin.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { messageRoutes } from './messages/messages.routes';
 import { SendLoginNotifier } from './messages/send-login-notifier';
+import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
+import { WAITLIST_NOTIFIER } from './personevents/waitlist-notifier';
 import { NEW_PERSON_NOTIFIER } from './persons/new-person-notifier';
 import { forgotPasswordRoutes } from './messages/forgot-password.routes';
 import { OutboxRelay, RELAY_TIMING, DEFAULT_RELAY_TIMING } from './messages/outbox-relay';
@@ -30,6 +34,13 @@ import { organisationalFunctionRoutes } from './roles/organisational-functions.r
 import { personCompetenceRoutes } from './personcompetences/personcompetences.routes';
 import { competenceLevelRoutes } from './personcompetences/competence-level.routes';
 import { changesRoutes } from './changes/changes.routes';
+import { eventRoutes } from './events/events.routes';
+import { personEventRoutes } from './personevents/personevents.routes';
+import { participantRoutes } from './participants/participants.routes';
+import { locationRoutes } from './locations/locations.routes';
+import { surveyAnswerRoutes } from './surveyanswers/surveyanswers.routes';
+import { fileRoutes } from './files/files.routes';
+import { FILE_STORE, LocalFileStore } from './files/file-store';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -48,10 +59,16 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...changesRoutes,
   ...messageRoutes,
   ...forgotPasswordRoutes,
+  ...eventRoutes,
+  ...personEventRoutes,
+  ...participantRoutes,
+  ...locationRoutes,
+  ...surveyAnswerRoutes,
+  ...fileRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 
-/** Multi-registrations (auth schemes, background workers). */
+/** Multi-registrations (auth schemes, background workers) and replaceable stores. */
 export function registerFeatures(c: DependencyContainer): void {
   // An explicit Authorization: SWT header decides before any cookie the browser may also send.
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
@@ -70,4 +87,6 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
   c.register(BACKGROUND_WORKERS, { useClass: JobWorkers });
   c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
+  c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
+  c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
 }

@@ -2,10 +2,12 @@ import type { Migration } from '../../src/platform/migrations/migration-runner';
 import * as m001 from './001_core';
 import * as m020 from './020_messages';
 import * as m030 from './030_competences';
+import * as m040 from './040_surveys_files';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
   { name: '001_core', up: m001.up },
   { name: '020_messages', up: m020.up },
   { name: '030_competences', up: m030.up },
+  { name: '040_surveys_files', up: m040.up },
 ];

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { eventFilterShape, customAttributeFilters } from './event-filters';
+import { EventsService } from './events.service';
+import { checkJoin, presentJoinCheck } from './join-check';
+import { TargetPerson } from '../personevents/target-person';
+import { TENANT_DB } from '../platform/tokens';
+import { ApiError } from '../platform/errors/api-error';
+
+const listInput = z.looseObject({
+  ...eventFilterShape,
+  ...pagingShape,
+  ...viewShape,
+  user_check: p.bool().optional(),
+  user_name: p.string(200).min(1).optional(),
+});
+
+export const eventRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/events',
+    access: 'user',
+    resource: 'events',
+    summary: 'Course events (module events nested in children)',
+    description: 'Filters: see the spec; location_id needs startdate and enddate; custom_attributes.<name>=<value>.',
+    input: listInput,
+    async handler(ctx, input) {
+      const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
+      const items = await ctx.resolve(EventsService).list(filters, paging(input), {
+        view: input.view ?? 'simple',
+        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+      });
+      const ignored = input.location_id && !(input.startdate && input.enddate);
+      return { items, message: ignored ? 'location_id ignored: it is only honoured together with startdate and enddate' : undefined };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/competences/:competence_id/events',
+    access: 'user',
+    resource: 'events',
+    summary: 'Events of a competence; same as GET /api/events with competence_id',
+    input: z.looseObject({ ...eventFilterShape, ...pagingShape, ...viewShape, competence_id: p.id(), user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
+    async handler(ctx, input) {
+      const competence = await ctx.resolve(TENANT_DB).table('competences').where({ id: input.competence_id }).first('id');
+      if (!competence) throw ApiError.notFound(`competence ${input.competence_id}`);
+      const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
+      const items = await ctx.resolve(EventsService).list(filters, paging(input), {
+        view: input.view ?? 'simple',
+        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+      });
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/events/:event_id',
+    access: 'user',
+    resource: 'events',
+    summary: 'One event (full view by default)',
+    input: z.object({ event_id: p.id(), ...viewShape, user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
+    async handler(ctx, input) {
+      const svc = ctx.resolve(EventsService);
+      const row = await svc.get(input.event_id);
+      const items = await svc.present([row], {
+        view: input.view ?? 'full',
+        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+      });
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/events/:event_id/check_join',
+    access: 'user',
+    resource: 'check_join',
+    summary: 'Whether a person may sign on, with a reason and a text per unmet criterion',
+    input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
+    async handler(ctx, input) {
+      const event = await ctx.resolve(EventsService).get(input.event_id);
+      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'check sign-on for this person');
+      const result = await checkJoin(ctx.resolve(TENANT_DB), event, person, ctx.tenant.config);
+      return { body: { valid: true, message: result.can_join ? 'can join' : 'cannot join', ...presentJoinCheck(result) } };
+    },
+  }),
+];

@@ -1,0 +1,55 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Principal } from '../platform/auth/principal';
+import type { Paging } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { EventsRepository, type EventRow } from './events.repository';
+import { applyEventFilters, type EventFilters } from './event-filters';
+import { presentEvent, type EventExtras } from './event.presenter';
+import { TargetPerson } from '../personevents/target-person';
+
+export interface EventView {
+  view: 'simple' | 'full';
+  /** Check the sign-on status of the caller or of userName. */
+  userCheck?: { user: Principal; userName?: string };
+}
+
+@injectable()
+export class EventsService {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(EventsRepository) private readonly repo: EventsRepository,
+    @inject(TargetPerson) private readonly target: TargetPerson,
+  ) {}
+
+  async list(filters: EventFilters, paging: Paging, v: EventView): Promise<Record<string, unknown>[]> {
+    const q = applyEventFilters(this.db, this.repo.base(), filters);
+    const rows = await this.repo.page(q, paging, filters.sort_direction ?? 'asc');
+    return this.present(rows, v);
+  }
+
+  /** An event by id (module events too); 404 when missing. */
+  async get(id: number): Promise<EventRow> {
+    const row = await this.repo.find(id);
+    if (!row) throw ApiError.notFound(`event ${id}`);
+    return row;
+  }
+
+  async present(rows: EventRow[], v: EventView): Promise<Record<string, unknown>[]> {
+    const children = await this.repo.children(rows.filter((r) => r.parent_id === null).map((r) => r.id));
+    const all = [...rows, ...children];
+    const ids = all.map((r) => r.id);
+    const extras: EventExtras = {
+      counts: await this.repo.seatCounts(ids),
+      prerequisites: await this.repo.prerequisites(ids),
+      children: new Map(),
+    };
+    for (const c of children) extras.children.set(c.parent_id!, [...(extras.children.get(c.parent_id!) ?? []), c]);
+    if (v.userCheck) {
+      const person = await this.target.resolve(v.userCheck.user, v.userCheck.userName, 'check the sign-ons of this person');
+      extras.userStatus = await this.repo.statusFor(person.id, ids);
+    }
+    return rows.map((r) => presentEvent(r, v.view, extras));
+  }
+}

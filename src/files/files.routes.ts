@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, fieldsShape } from '../platform/http/param-types';
+import { TargetPerson } from '../personevents/target-person';
+import { EventsService } from '../events/events.service';
+import { FilesService, presentFile } from './files.service';
+
+const uploaded = z.object({ originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) }, { message: 'must be a file (multipart/form-data part named file)' });
+
+export const fileRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/files',
+    access: 'user',
+    resource: 'files',
+    summary: 'Uploads a file (multipart/form-data, part "file") for the caller or user_name; ceid shares it with the event instructor',
+    description: 'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content.',
+    input: z.object({
+      file: uploaded,
+      user_name: p.string(200).min(1).optional(),
+      filetitle: p.string(500).optional(),
+      ceid: p.id().optional(),
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const owner = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'upload files for this person');
+      if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
+      const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
+      const files = ctx.resolve(FilesService);
+      const id = await files.save({
+        ownerId: owner.id,
+        uploadedBy: ctx.user.personId,
+        eventId: input.ceid ?? null,
+        title: input.filetitle || name,
+        fileName: name,
+        mimeType: input.file.mimetype || 'application/octet-stream',
+        data: input.file.buffer,
+      });
+      return { items: [presentFile(await files.find(id))], message: 'file stored' };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/files/:file_id',
+    access: 'user',
+    resource: 'files',
+    summary: "A file's description; the bytes are at GET /api/files/[file_id]/content",
+    input: z.object({ file_id: p.id(), ...fieldsShape }),
+    async handler(ctx, input) {
+      const files = ctx.resolve(FilesService);
+      const f = await files.find(input.file_id);
+      files.assertVisible(ctx.user, f);
+      return { items: [presentFile(f)] };
+    },
+  }),
+];

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { Principal } from '../platform/auth/principal';
+import { ApiError } from '../platform/errors/api-error';
+import { FILE_STORE, type FileStore } from './file-store';
+
+export interface NewFile {
+  ownerId: number;
+  uploadedBy: number;
+  eventId?: number | null;
+  surveyAnswerId?: number | null;
+  title?: string | null;
+  fileName: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export interface FileRow {
+  id: number;
+  person_id: number;
+  user_name: string;
+  uploaded_by: number | null;
+  event_id: number | null;
+  instructor_id: number | null;
+  survey_answer_id: number | null;
+  title: string | null;
+  file_name: string;
+  mime_type: string;
+  size: string | number;
+  storage_key: string;
+  created_at: Date;
+}
+
+export function presentFile(r: FileRow): Record<string, unknown> {
+  return {
+    file_id: r.id,
+    user_name: r.user_name,
+    filetitle: r.title,
+    file_name: r.file_name,
+    mime_type: r.mime_type,
+    size: Number(r.size),
+    event_id: r.event_id,
+    survey_answer_id: r.survey_answer_id,
+    created_at: r.created_at,
+    download_url: `/api/files/${r.id}/content`,
+  };
+}
+
+@injectable()
+export class FilesService {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(FILE_STORE) private readonly store: FileStore,
+  ) {}
+
+  /** Stores the bytes first, then the row; a failed insert removes the bytes again. */
+  async save(f: NewFile, db: TenantDb = this.db): Promise<number> {
+    const key = randomUUID().replace(/-/g, '');
+    await this.store.put(this.tenant.schema, key, f.data);
+    try {
+      const [row] = await db
+        .table('files')
+        .insert({
+          person_id: f.ownerId,
+          uploaded_by: f.uploadedBy,
+          event_id: f.eventId ?? null,
+          survey_answer_id: f.surveyAnswerId ?? null,
+          title: f.title ?? null,
+          file_name: f.fileName,
+          mime_type: f.mimeType,
+          size: f.data.length,
+          storage_key: key,
+        })
+        .returning('id');
+      return row.id;
+    } catch (err) {
+      await this.store.remove(this.tenant.schema, key).catch(() => {});
+      throw err;
+    }
+  }
+
+  async find(id: number): Promise<FileRow> {
+    const row = await this.db
+      .table('files as f')
+      .join('persons as p', 'p.id', 'f.person_id')
+      .leftJoin('events as e', 'e.id', 'f.event_id')
+      .where('f.id', id)
+      .first('f.*', 'p.user_name', 'e.instructor_id');
+    if (!row) throw ApiError.notFound(`file ${id}`);
+    return row;
+  }
+
+  /** Visible to its owner, whoever uploaded it, a superuser and, with ceid, the event's instructor. */
+  assertVisible(user: Principal, f: FileRow): void {
+    if (user.superuser || user.personId === f.person_id || user.personId === f.uploaded_by) return;
+    if (f.instructor_id !== null && f.instructor_id === user.personId) return;
+    throw ApiError.forbidden('not authorised to see this file: only its owner, the event instructor or a superuser may');
+  }
+
+  async content(f: FileRow): Promise<Buffer> {
+    const data = await this.store.get(this.tenant.schema, f.storage_key);
+    if (!data) throw new ApiError(404, `the contents of file ${f.id} are missing from storage`);
+    return data;
+  }
+}

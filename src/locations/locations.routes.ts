@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { EventsService } from '../events/events.service';
+import { EventsRepository } from '../events/events.repository';
+import { LocationsRepository } from './locations.repository';
+
+const float = (name: string, min: number, max: number) =>
+  z
+    .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .describe(name);
+
+const BOX = ['sw_latitude', 'sw_longitude', 'ne_latitude', 'ne_longitude'] as const;
+
+/** Both of a pair or neither: one alone is a 419 naming the other. */
+function requireTogether(input: Record<string, unknown>, names: readonly string[]): boolean {
+  const given = names.filter((n) => input[n] !== undefined);
+  if (given.length === 0) return false;
+  const missing = names.find((n) => input[n] === undefined);
+  if (missing) throw new ApiError(419, `missing parameter: ${missing} (${names.join(', ')} must be given together)`, { parameter: missing });
+  return true;
+}
+
+export const locationRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/locations',
+    access: 'user',
+    resource: 'locations',
+    summary: 'Locations; with startdate and enddate only those with no event in that range',
+    input: z.object({
+      term: p.string(200).optional(),
+      startdate: p.date().optional(),
+      enddate: p.date().optional(),
+      minimum_capacity: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+      sw_latitude: float('sw_latitude', -90, 90).optional(),
+      sw_longitude: float('sw_longitude', -180, 180).optional(),
+      ne_latitude: float('ne_latitude', -90, 90).optional(),
+      ne_longitude: float('ne_longitude', -180, 180).optional(),
+      ...pagingShape,
+      ...viewShape,
+    }),
+    async handler(ctx, input) {
+      const range = requireTogether(input, ['startdate', 'enddate']);
+      if (range && input.enddate! <= input.startdate!) throw ApiError.malformed('enddate', 'must be after startdate');
+      const box = requireTogether(input, BOX);
+      const rows = await ctx.resolve(LocationsRepository).list(
+        {
+          term: input.term,
+          available: range ? { from: input.startdate!, to: input.enddate! } : undefined,
+          minimumCapacity: input.minimum_capacity,
+          box: box ? { swLat: input.sw_latitude!, swLng: input.sw_longitude!, neLat: input.ne_latitude!, neLng: input.ne_longitude! } : undefined,
+        },
+        paging(input),
+      );
+      return { items: rows };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/locations/:location_id',
+    access: 'user',
+    resource: 'locations',
+    summary: 'One location',
+    input: z.object({ location_id: p.id(), ...viewShape }),
+    async handler(ctx, input) {
+      return { items: [await ctx.resolve(LocationsRepository).get(input.location_id)] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/locations/:location_id/events',
+    access: 'user',
+    resource: 'events',
+    summary: 'Events at a location overlapping startdate..enddate (both required)',
+    input: z.object({ location_id: p.id(), startdate: p.date(), enddate: p.date(), ...pagingShape, ...viewShape }),
+    async handler(ctx, input) {
+      if (input.enddate <= input.startdate) throw ApiError.malformed('enddate', 'must be after startdate');
+      await ctx.resolve(LocationsRepository).get(input.location_id);
+      const repo = ctx.resolve(EventsRepository);
+      const q = repo
+        .base()
+        .whereNull('e.parent_id')
+        .where('e.location_id', input.location_id)
+        .where('e.starts_at', '<', input.enddate)
+        .where('e.ends_at', '>', input.startdate);
+      const rows = await repo.page(q, paging(input), 'asc');
+      return { items: await ctx.resolve(EventsService).present(rows, { view: input.view ?? 'simple' }) };
+    },
+  }),
+];

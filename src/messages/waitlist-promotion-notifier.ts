@@ -1,0 +1,44 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { WaitlistNotifier } from '../personevents/waitlist-notifier';
+import { MessagesRepository } from './messages.repository';
+import { Recipients } from './recipients';
+import { OutboxSignal } from './outbox-signal';
+
+/** A person moved from the wait list onto a seat is told by e-mail (or SMS), through the outbox. */
+@injectable()
+export class WaitlistPromotionNotifier implements WaitlistNotifier {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(MessagesRepository) private readonly repo: MessagesRepository,
+    @inject(Recipients) private readonly recipients: Recipients,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+  ) {}
+
+  async notifyPromoted(personEventId: number): Promise<void> {
+    const row = await this.db
+      .table('person_events as pe')
+      .join('events as e', 'e.id', 'pe.event_id')
+      .where('pe.id', personEventId)
+      .first('pe.person_id', 'e.title', 'e.starts_at');
+    if (!row) return;
+    const person = await this.recipients.byId(row.person_id);
+    const medium = person?.email ? 'email' : person?.mobile ? 'sms' : null;
+    if (!person || !medium) return;
+    await this.repo.insert({
+      kind: 'message',
+      sender_id: null,
+      recipient_id: person.id,
+      title: `You have a seat: ${row.title}`,
+      text: `A seat became free and you were moved from the wait list onto "${row.title}", starting ${new Date(row.starts_at).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      cc: [],
+      reply_to: null,
+      send_medium: medium,
+      deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+    });
+    await this.signal.notify(this.tenant.id);
+  }
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { EventsService } from '../events/events.service';
+import { ParticipantsService } from './participants.service';
+
+const listInput = z.object({
+  event_id: p.id(),
+  waitlist: p.bool().optional(),
+  passed: p.bool().optional(),
+  met: p.bool().optional(),
+  organisation_id: p.id().optional(),
+  recursive: p.bool().optional(),
+  ...pagingShape,
+  ...viewShape,
+});
+
+const list = (resource: string, path: string, summary: string) =>
+  defineRoute({
+    method: 'get',
+    path,
+    access: 'user',
+    resource,
+    summary,
+    input: listInput,
+    async handler(ctx, input) {
+      const event = await ctx.resolve(EventsService).get(input.event_id);
+      return { items: await ctx.resolve(ParticipantsService).list(ctx.user, event, input, paging(input)) };
+    },
+  });
+
+export const participantRoutes = [
+  list('participants', '/participants/:event_id', 'Persons signed on to an event (seat or wait list)'),
+  list('participants', '/events/:event_id/participants', 'Same as GET /api/participants/[event_id]'),
+  defineRoute({
+    method: 'get',
+    path: '/participants/:event_id/:user_name',
+    access: 'user',
+    resource: 'participants',
+    summary: 'One participant of an event',
+    input: z.object({ event_id: p.id(), user_name: p.string(200).min(1), ...viewShape }),
+    async handler(ctx, input) {
+      const event = await ctx.resolve(EventsService).get(input.event_id);
+      return { items: [await ctx.resolve(ParticipantsService).one(ctx.user, event, input.user_name)] };
+    },
+  }),
+];

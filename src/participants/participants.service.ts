@@ -1,0 +1,120 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Principal } from '../platform/auth/principal';
+import type { Paging } from '../platform/http/param-types';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
+import type { EventRow } from '../events/events.repository';
+
+export interface ParticipantFilters {
+  waitlist?: boolean;
+  passed?: boolean;
+  met?: boolean;
+  organisation_id?: number;
+  recursive?: boolean;
+}
+
+/**
+ * Participants: persons with a live sign-on (seat or wait list). `met` is whether the
+ * person currently holds the event's competence (a valid, current registration).
+ */
+@injectable()
+export class ParticipantsService {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(AccessPolicy) private readonly access: AccessPolicy,
+  ) {}
+
+  private base(event: EventRow): Knex.QueryBuilder {
+    const { db } = this;
+    const today = new Date().toISOString().slice(0, 10);
+    const met = db
+      .table('person_competences as pc')
+      .whereRaw('pc.person_id = p.id')
+      .where('pc.competence_id', event.competence_id)
+      .whereNull('pc.superseded_at')
+      .whereNull('pc.deleted_at')
+      .where('pc.passed', '>', 0)
+      .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', today))
+      .select(db.raw('1'));
+    return db
+      .table('person_events as pe')
+      .join('persons as p', 'p.id', 'pe.person_id')
+      .leftJoin('organisations as o', 'o.id', 'p.organisation_id')
+      .where('pe.event_id', event.id)
+      .whereNot('pe.status', 'signed_off')
+      .select(
+        'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
+        'o.name as organisation_name', 'pe.id as person_event_id', 'pe.status', 'pe.passed', 'pe.created_at',
+        db.raw('exists (?) as met', [met]),
+      );
+  }
+
+  /** Superuser, the event's instructor: everyone. A manager: only persons in organisations they manage. */
+  private async scope(user: Principal, event: EventRow, organisationId?: number): Promise<Set<number> | 'all'> {
+    const privileged = user.superuser || event.instructor_id === user.personId;
+    if (organisationId !== undefined) {
+      const org = await this.db.table('organisations').where({ id: organisationId }).first('id');
+      if (!org) throw ApiError.notFound(`organisation ${organisationId}`);
+      if (!privileged) await this.access.assertManagesOrganisation(user, organisationId, 'list participants of this organisation');
+    }
+    if (privileged) return 'all';
+    const managed = await this.access.managedOrganisationIds(user.personId);
+    if (managed.size === 0) throw ApiError.forbidden('not authorised to list participants: only a superuser, the instructor or a manager may');
+    return managed;
+  }
+
+  async list(user: Principal, event: EventRow, f: ParticipantFilters, paging: Paging): Promise<Record<string, unknown>[]> {
+    const scope = await this.scope(user, event, f.organisation_id);
+    const q = this.base(event);
+    if (scope !== 'all') q.whereIn('p.organisation_id', [...scope]);
+    if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
+    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where('pe.passed', true) : (w) => w.whereNull('pe.passed').orWhere('pe.passed', false));
+    if (f.organisation_id !== undefined) {
+      if (f.recursive) {
+        q.whereIn(
+          'p.organisation_id',
+          this.db.raw(
+            `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id) select id from sub)`,
+            [f.organisation_id, this.db.ref('organisations')],
+          ) as any,
+        );
+      } else q.where('p.organisation_id', f.organisation_id);
+    }
+    const rows = await this.db.builder.select('*').from(q.as('x')).modify((x) => {
+      if (f.met !== undefined) x.where('met', f.met);
+    }).orderBy([{ column: 'status' }, { column: 'created_at' }, { column: 'person_event_id' }]).limit(paging.limit).offset(paging.offset);
+    return rows.map(presentParticipant);
+  }
+
+  /** Superuser, the person's manager, self (and the event's instructor). */
+  async one(user: Principal, event: EventRow, userName: string): Promise<Record<string, unknown>> {
+    const person = await this.db.table('persons').where({ user_name: userName }).first('id', 'organisation_id');
+    if (!person) throw ApiError.notFound(`person ${userName}`);
+    if (event.instructor_id !== user.personId) await this.access.assertSelfOrManager(user, person, 'see this participant');
+    const row = await this.base(event).where('p.id', person.id).first();
+    if (!row) throw ApiError.notFound(`participant ${userName} of event ${event.id}`);
+    return presentParticipant(row);
+  }
+}
+
+function presentParticipant(r: any): Record<string, unknown> {
+  return {
+    person_id: r.person_id,
+    user_name: r.user_name,
+    firstname: r.firstname,
+    lastname: r.lastname,
+    email: r.email,
+    mobile: r.mobile,
+    organisation_id: r.organisation_id,
+    organisation_name: r.organisation_name,
+    person_event_id: r.person_event_id,
+    status: r.status,
+    waitlist: r.status === 'waitlist',
+    passed: r.passed,
+    met: r.met,
+    signed_on_at: r.created_at,
+  };
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { TENANT_DB } from '../platform/tokens';
+import { EventsService } from '../events/events.service';
+import { TargetPerson } from './target-person';
+import { PersonEventsRepository } from './personevents.repository';
+import { presentPersonEvent } from './person-event.presenter';
+import { SignOnService } from './signon.service';
+
+const userName = p.string(200).min(1).optional();
+
+export const personEventRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/personevents',
+    access: 'user',
+    resource: 'personevents',
+    summary: 'Sign-ons of a person, of an organisation (and below), or (superuser) of everyone',
+    input: z.object({
+      user_name: userName,
+      organisation_id: p.id().optional(),
+      person_event_ids: p.idList().optional(),
+      event_ids: p.idList().optional(),
+      mode: z.enum(['future', 'finished', 'all'], { message: 'must be future, finished or all' }).optional(),
+      waitlist: p.bool().optional(),
+      ...pagingShape,
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const user = ctx.user;
+      const db = ctx.resolve(TENANT_DB);
+      let personIds: number[] | any;
+      if (input.organisation_id) {
+        const org = await db.table('organisations').where({ id: input.organisation_id }).first('id');
+        if (!org) throw ApiError.notFound(`organisation ${input.organisation_id}`);
+        await ctx.resolve(AccessPolicy).assertManagesOrganisation(user, input.organisation_id, 'list the sign-ons of this organisation');
+        personIds = db.raw(
+          `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
+            select p.id from ?? p join sub on p.organisation_id = sub.id)`,
+          [input.organisation_id, db.ref('organisations'), db.ref('persons')],
+        );
+      } else if (input.user_name) {
+        personIds = [(await ctx.resolve(TargetPerson).resolve(user, input.user_name, 'list the sign-ons of this person')).id];
+      } else if (!user.superuser) {
+        // Without user_name and organisation_id a non-superuser gets their own sign-ons (as the earlier reference did).
+        personIds = [user.personId];
+      }
+      const rows = await ctx.resolve(PersonEventsRepository).list(
+        { personIds, eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
+        paging(input),
+      );
+      return { items: rows.map(presentPersonEvent) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/personevents/:event_id',
+    access: 'user',
+    resource: 'personevents',
+    summary: "A person's live sign-on to an event (empty when not signed on)",
+    input: z.object({ event_id: p.id(), user_name: userName, ...fieldsShape }),
+    async handler(ctx, input) {
+      await ctx.resolve(EventsService).get(input.event_id);
+      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'see the sign-ons of this person');
+      const row = await ctx.resolve(PersonEventsRepository).live(person.id, input.event_id);
+      return { items: row ? [presentPersonEvent(row)] : [], message: row ? 'OK' : `${person.user_name} is not signed on to event ${input.event_id}` };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/personevents/:event_id',
+    access: 'user',
+    resource: 'personevents',
+    summary: 'Signs a person on (onto the wait list when the event is full)',
+    input: z.object({
+      event_id: p.id(),
+      user_name: userName,
+      order_id: p.id().optional(),
+      order_reference: p.string(200).min(1, 'must not be empty').optional(),
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      await ctx.resolve(EventsService).get(input.event_id);
+      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person on');
+      const r = await ctx.resolve(SignOnService).signOn(person, input.event_id, input);
+      return { items: [presentPersonEvent(r.personEvent)], message: r.message };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/personevents/:event_id',
+    access: 'user',
+    resource: 'personevents',
+    summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
+    input: z.object({
+      event_id: p.id(),
+      user_name: userName,
+      action: z.string().pipe(z.enum(['off', 'update'], { message: 'must be off or update' })),
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
+      await ctx.resolve(EventsService).get(input.event_id);
+      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person off');
+      const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id, ctx.container);
+      return { items: [presentPersonEvent(r.personEvent)], message: r.message };
+    },
+  }),
+];

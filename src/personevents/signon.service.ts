@@ -1,0 +1,112 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { Principal } from '../platform/auth/principal';
+import { ApiError } from '../platform/errors/api-error';
+import { EventsRepository, type EventRow } from '../events/events.repository';
+import { checkJoin } from '../events/join-check';
+import type { PersonRow } from './target-person';
+import { PersonEventsRepository } from './personevents.repository';
+import type { PersonEventRow } from './person-event.presenter';
+import { WAITLIST_NOTIFIER } from './waitlist-notifier';
+
+export interface SignOnResult {
+  personEvent: PersonEventRow;
+  message: string;
+}
+
+@injectable()
+export class SignOnService {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(EventsRepository) private readonly events: EventsRepository,
+    @inject(PersonEventsRepository) private readonly personEvents: PersonEventsRepository,
+    @inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
+  private async lockEvent(tx: TenantDb, eventId: number): Promise<EventRow> {
+    const locked = await tx.table('events').where({ id: eventId }).forUpdate().first('id');
+    if (!locked) throw ApiError.notFound(`event ${eventId}`);
+    return new EventsRepository(tx).find(eventId) as Promise<EventRow>;
+  }
+
+  async signOn(person: PersonRow, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
+    const orders = this.tenant.config.get('order_system.enabled');
+    const notes: string[] = [];
+    if (!orders && (order.order_id !== undefined || order.order_reference !== undefined)) {
+      notes.push('order_id/order_reference ignored: the order system is not enabled for this tenant');
+    }
+    if (orders && order.order_id !== undefined && order.order_reference !== undefined) {
+      notes.push('order_reference ignored because order_id is given');
+    }
+    const id = await this.db.transaction(async (tx) => {
+      const event = await this.lockEvent(tx, eventId);
+      if (event.parent_id !== null) {
+        throw new ApiError(409, `event ${eventId} is a module of event ${event.parent_id}; sign on to the course event instead`);
+      }
+      const check = await checkJoin(tx, event, person, this.tenant.config);
+      if (!check.can_join) {
+        const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
+        throw new ApiError(409, `cannot sign ${person.user_name} on: ${why}`, { can_join: false, reason: check.reason });
+      }
+      let orderId: number | null = null;
+      if (orders && order.order_id !== undefined) {
+        const found = await tx.table('orders').where({ id: order.order_id }).first('id');
+        if (!found) throw ApiError.malformed('order_id', `no order ${order.order_id} exists`);
+        orderId = found.id;
+      } else if (orders && order.order_reference !== undefined) {
+        const [created] = await tx.table('orders').insert({ reference: order.order_reference, person_id: person.id }).returning('id');
+        orderId = created.id;
+      }
+      const status = check.places === 0 ? 'waitlist' : 'signed_on';
+      if (status === 'waitlist') notes.unshift('the event is full: placed on the wait list');
+      const [row] = await tx.table('person_events').insert({ person_id: person.id, event_id: eventId, status, order_id: orderId }).returning('id');
+      return row.id as number;
+    });
+    const personEvent = await this.personEvents.byId(id);
+    const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
+    return { personEvent, message: [head, ...notes].join('; ') };
+  }
+
+  /**
+   * Signs off and gives each seat that became free to the longest-waiting person on the
+   * wait list (first come, first served), then tells the optional notifier.
+   */
+  async signOff(user: Principal, person: PersonRow, eventId: number, container: DependencyContainer): Promise<SignOnResult> {
+    const { id, promoted } = await this.db.transaction(async (tx) => {
+      const event = await this.lockEvent(tx, eventId);
+      if (event.locked && !user.superuser) throw new ApiError(409, `event ${eventId} is locked; sign-ons cannot change`);
+      const live = await tx.table('person_events').where({ person_id: person.id, event_id: eventId }).whereNot('status', 'signed_off').first('id');
+      if (!live) throw ApiError.notFound(`sign-on of ${person.user_name} to event ${eventId}`);
+      await tx.table('person_events').where({ id: live.id }).update({ status: 'signed_off', signed_off_at: tx.fn.now(), updated_at: tx.fn.now() });
+      const promoted: number[] = [];
+      if (!event.cancelled) {
+        const [{ count }] = await tx.table('person_events').where({ event_id: eventId, status: 'signed_on' }).count<{ count: string }[]>('* as count');
+        const free = event.max_participants === null ? Infinity : event.max_participants - Number(count);
+        if (free > 0) {
+          const q = tx.table('person_events').where({ event_id: eventId, status: 'waitlist' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id');
+          const waiting: { id: number }[] = await (free === Infinity ? q : q.limit(free));
+          for (const w of waiting) {
+            await tx.table('person_events').where({ id: w.id }).update({ status: 'signed_on', updated_at: tx.fn.now() });
+            promoted.push(w.id);
+          }
+        }
+      }
+      return { id: live.id as number, promoted };
+    });
+    if (promoted.length && container.isRegistered(WAITLIST_NOTIFIER, true)) {
+      const notifier = container.resolve(WAITLIST_NOTIFIER);
+      // The promotion is committed; a failing notifier must not turn the sign-off into an error.
+      for (const pid of promoted) {
+        await notifier.notifyPromoted(pid).catch((err: Error) => this.log.warn({ err: err.message, personEventId: pid }, 'wait-list notification failed'));
+      }
+    }
+    const personEvent = await this.personEvents.byId(id);
+    const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
+    return { personEvent, message: `${person.user_name} is signed off${tail}` };
+  }
+}

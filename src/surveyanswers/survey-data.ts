@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { ApiError } from '../platform/errors/api-error';
+import { p } from '../platform/http/param-types';
+
+const scalar = z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]);
+
+export interface SurveyItem {
+  competence_id: number;
+  value?: unknown;
+  file_data?: string;
+  file_name?: string;
+  file_title?: string;
+  file_id?: number;
+  children?: SurveyItem[];
+}
+
+const item: z.ZodType<SurveyItem> = z.lazy(() =>
+  z.object({
+    competence_id: p.id(),
+    value: z.union([scalar, z.array(scalar).max(1000)]).optional(),
+    file_data: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'must be Base64').optional(),
+    file_name: p.string(255).min(1).optional(),
+    file_title: p.string(500).optional(),
+    file_id: p.id().optional(),
+    children: z.array(item).max(1000).optional(),
+  }),
+) as z.ZodType<SurveyItem>;
+
+/** `data` as JSON text (form and query) or as an object (JSON body). */
+export const surveyData = z.preprocess(
+  (v, ctx) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"items": [...]}' });
+      return z.NEVER;
+    }
+  },
+  z.object({ items: z.array(item).min(1, 'must hold at least one item').max(1000) }),
+);
+export type SurveyData = z.infer<typeof surveyData>;
+
+export interface SurveyTree {
+  survey: { id: number; title: string; owner_id: number | null; instructor_id: number | null };
+  /** question id -> parent competence id */
+  parentOf: Map<number, number>;
+}
+
+/** The survey a competence belongs to (itself, or the root above a question). */
+export async function surveyOf(db: TenantDb, competenceId: number): Promise<number | null> {
+  const r = await db.raw<{ rows: { id: number; type: string }[] }>(
+    `with recursive up(id, parent_id, type) as (
+       select id, parent_id, type from ?? where id = ?
+       union select c.id, c.parent_id, c.type from ?? c join up on c.id = up.parent_id)
+     select id, type from up where parent_id is null`,
+    [db.ref('competences'), competenceId, db.ref('competences')],
+  );
+  const root = r.rows[0];
+  return root && root.type === 'survey' ? root.id : null;
+}
+
+export async function loadSurvey(db: TenantDb, surveyId: number): Promise<SurveyTree | null> {
+  const survey = await db.table('competences').where({ id: surveyId, type: 'survey' }).first('id', 'title', 'owner_id', 'instructor_id');
+  if (!survey) return null;
+  const r = await db.raw<{ rows: { id: number; parent_id: number }[] }>(
+    `with recursive down(id, parent_id) as (
+       select id, parent_id from ?? where parent_id = ?
+       union select c.id, c.parent_id from ?? c join down on c.parent_id = down.id)
+     select id, parent_id from down`,
+    [db.ref('competences'), surveyId, db.ref('competences')],
+  );
+  return { survey, parentOf: new Map(r.rows.map((row) => [row.id, row.parent_id])) };
+}
+
+/**
+ * Items must follow the survey's question tree: root items are questions directly
+ * under the survey, children are sub-questions of their parent item's question.
+ */
+export function validateItems(tree: SurveyTree, items: SurveyItem[], onPost: boolean, path = 'data[items]', parent = tree.survey.id): void {
+  items.forEach((it, i) => {
+    const at = `${path}[${i}]`;
+    const actualParent = tree.parentOf.get(it.competence_id);
+    if (actualParent === undefined) {
+      throw ApiError.malformed(`${at}[competence_id]`, `competence ${it.competence_id} is not a question of survey "${tree.survey.title}"`);
+    }
+    if (actualParent !== parent) {
+      const where = parent === tree.survey.id ? 'at the top level of the survey' : `under question ${parent}`;
+      throw ApiError.malformed(`${at}[competence_id]`, `question ${it.competence_id} does not belong ${where}; nest items as the survey's questions are nested`);
+    }
+    if (it.file_data !== undefined) {
+      if (!onPost) throw ApiError.malformed(`${at}[file_data]`, 'files can only be sent with POST /api/surveyanswer; keep an uploaded file with its file_id');
+      if (!it.file_name) throw ApiError.missing(`${at}[file_name]`);
+    }
+    if (it.file_id !== undefined && onPost) throw ApiError.malformed(`${at}[file_id]`, 'send the file itself as file_data on POST');
+    if (it.children?.length) validateItems(tree, it.children, onPost, `${at}[children]`, it.competence_id);
+  });
+}
+
+/** Every item, depth first, with its parameter path. */
+export function* walkItems(items: SurveyItem[], path = 'data[items]'): Generator<[SurveyItem, string]> {
+  for (const [i, it] of items.entries()) {
+    yield [it, `${path}[${i}]`];
+    if (it.children) yield* walkItems(it.children, `${path}[${i}][children]`);
+  }
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { defineRoute } from '../platform/http/define-route';
+import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
+import { ApiError } from '../platform/errors/api-error';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { TENANT_DB } from '../platform/tokens';
+import { TargetPerson } from '../personevents/target-person';
+import { surveyData } from './survey-data';
+import { SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
+
+const idParam = { surveyanswer_id: p.id() };
+
+async function assertOrganisation(ctx: { resolve: any; user: any }, id: number, action: string): Promise<void> {
+  const org = await ctx.resolve(TENANT_DB).table('organisations').where({ id }).first('id');
+  if (!org) throw ApiError.notFound(`organisation ${id}`);
+  await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, id, action);
+}
+
+const lockRoute = (action: 'lock' | 'unlock') =>
+  defineRoute({
+    method: 'put',
+    path: `/surveyanswers/:surveyanswer_id/${action}`,
+    access: 'user',
+    resource: 'surveyanswers',
+    summary: `${action === 'lock' ? 'Locks' : 'Unlocks'} a survey answer (superuser, manager, owner or instructor of the survey)`,
+    input: z.object({ ...idParam, ...fieldsShape }),
+    async handler(ctx, input) {
+      const a = await ctx.resolve(SurveyAnswersService).setLocked(ctx.user, input.surveyanswer_id, action === 'lock');
+      return { items: [presentAnswer(a, 'full')], message: action === 'lock' ? 'survey answer locked' : 'survey answer unlocked' };
+    },
+  });
+
+export const surveyAnswerRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/surveyanswer/:surveyanswer_id',
+    access: 'user',
+    resource: 'surveyanswer',
+    summary: 'One survey answer with its items',
+    input: z.object({ ...idParam, ...pagingShape, ...viewShape }),
+    async handler(ctx, input) {
+      const svc = ctx.resolve(SurveyAnswersService);
+      const a = await svc.find(input.surveyanswer_id);
+      await svc.assertCanSee(ctx.user, a);
+      return { items: [presentAnswer(a, input.view ?? 'full')] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/surveyanswers',
+    access: 'user',
+    resource: 'surveyanswers',
+    summary: 'Survey answers of a person, of an organisation, or (owner, superuser) of a survey',
+    input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), ...pagingShape, ...viewShape }),
+    async handler(ctx, input) {
+      const svc = ctx.resolve(SurveyAnswersService);
+      const q = svc.base();
+      if (input.user_name) {
+        const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'see the survey answers of this person');
+        q.where('a.person_id', person.id);
+      } else if (input.organisation_id) {
+        await assertOrganisation(ctx, input.organisation_id, 'see the survey answers of this organisation');
+        q.where((w) => w.where('a.organisation_id', input.organisation_id!).orWhere('p.organisation_id', input.organisation_id!));
+      } else if (!ctx.user.superuser) {
+        const survey = input.survey_id ? await ctx.resolve(TENANT_DB).table('competences').where({ id: input.survey_id }).first('owner_id', 'instructor_id') : null;
+        if (!survey || !svc.isSurveyAdmin(ctx.user, survey)) {
+          throw ApiError.forbidden('give user_name or organisation_id; only a superuser, or the owner of survey_id, may list all answers');
+        }
+      }
+      if (input.survey_id) q.where('a.survey_id', input.survey_id);
+      const pg = paging(input);
+      const rows = await q.orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }]).limit(pg.limit).offset(pg.offset);
+      return { items: rows.map((r: any) => presentAnswer(r, input.view ?? 'simple')) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/surveyanswer',
+    access: 'user',
+    resource: 'surveyanswer',
+    summary: 'Answers a survey for the caller, user_name, or an organisation',
+    description: 'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id.',
+    input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
+    async handler(ctx, input) {
+      let who: Answerer;
+      if (input.organisation_id) {
+        await assertOrganisation(ctx, input.organisation_id, 'answer surveys for this organisation');
+        who = { organisationId: input.organisation_id };
+      } else {
+        who = { personId: (await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'answer surveys for this person')).id };
+      }
+      const a = await ctx.resolve(SurveyAnswersService).create(ctx.user, who, input.data, input.survey_id);
+      return { items: [presentAnswer(a, 'full')], message: 'survey answer stored' };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/surveyanswers/:surveyanswer_id',
+    access: 'user',
+    resource: 'surveyanswers',
+    summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
+    input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
+    async handler(ctx, input) {
+      const a = await ctx.resolve(SurveyAnswersService).replace(ctx.user, input.surveyanswer_id, input.data);
+      return { items: [presentAnswer(a, 'full')], message: 'survey answer replaced' };
+    },
+  }),
+  lockRoute('lock'),
+  lockRoute('unlock'),
+];
