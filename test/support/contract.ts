@@ -23,7 +23,8 @@ for (const [path, methods] of Object.entries(document.paths)) {
   const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
   for (const [method, op] of Object.entries(methods as Record<string, any>)) {
     const schema = op.responses['200'].content['application/json'].schema;
-    operations.push({ method, pattern, validate: ajv.compile(schema) });
+    // Shared sub-schemas are referenced as #/components/schemas/..., so they travel along.
+    operations.push({ method, pattern, validate: ajv.compile({ ...schema, components: document.components }) });
   }
 }
 

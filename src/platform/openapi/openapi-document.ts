@@ -21,10 +21,22 @@ const ERRORCODE_MEANINGS: Record<number, string> = {
   503: 'a dependency (database, Redis) is unavailable',
 };
 
+/** Sub-schemas that zod emits as $defs (recursive ones); hoisted into components.schemas. */
+const hoisted: Record<string, JsonSchema> = {};
+let hoistCounter = 0;
+
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const js = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete js.$schema;
-  return js;
+  const defs = js.$defs as Record<string, JsonSchema> | undefined;
+  if (!defs) return js;
+  delete js.$defs;
+  // $refs are relative to the document root once embedded, so they must point at components.
+  const renamed = new Map(Object.keys(defs).map((k) => [k, `Shared${++hoistCounter}`]));
+  const rewrite = (text: string) =>
+    text.replace(/"#\/\$defs\/([^"]+)"/g, (_m, name: string) => `"#/components/schemas/${renamed.get(name)}"`);
+  for (const [k, v] of Object.entries(defs)) hoisted[renamed.get(k)!] = JSON.parse(rewrite(JSON.stringify(v)));
+  return JSON.parse(rewrite(JSON.stringify(js)));
 }
 
 function openApiPath(path: string): string {
@@ -123,6 +135,8 @@ function operation(route: RouteDefinition) {
 
 /** OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { version: string; description: string }) {
+  for (const k of Object.keys(hoisted)) delete hoisted[k];
+  hoistCounter = 0;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const p = openApiPath(route.path);
@@ -139,7 +153,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
         tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
         swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
       },
-      schemas: { ErrorEnvelope: errorEnvelope },
+      schemas: { ErrorEnvelope: errorEnvelope, ...hoisted },
     },
   };
 }
