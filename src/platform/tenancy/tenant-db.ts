@@ -16,7 +16,10 @@ export class TenantDb {
     return this.knex.withSchema(this.schema).table(name) as Knex.QueryBuilder<TRecord, any>;
   }
 
-  /** Schema-qualified name for joins and sub-queries: db.ref('persons') + ' as p'. */
+  /**
+   * Schema-qualified name for raw SQL and sub-queries. Not for joins on db.table(): knex's
+   * withSchema already qualifies joined tables there, so join by the bare name.
+   */
   ref(name: string): string {
     return `${this.schema}.${name}`;
   }
