@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import path from 'node:path';
-import { EnvError, loadEnv, type Env } from './platform/config/env';
+import { loadEnvOrExit } from './platform/config/env';
 import { createLogger } from './platform/logging/logger';
 import { startLocalPostgres, startLocalRedis, type LocalService } from './platform/dev/local-services';
 import { buildContainer, closeContainer } from './container';
@@ -19,16 +19,7 @@ const LOCAL_REDIS_PORT = 63799;
  * are configured, migrates, imports the demo tenants, then runs the API and the workers.
  */
 async function main(): Promise<void> {
-  let env: Env;
-  try {
-    env = loadEnv();
-  } catch (err) {
-    if (err instanceof EnvError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const env = loadEnvOrExit();
   const logger = createLogger(env, 'main');
   const say = (m: string) => logger.info(m);
   const local: LocalService[] = [];

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EnvError, loadEnv } from '../src/platform/config/env';
+import { loadEnvOrExit } from '../src/platform/config/env';
 import { createLogger } from '../src/platform/logging/logger';
 import { buildContainer, closeContainer } from '../src/container';
 import { TenantResolver } from '../src/platform/tenancy/tenant-resolver';
@@ -7,16 +7,7 @@ import { startWorkers } from '../src/platform/queue/worker-runtime';
 
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
-  let env;
-  try {
-    env = loadEnv();
-  } catch (err) {
-    if (err instanceof EnvError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const env = loadEnvOrExit();
   if (!env.DATABASE_URL || !env.REDIS_URL) {
     process.stderr.write('workers need DATABASE_URL and REDIS_URL (npm start sets both)\n');
     process.exit(1);

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { EnvError, loadEnv } from '../../src/platform/config/env';
+
+describe('environment validation', () => {
+  it('lists every bad variable by name', () => {
+    expect(() => loadEnv({ PORT: 'abc', REDIS_URL: 'http://x', TRUST_PROXY: 'maybe' })).toThrow(EnvError);
+    try {
+      loadEnv({ PORT: 'abc', REDIS_URL: 'http://x', TRUST_PROXY: 'maybe' });
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toContain('PORT');
+      expect(message).toContain('REDIS_URL');
+      expect(message).toContain('TRUST_PROXY');
+    }
+  });
+
+  it('applies the documented defaults', () => {
+    const env = loadEnv({});
+    expect(env).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info', TRUST_PROXY: false, COOKIE_SAMESITE: 'lax' });
+  });
+
+  it('stops the start command with a message naming the variable', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../src/main.ts')], {
+      env: { ...process.env, PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('PORT');
+  });
+});
