@@ -19,7 +19,17 @@ const define = <T, const I extends string>(d: ConfigItemDefinition<T> & { id: I 
 const origin = z
   .string()
   .url()
-  .refine((v) => new URL(v).origin === v, { message: 'must be an origin: scheme://host[:port] with no path or trailing slash' });
+  .refine(
+    (v) => {
+      // zod runs refinements after a failed .url() too, so the parse must not throw.
+      try {
+        return new URL(v).origin === v;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an origin: scheme://host[:port] with no path or trailing slash' },
+  );
 const hostName = z
   .string()
   .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name');

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { createTestApp, type TestApp } from '../support/test-app';
+import { readDemoDocument } from '../../seeds/demo-tenants';
+import { TenantImporter } from '../../src/tenants/tenant-importer';
+import { TenantStore } from '../../src/platform/tenancy/tenant-store';
+import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
+import { KNEX } from '../../src/platform/tokens';
+
+let t: TestApp;
+let knex: Knex;
+beforeAll(async () => {
+  t = await createTestApp();
+  knex = t.container.resolve(KNEX);
+});
+afterAll(async () => t?.close());
+
+async function importBroken(mutate: (doc: any) => void) {
+  const doc = readDemoDocument('acme');
+  mutate(doc);
+  const slug = `broken-${randomBytes(3).toString('hex')}`;
+  const error = await t.container
+    .resolve(TenantImporter)
+    .import(doc, { slug, hosts: [`${slug}.test`], onProgress: () => {} })
+    .then(() => null, (err: Error) => err);
+  return { slug, error };
+}
+
+async function nothingLeftOf(slug: string) {
+  expect(await t.container.resolve(TenantStore).findIdBySlug(slug)).toBeNull();
+  expect(await t.container.resolve(TenantStore).findIdByHost(`${slug}.test`)).toBeNull();
+  const schema = await knex.raw('select 1 from pg_namespace where nspname = ?', [schemaNameForSlug(slug)]);
+  expect(schema.rowCount).toBe(0);
+}
+
+describe('tenant import', () => {
+  it('names the offending ref of a late section and leaves nothing half-created', async () => {
+    const { slug, error } = await importBroken((doc) => {
+      doc.person_competences.push({ person: 'ola', competence: 'no-such-course', date: '2025-01-01' });
+    });
+    expect(error?.message).toBe('person_competences[4]: unknown competence ref "no-such-course"');
+    await nothingLeftOf(slug);
+  });
+
+  it('names a person whose organisation ref is unknown', async () => {
+    const { slug, error } = await importBroken((doc) => {
+      doc.persons[2].organisation = 'acme-nowhere';
+    });
+    expect(error?.message).toBe('persons[2] (ola): unknown organisation ref "acme-nowhere"');
+    await nothingLeftOf(slug);
+  });
+
+  it('refuses a bad config value naming the item', async () => {
+    const { slug, error } = await importBroken((doc) => {
+      doc.config['cors.origins'] = ['https://ok.example', 'not an origin'];
+    });
+    expect(error?.message).toMatch(/^config: config item cors\.origins: 1: /);
+    await nothingLeftOf(slug);
+  });
+
+  it('refuses a document of another format', async () => {
+    const { error } = await importBroken((doc) => {
+      doc.format = 'tenant-import/2';
+    });
+    expect(error?.message).toMatch(/invalid tenant-import\/1 document at format/);
+  });
+});
