@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { createTestApp, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS } from '../support/login';
+import { client, createTestApp, type TestApp } from '../support/test-app';
+import { loginCookie, ACME_PASSWORDS } from '../support/login';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 
@@ -134,5 +134,16 @@ describe('CORS in headless Chromium', () => {
     expect(out.login).toBeUndefined();
     expect(out.error).toMatch(/^TypeError/);
     expect(out.simpleGetError).toBe('TypeError');
+  });
+
+  it("the tenant admin adds an origin to cors.origins and a page there can call the API at once", async () => {
+    const host = new URL(api).hostname;
+    const admin = client(t, host, await loginCookie(t, host, 'admin', ACME_PASSWORDS.admin));
+    const put = await admin.put('/api/configitems/cors.origins').send({ value: [allowedPage, blockedPage] });
+    expect(put.body).toMatchObject({ valid: true });
+    const out = await probe(blockedPage, 'cors-newly-allowed-origin.png');
+    expect(out.error).toBeUndefined();
+    expect(out.status).toBe(200);
+    expect(out.body.person[0]).toMatchObject({ user_name: 'ola' });
   });
 });
