@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p } from '../platform/http/param-types';
-import { ConfigItemsAdminService } from './config-items-admin.service';
+import { AdminConfigItemView, ConfigItemChangeView, ConfigItemsAdminService } from './config-items-admin.service';
 
 const itemId = p.string(200).min(1);
 
@@ -14,6 +14,7 @@ export const configItemAdminRoutes = [
     resource: 'configitems',
     summary: 'Every config item of the tenant with description, type and value (secrets: is_set only); superusers',
     input: z.object({}),
+    output: AdminConfigItemView,
     async handler(ctx) {
       return { items: ctx.resolve(ConfigItemsAdminService).all(ctx.user) };
     },
@@ -26,6 +27,7 @@ export const configItemAdminRoutes = [
     summary: 'Change a config item (superusers); validated by the item, audited, effective everywhere within a second',
     description: 'value as JSON ({"value": ...}) or form text (read as JSON unless the item is a string or enum). Secrets are never echoed: the answer says is_set.',
     input: z.object({ config_item_id: itemId, value: z.unknown() }),
+    output: AdminConfigItemView,
     async handler(ctx, input) {
       const item = await ctx.resolve(ConfigItemsAdminService).set(ctx.user, input.config_item_id, input.value);
       return { items: [item], message: `config item ${input.config_item_id} changed` };
@@ -41,6 +43,7 @@ export const configItemAdminRoutes = [
       config_item_id: itemId,
       limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
     }),
+    output: ConfigItemChangeView,
     async handler(ctx, input) {
       return { items: await ctx.resolve(ConfigItemsAdminService).history(ctx.user, input.config_item_id, input.limit ?? 100) };
     },

@@ -12,9 +12,36 @@ import {
   type ConfigItemDefinition,
   type ConfigItemId,
 } from '../platform/config-items/config-item-registry';
-import { presentConfigItem } from './config-items.presenter';
+import { z } from 'zod';
+import { ConfigItemView, presentConfigItem } from './config-items.presenter';
 
 const SECRET_CHANGED = '[secret changed]';
+
+/** An item as an admin sees it: readable items in full, secrets without their value. */
+export const AdminConfigItemView = z
+  .union([
+    ConfigItemView.extend({ secret: z.literal(false) }),
+    z.object({
+      config_item_id: z.string(),
+      description: z.string(),
+      type: z.string(),
+      secret: z.literal(true),
+      is_set: z.boolean().describe('whether the tenant has set a value; the value itself is never shown'),
+    }),
+  ])
+  .describe('A config item for tenant superusers: as GET /api/configitems?view=full plus secret=false, or for a secret only whether it is set.');
+
+/** One audit entry of a config item. */
+export const ConfigItemChangeView = z
+  .object({
+    config_item_id: z.string(),
+    changed_by: z.string().describe('user_name of the superuser, or "import"'),
+    changed_at: z.string().describe('ISO 8601 date-time'),
+    secret: z.boolean(),
+    old_value: z.unknown().describe('the value before; null for secrets'),
+    new_value: z.unknown().describe('the value after; "[secret changed]" for secrets'),
+  })
+  .describe('Audit entry of a config item change, newest first. Secret values are never shown.');
 
 /** Secrets show only whether they are set; everything else as GET /api/configitems?view=full. */
 export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { fieldsShape, p, paging, pagingShape } from '../platform/http/param-types';
 import { MessagesService } from './messages.service';
-import { presentMessage } from './message.presenter';
+import { MessageOutput, presentMessage } from './message.presenter';
 
 const SECURITY = 'Security: Superuser, person\'s manager, self.';
 
@@ -25,6 +25,7 @@ export const messageRoutes = [
       reply_to: p.string(320).optional(),
       ...fieldsShape,
     }),
+    output: MessageOutput,
     async handler(ctx, input) {
       const view = await ctx.resolve(MessagesService).send(ctx.user, input);
       return { message: 'message queued for delivery', items: [presentMessage(view)] };
@@ -38,6 +39,7 @@ export const messageRoutes = [
     summary: 'Messages sent to a person (default: yourself), newest first, with their delivery state',
     description: SECURITY,
     input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
+    output: MessageOutput,
     async handler(ctx, input) {
       const views = await ctx.resolve(MessagesService).list(ctx.user, input.user_name, paging(input));
       return { items: views.map(presentMessage) };
@@ -51,6 +53,7 @@ export const messageRoutes = [
     summary: 'One message with its delivery state per medium',
     description: `${SECURITY} The sender may read it too.`,
     input: z.object({ message_id: p.id(), ...fieldsShape }),
+    output: MessageOutput,
     async handler(ctx, input) {
       return { items: [presentMessage(await ctx.resolve(MessagesService).get(ctx.user, input.message_id))] };
     },

@@ -5,6 +5,8 @@ import { jsonObject } from '../persons/person-data.schema';
 import { PersonsService } from '../persons/persons.service';
 import { personListShape } from '../persons/persons.routes';
 import { OrganisationsService } from './organisations.service';
+import { OrganisationView } from './organisation.presenter';
+import { PersonView } from '../persons/person.presenter';
 
 const optionalText = (max: number) =>
   z
@@ -37,13 +39,16 @@ export const organisationRoutes = [
     access: 'user',
     resource: 'organisations',
     summary: 'Organisations. Security: superuser (all), manager (the subtrees they manage)',
-    description: 'parent_id=0: roots (for a manager: the tops of their subtrees); user_name: the organisation the person belongs to.',
+    description:
+      'parent_id=0: roots (for a manager: the tops of their subtrees); parent_id=N: N\'s children the caller may see (unknown N: 404); ' +
+      'user_name: the organisation the person belongs to (one at most). Others than superusers and managers: 403. Order name, id; simple view by default.',
     input: z.object({
       parent_id: p.int().pipe(z.number().min(0, 'must be 0 (roots) or an organisation id')).optional(),
       user_name: p.string(200).min(1).optional(),
       ...pagingShape,
       ...viewShape,
     }),
+    output: OrganisationView,
     async handler(ctx, input) {
       return { items: await ctx.resolve(OrganisationsService).list(ctx.user, input, paging(input), input.view ?? 'simple') };
     },
@@ -54,7 +59,9 @@ export const organisationRoutes = [
     access: 'user',
     resource: 'organisations',
     summary: 'One organisation. Security: superuser, manager of it',
+    description: 'Full view by default (adds parent and children).',
     input: z.object({ ...idParam, ...viewShape }),
+    output: OrganisationView,
     async handler(ctx, input) {
       return { items: [await ctx.resolve(OrganisationsService).get(ctx.user, input.organisation_id, input.view ?? 'full')] };
     },
@@ -66,6 +73,7 @@ export const organisationRoutes = [
     resource: 'persons',
     summary: 'Members of an organisation, as GET /api/persons with organisation_id. Security: superuser, manager of it',
     input: z.object({ ...idParam, ...personListShape }),
+    output: PersonView,
     async handler(ctx, input) {
       const query = { ...input, organisation_id: input.organisation_id };
       return { items: await ctx.resolve(PersonsService).list(ctx.user, query, paging(input), input.view ?? 'simple') };
@@ -77,7 +85,11 @@ export const organisationRoutes = [
     access: 'user',
     resource: 'organisations',
     summary: 'Create an organisation. Security: superuser; a manager only below an organisation they manage',
+    description:
+      'Security is not shown in the spec, decided: a superuser anywhere; a manager only below an organisation they manage, ' +
+      'so a root (parent_id 0 or absent) only by a superuser. Unknown keys in organisation_data are a 420. Answers the new Organisation (full view by default).',
     input: z.object({ organisation_data: z.preprocess(jsonObject, OrganisationData), ...viewShape }),
+    output: OrganisationView,
     async handler(ctx, input) {
       const svc = ctx.resolve(OrganisationsService);
       const row = await svc.create(ctx.user, input.organisation_data);

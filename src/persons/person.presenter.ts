@@ -1,4 +1,58 @@
+import { z } from 'zod';
 import type { PersonRow, PersonDetails } from './persons.repository';
+
+const isoDateTime = () => z.string().describe('ISO 8601 date-time');
+const OrganisationRef = z.object({ organisation_id: z.number().int(), name: z.string() });
+
+/**
+ * One Person: the simple fields always, the rest only in the full view (single objects default
+ * to full, lists to simple). Credentials (password hash, pending passwords) are never returned.
+ */
+export const PersonView = z
+  .object({
+    person_id: z.number().int(),
+    user_name: z.string(),
+    firstname: z.string().nullable(),
+    lastname: z.string().nullable(),
+    jobtitle: z.string().nullable(),
+    email: z.string().nullable().describe('stored lower-case'),
+    mobile: z.string().nullable().describe('+ and 6-15 digits'),
+    organisation_id: z.number().int().nullable().describe('the organisation the person is a member of'),
+    employee_code: z.string().nullable(),
+    birthdate: z.string().nullable().optional().describe('calendar date YYYY-MM-DD (full view)'),
+    extern_person_id: z.string().nullable().optional(),
+    address: z.string().nullable().optional(),
+    postcode: z.string().nullable().optional(),
+    city: z.string().nullable().optional(),
+    phone: z.string().nullable().optional(),
+    sex: z.string().nullable().optional(),
+    notice: z.string().nullable().optional(),
+    profile_image: z.string().nullable().optional(),
+    source: z.string().nullable().optional(),
+    code: z.string().nullable().optional(),
+    superuser: z.boolean().optional().describe('may do everything in the tenant (full view)'),
+    organisation: OrganisationRef.nullable().optional().describe('the member organisation (full view)'),
+    roles: z
+      .array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') }))
+      .optional()
+      .describe('roles held (full view)'),
+    manages: z
+      .array(OrganisationRef)
+      .optional()
+      .describe('organisations the person is directly assigned to manage; the subtrees below count too (full view)'),
+    password_changed_at: isoDateTime().nullable().optional().describe('ISO 8601 date-time; when the person last set their own password (full view)'),
+    must_change_password: z
+      .enum(['expired', 'changed_by_other', 'sent_by_mail'])
+      .nullable()
+      .optional()
+      .describe('why the person must choose a new password before anything else (418); null when not (full view)'),
+    created_at: isoDateTime().optional(),
+    updated_at: isoDateTime().optional(),
+  })
+  .describe(
+    'Person. Simple view: person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code; ' +
+      'full view adds every other stored field, organisation, roles, manages and the password state. Password hashes are never shown.',
+  );
 
 /** List view: who the person is and how to reach them. */
 export function presentPersonSimple(p: PersonRow) {
