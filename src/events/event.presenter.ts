@@ -1,4 +1,51 @@
+import { z } from 'zod';
 import type { EventRow, SeatCounts } from './events.repository';
+
+/** Timestamps leave the API as Date.toJSON() strings. */
+export const isoDateTime = () => z.string().describe('ISO 8601 date-time');
+
+/** Attributes of every event, simple view (module events in `children` have only these). */
+const simpleShape = {
+  event_id: z.number().int(),
+  parent_id: z.number().int().nullable().describe('the course event this module event belongs to; null for a course event'),
+  title: z.string(),
+  competence_id: z.number().int().describe('the competence the event trains'),
+  competence_title: z.string(),
+  startdate: isoDateTime(),
+  enddate: isoDateTime(),
+  location_id: z.number().int().nullable(),
+  location_name: z.string().nullable(),
+  host_organisation_id: z.number().int().nullable().describe('hosting organisation; null = open to every organisation context'),
+  max_participants: z.number().int().nullable().describe('seat limit; null = no limit'),
+  participants: z.number().int().describe('number of persons signed on (seats taken)'),
+  waitlist: z.number().int().describe('number of persons on the wait list'),
+  places: z.number().int().nullable().describe('free seats; null when the event has no seat limit'),
+  cancelled: z.boolean(),
+  locked: z.boolean().describe('sign-ons cannot change any more'),
+  custom_attributes: z.record(z.string(), z.unknown()).describe('values of the custom attributes defined for events in the custom_attributes config item'),
+};
+
+/** Present only with user_check=1. */
+const userCheckShape = {
+  user_status: z.enum(['signed_on', 'waitlist']).nullable().optional().describe('user_check=1 only: the checked person\'s live sign-on; null = not signed on'),
+  signed_on: z.boolean().optional().describe('user_check=1 only: the checked person holds a seat'),
+};
+
+/** A module event as nested in its course's `children`: always the simple view. */
+export const ModuleEventView = z.object({ ...simpleShape, ...userCheckShape });
+
+export const EventView = z.object({
+  ...simpleShape,
+  description: z.string().nullable().optional().describe('full view only'),
+  instructor_id: z.number().int().nullable().optional().describe('full view only'),
+  instructor_user_name: z.string().nullable().optional().describe('full view only'),
+  signon_opens: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = no opening limit'),
+  signon_closes: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = until the event starts'),
+  min_age: z.number().int().nullable().optional().describe('full view only: minimum age in years on the day of sign-on'),
+  prerequisites: z.array(z.number().int()).optional().describe('full view only: ids of competences a participant must hold'),
+  ...userCheckShape,
+  children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
+});
 
 export interface EventExtras {
   counts: Map<number, SeatCounts>;

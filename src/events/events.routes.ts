@@ -4,6 +4,7 @@ import { p, paging, pagingShape, viewShape } from '../platform/http/param-types'
 import { eventFilterShape, customAttributeFilters } from './event-filters';
 import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
+import { EventView } from './event.presenter';
 import { TargetPerson } from '../personevents/target-person';
 import { TENANT_DB } from '../platform/tokens';
 import { ApiError } from '../platform/errors/api-error';
@@ -23,8 +24,14 @@ export const eventRoutes = [
     access: 'user',
     resource: 'events',
     summary: 'Course events (module events nested in children)',
-    description: 'Filters: see the spec; location_id needs startdate and enddate; custom_attributes.<name>=<value>.',
+    description:
+      'Filters: see the spec; custom_attributes.<name>=<value> (the name must be defined for events in the custom_attributes config item). ' +
+      'Lists hold course events only; module events appear only in their course\'s children. ' +
+      'mode: future (default) = starts now or later, finished = ended, notfinished = not ended yet, all; startdate/enddate override mode. ' +
+      'cancelled=1 includes cancelled events (left out by default). location_id is ignored (with a note in message) unless startdate and enddate are given. ' +
+      'user_check=1 adds signed_on and user_status for the caller or user_name (superuser, manager, self).',
     input: listInput,
+    output: EventView,
     async handler(ctx, input) {
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const items = await ctx.resolve(EventsService).list(filters, paging(input), {
@@ -41,6 +48,8 @@ export const eventRoutes = [
     access: 'user',
     resource: 'events',
     summary: 'Events of a competence; same as GET /api/events with competence_id',
+    description: '404 for an unknown competence; otherwise filters and answer as GET /api/events.',
+    output: EventView,
     input: z.looseObject({ ...eventFilterShape, ...pagingShape, ...viewShape, competence_id: p.id(), user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const competence = await ctx.resolve(TENANT_DB).table('competences').where({ id: input.competence_id }).first('id');
@@ -59,6 +68,8 @@ export const eventRoutes = [
     access: 'user',
     resource: 'events',
     summary: 'One event (full view by default)',
+    description: 'Also answers for a module event\'s id (a module event has no children).',
+    output: EventView,
     input: z.object({ event_id: p.id(), ...viewShape, user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const svc = ctx.resolve(EventsService);
@@ -76,6 +87,10 @@ export const eventRoutes = [
     access: 'user',
     resource: 'check_join',
     summary: 'Whether a person may sign on, with a reason and a text per unmet criterion',
+    description:
+      'Answers the envelope itself (no check_join array): can_join (boolean), places (free seats, null = no limit), reason (list) and one text attribute per reason. ' +
+      'Reasons: cancelled, locked, signon_period (our addition: before signon_opens, after signon_closes or once the event started), prerequisites, age ' +
+      '(age on the day of the check; no birthdate = not blocked), required_fields, conflicting_course, already_joined, event_full (the only one that keeps can_join true).',
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);

@@ -3,7 +3,7 @@ import { defineRoute } from '../platform/http/define-route';
 import { p, fieldsShape } from '../platform/http/param-types';
 import { TargetPerson } from '../personevents/target-person';
 import { EventsService } from '../events/events.service';
-import { FilesService, presentFile } from './files.service';
+import { FileView, FilesService, presentFile } from './files.service';
 
 const uploaded = z.object({ originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) }, { message: 'must be a file (multipart/form-data part named file)' });
 
@@ -14,7 +14,10 @@ export const fileRoutes = [
     access: 'user',
     resource: 'files',
     summary: 'Uploads a file (multipart/form-data, part "file") for the caller or user_name; ceid shares it with the event instructor',
-    description: 'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content.',
+    description:
+      'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content. user_name: upload for someone (their manager or a superuser). ' +
+      'The spec leaves the answer\'s contents open: it is the File description below.',
+    output: FileView,
     input: z.object({
       file: uploaded,
       user_name: p.string(200).min(1).optional(),
@@ -45,6 +48,8 @@ export const fileRoutes = [
     access: 'user',
     resource: 'files',
     summary: "A file's description; the bytes are at GET /api/files/[file_id]/content",
+    description: 'Visible to the owner, the uploader, a superuser and, with ceid, the event\'s instructor; others 403.',
+    output: FileView,
     input: z.object({ file_id: p.id(), ...fieldsShape }),
     async handler(ctx, input) {
       const files = ctx.resolve(FilesService);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
@@ -6,6 +7,7 @@ import type { Tenant } from '../platform/tenancy/tenant';
 import type { Principal } from '../platform/auth/principal';
 import { ApiError } from '../platform/errors/api-error';
 import { FILE_STORE, type FileStore } from './file-store';
+import { isoDateTime } from '../events/event.presenter';
 
 export interface NewFile {
   ownerId: number;
@@ -33,6 +35,20 @@ export interface FileRow {
   storage_key: string;
   created_at: Date;
 }
+
+/** The description of a stored file (the spec leaves its contents open). */
+export const FileView = z.object({
+  file_id: z.number().int(),
+  user_name: z.string().describe('the person the file belongs to'),
+  filetitle: z.string().nullable().describe('display title; defaults to the file name'),
+  file_name: z.string(),
+  mime_type: z.string(),
+  size: z.number().int().describe('bytes'),
+  event_id: z.number().int().nullable().describe('ceid given at upload: the event whose instructor may see the file'),
+  survey_answer_id: z.number().int().nullable().describe('the survey answer the file was uploaded with'),
+  created_at: isoDateTime(),
+  download_url: z.string().describe('relative URL of the bytes (GET, same login)'),
+});
 
 export function presentFile(r: FileRow): Record<string, unknown> {
   return {

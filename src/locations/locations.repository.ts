@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
@@ -11,6 +12,16 @@ export interface LocationFilters {
   minimumCapacity?: number;
   box?: { swLat: number; swLng: number; neLat: number; neLng: number };
 }
+
+/** Same attributes in simple and full view. */
+export const LocationView = z.object({
+  location_id: z.number().int(),
+  name: z.string(),
+  address: z.string().nullable(),
+  capacity: z.number().int().nullable().describe('number of seats; null = not registered'),
+  latitude: z.number().nullable().describe('WGS 84 degrees'),
+  longitude: z.number().nullable().describe('WGS 84 degrees'),
+});
 
 const present = (r: any) => ({
   location_id: r.id,

@@ -4,7 +4,8 @@ import { p, paging, pagingShape, viewShape } from '../platform/http/param-types'
 import { ApiError } from '../platform/errors/api-error';
 import { EventsService } from '../events/events.service';
 import { EventsRepository } from '../events/events.repository';
-import { LocationsRepository } from './locations.repository';
+import { LocationView, LocationsRepository } from './locations.repository';
+import { EventView } from '../events/event.presenter';
 
 const float = (name: string, min: number, max: number) =>
   z
@@ -31,6 +32,10 @@ export const locationRoutes = [
     access: 'user',
     resource: 'locations',
     summary: 'Locations; with startdate and enddate only those with no event in that range',
+    description:
+      'Sorted by name. startdate and enddate go together (else 419) and keep locations with no non-cancelled event overlapping the range. ' +
+      'The four bounding-box corners go together (else 419); sw_longitude > ne_longitude is a box across the 180th meridian.',
+    output: LocationView,
     input: z.object({
       term: p.string(200).optional(),
       startdate: p.date().optional(),
@@ -65,6 +70,7 @@ export const locationRoutes = [
     access: 'user',
     resource: 'locations',
     summary: 'One location',
+    output: LocationView,
     input: z.object({ location_id: p.id(), ...viewShape }),
     async handler(ctx, input) {
       return { items: [await ctx.resolve(LocationsRepository).get(input.location_id)] };
@@ -76,6 +82,8 @@ export const locationRoutes = [
     access: 'user',
     resource: 'events',
     summary: 'Events at a location overlapping startdate..enddate (both required)',
+    description: 'Course events (modules nested in children) whose time overlaps the range, sorted by start; cancelled ones included.',
+    output: EventView,
     input: z.object({ location_id: p.id(), startdate: p.date(), enddate: p.date(), ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
       if (input.enddate <= input.startdate) throw ApiError.malformed('enddate', 'must be after startdate');

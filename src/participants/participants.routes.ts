@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
 import { EventsService } from '../events/events.service';
-import { ParticipantsService } from './participants.service';
+import { ParticipantView, ParticipantsService } from './participants.service';
 
 const listInput = z.object({
   event_id: p.id(),
@@ -22,7 +22,11 @@ const list = (resource: string, path: string, summary: string) =>
     access: 'user',
     resource,
     summary,
+    description:
+      'A superuser or the event\'s instructor sees all participants; a manager only persons in organisations they manage (with organisation_id they must manage it); ' +
+      'anyone else 403. waitlist, passed and met filter when given (unset returns both). Sorted: seats first, then by sign-on time.',
     input: listInput,
+    output: ParticipantView,
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
       return { items: await ctx.resolve(ParticipantsService).list(ctx.user, event, input, paging(input)) };
@@ -38,6 +42,8 @@ export const participantRoutes = [
     access: 'user',
     resource: 'participants',
     summary: 'One participant of an event',
+    description: 'Superuser, the person\'s manager, self and the event\'s instructor; 404 when the person has no live sign-on to the event.',
+    output: ParticipantView,
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1), ...viewShape }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
@@ -7,6 +8,25 @@ import type { Paging } from '../platform/http/param-types';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import { ApiError } from '../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
+import { isoDateTime } from '../events/event.presenter';
+
+/** One participant: the person plus their live sign-on (same attributes in simple and full view). */
+export const ParticipantView = z.object({
+  person_id: z.number().int(),
+  user_name: z.string(),
+  firstname: z.string().nullable(),
+  lastname: z.string().nullable(),
+  email: z.string().nullable(),
+  mobile: z.string().nullable(),
+  organisation_id: z.number().int().nullable(),
+  organisation_name: z.string().nullable(),
+  person_event_id: z.number().int(),
+  status: z.enum(['signed_on', 'waitlist']),
+  waitlist: z.boolean().describe('true while the person is on the wait list'),
+  passed: z.boolean().nullable().describe('whether the person passed the event; null = not assessed yet'),
+  met: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
+  signed_on_at: isoDateTime(),
+});
 
 export interface ParticipantFilters {
   waitlist?: boolean;

@@ -7,7 +7,7 @@ import { TENANT_DB } from '../platform/tokens';
 import { EventsService } from '../events/events.service';
 import { TargetPerson } from './target-person';
 import { PersonEventsRepository } from './personevents.repository';
-import { presentPersonEvent } from './person-event.presenter';
+import { PersonEventView, presentPersonEvent } from './person-event.presenter';
 import { SignOnService } from './signon.service';
 
 const userName = p.string(200).min(1).optional();
@@ -19,6 +19,11 @@ export const personEventRoutes = [
     access: 'user',
     resource: 'personevents',
     summary: 'Sign-ons of a person, of an organisation (and below), or (superuser) of everyone',
+    description:
+      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser sees everyone\'s sign-ons, ' +
+      'anyone else their own (as the earlier reference did). waitlist=0 (default) lists seats, waitlist=1 wait-list entries only; signed-off rows are never listed. ' +
+      'mode: future (default, not ended yet), finished, all. Paging: limit default 20, at most 100.',
+    output: PersonEventView,
     input: z.object({
       user_name: userName,
       organisation_id: p.id().optional(),
@@ -61,6 +66,7 @@ export const personEventRoutes = [
     access: 'user',
     resource: 'personevents',
     summary: "A person's live sign-on to an event (empty when not signed on)",
+    output: PersonEventView,
     input: z.object({ event_id: p.id(), user_name: userName, ...fieldsShape }),
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
@@ -75,6 +81,11 @@ export const personEventRoutes = [
     access: 'user',
     resource: 'personevents',
     summary: 'Signs a person on (onto the wait list when the event is full)',
+    description:
+      'Checked like check_join in one transaction on the locked event row (seats are never oversold). A refused sign-on is errorcode 409 with the reason texts ' +
+      'in message plus can_join and reason in the envelope; module events cannot be signed on to (409). order_id/order_reference only with the order system ' +
+      'enabled (otherwise ignored with a note in message).',
+    output: PersonEventView,
     input: z.object({
       event_id: p.id(),
       user_name: userName,
@@ -95,6 +106,10 @@ export const personEventRoutes = [
     access: 'user',
     resource: 'personevents',
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
+    description:
+      'Returns the signed-off PersonEvent. 404 when not signed on; 409 on a locked event unless superuser; action=update answers 501. ' +
+      'The seat goes to the longest-waiting person on the wait list; the message only says how many moved up.',
+    output: PersonEventView,
     input: z.object({
       event_id: p.id(),
       user_name: userName,

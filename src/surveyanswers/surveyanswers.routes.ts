@@ -6,7 +6,7 @@ import { AccessPolicy } from '../platform/auth/access-policy';
 import { TENANT_DB } from '../platform/tokens';
 import { TargetPerson } from '../personevents/target-person';
 import { surveyData } from './survey-data';
-import { SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
+import { SurveyAnswerView, SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
 
 const idParam = { surveyanswer_id: p.id() };
 
@@ -23,7 +23,9 @@ const lockRoute = (action: 'lock' | 'unlock') =>
     access: 'user',
     resource: 'surveyanswers',
     summary: `${action === 'lock' ? 'Locks' : 'Unlocks'} a survey answer (superuser, manager, owner or instructor of the survey)`,
+    description: 'Returns the full SurveyAnswer. The answering person cannot unlock their own answer.',
     input: z.object({ ...idParam, ...fieldsShape }),
+    output: SurveyAnswerView,
     async handler(ctx, input) {
       const a = await ctx.resolve(SurveyAnswersService).setLocked(ctx.user, input.surveyanswer_id, action === 'lock');
       return { items: [presentAnswer(a, 'full')], message: action === 'lock' ? 'survey answer locked' : 'survey answer unlocked' };
@@ -37,6 +39,8 @@ export const surveyAnswerRoutes = [
     access: 'user',
     resource: 'surveyanswer',
     summary: 'One survey answer with its items',
+    description: 'Visible to a superuser, the person, their manager and the survey\'s owner or instructor.',
+    output: SurveyAnswerView,
     input: z.object({ ...idParam, ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
       const svc = ctx.resolve(SurveyAnswersService);
@@ -51,6 +55,10 @@ export const surveyAnswerRoutes = [
     access: 'user',
     resource: 'surveyanswers',
     summary: 'Survey answers of a person, of an organisation, or (owner, superuser) of a survey',
+    description:
+      'user_name does not default to the caller. organisation_id: the organisation\'s own answers and those of its persons (its manager). ' +
+      'Without both only a superuser, or the survey\'s owner/instructor with survey_id. Newest first; simple view by default.',
+    output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
       const svc = ctx.resolve(SurveyAnswersService);
@@ -79,7 +87,11 @@ export const surveyAnswerRoutes = [
     access: 'user',
     resource: 'surveyanswer',
     summary: 'Answers a survey for the caller, user_name, or an organisation',
-    description: 'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id.',
+    description:
+      'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id. ' +
+      'Items must follow the survey\'s question tree (else 420 naming the item). file_data is stored as a file of the answering person and the item keeps its file_id ' +
+      '(UPLOAD_MAX_BYTES per file, 413 beyond). Returns the full SurveyAnswer.',
+    output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
       let who: Answerer;
@@ -99,6 +111,8 @@ export const surveyAnswerRoutes = [
     access: 'user',
     resource: 'surveyanswers',
     summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
+    description: 'Superuser, the person, their manager. Items keep uploaded files with file_id (a file of this answer); file_data is refused (420). Returns the full SurveyAnswer.',
+    output: SurveyAnswerView,
     input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
       const a = await ctx.resolve(SurveyAnswersService).replace(ctx.user, input.surveyanswer_id, input.data);

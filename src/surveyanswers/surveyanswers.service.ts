@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import { ENV, TENANT_DB } from '../platform/tokens';
 import type { Env } from '../platform/config/env';
@@ -6,6 +7,7 @@ import type { Principal } from '../platform/auth/principal';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import { ApiError } from '../platform/errors/api-error';
 import { FilesService } from '../files/files.service';
+import { isoDateTime } from '../events/event.presenter';
 import { loadSurvey, surveyOf, validateItems, walkItems, type SurveyData, type SurveyTree } from './survey-data';
 
 export interface AnswerRow {
@@ -24,6 +26,34 @@ export interface AnswerRow {
   created_at: Date;
   updated_at: Date;
 }
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** One stored item; uploaded file_data has been replaced by the stored file's file_id. */
+export const SurveyAnswerItemView: z.ZodType<unknown> = z.lazy(() =>
+  z.object({
+    competence_id: z.number().int().describe('the question (a competence below the survey)'),
+    value: z.union([scalar, z.array(scalar)]).optional(),
+    file_id: z.number().int().optional().describe('stored file of this item; the bytes are at GET /api/files/[file_id]/content'),
+    file_name: z.string().optional(),
+    file_title: z.string().optional(),
+    children: z.array(SurveyAnswerItemView).optional().describe('answers to the sub-questions of this question'),
+  }),
+);
+
+export const SurveyAnswerView = z.object({
+  surveyanswer_id: z.number().int(),
+  survey_id: z.number().int().describe('the survey competence'),
+  survey_title: z.string(),
+  person_id: z.number().int().nullable().describe('the answering person; null when an organisation answered'),
+  user_name: z.string().nullable(),
+  organisation_id: z.number().int().nullable().describe('the answering organisation; null when a person answered'),
+  locked: z.boolean().describe('a locked answer refuses PUT (errorcode 409)'),
+  locked_at: isoDateTime().nullable(),
+  created_at: isoDateTime(),
+  updated_at: isoDateTime(),
+  items: z.array(SurveyAnswerItemView).optional().describe('full view only: the answers, nested as the survey\'s questions'),
+});
 
 export function presentAnswer(r: AnswerRow, view: 'simple' | 'full'): Record<string, unknown> {
   const out: Record<string, unknown> = {
