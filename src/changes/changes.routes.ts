@@ -5,6 +5,7 @@ import { ApiError } from '../platform/errors/api-error';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import { TENANT_DB } from '../platform/tokens';
 import { ChangesRepository } from './changes.repository';
+import { ChangeView } from './changes.views';
 
 function parseEnd(value: string): Date {
   const r = p.date().safeParse(value);
@@ -19,6 +20,14 @@ export const changesRoutes = [
     access: 'user',
     resource: 'changes',
     summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
+    description:
+      'Dates: ISO date or date-time; enddate defaults to now, a date-only enddate includes that whole day; the period is [startdate, enddate); ' +
+      'for events enddate is ignored. Security: personcompetences and events: superusers for the whole tenant, managers only with an ' +
+      'organisation_id / extern_organisation_id they manage (persons in that unit and below; events: with a sign-on of such a person); ' +
+      'competences: superusers and managers. personcompetences: every registration made in the period (history rows too, `current` tells ' +
+      'whether it is still current) and deletions as {competence_id, title, type, user_name, deleted: true, changed_at}. ' +
+      'competences and events: rows updated in the period with deleted false. Ordered by changed_at; limit default 20, max 100.',
+    output: ChangeView,
     input: z.object({
       Type: z.string().pipe(z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' })),
       startdate: p.date(),

@@ -12,6 +12,32 @@ interface TreeRow {
   external_id?: string | null;
 }
 
+const groupShape = {
+  competence_group_id: z.number().int(),
+  name: z.string(),
+  parent_id: z.number().int().nullable().describe('the group above; null for a root group'),
+  external_id: z.string().nullable(),
+};
+const SubGroupView: z.ZodType = z.object({ ...groupShape, sub_groups: z.array(z.lazy(() => SubGroupView)) });
+/** In lists without sub groups; one by id nests all groups below it in `sub_groups`. */
+export const CompetenceGroupView = z.object({
+  ...groupShape,
+  sub_groups: z.array(SubGroupView).optional().describe('GET /competencegroups/{id} only: the groups below, recursively'),
+});
+
+const categoryShape = {
+  category_id: z.number().int(),
+  name: z.string(),
+  parent_id: z.number().int().nullable().describe('the category above; null for a root category'),
+  description: z.string().nullable().optional().describe('full view'),
+};
+const ChildCategoryView: z.ZodType = z.object({ ...categoryShape, children: z.array(z.lazy(() => ChildCategoryView)).optional() });
+/** simple: id, name, parent; full adds description; `children` with tree=1 or for one by id in full view. */
+export const CategoryView = z.object({
+  ...categoryShape,
+  children: z.array(ChildCategoryView).optional().describe('sub categories, recursively: with tree=1, or GET /categories/{id} in full view'),
+});
+
 const group = (g: TreeRow) => ({ competence_group_id: g.id, name: g.name, parent_id: g.parent_id, external_id: g.external_id ?? null });
 const category = (c: TreeRow) => ({ category_id: c.id, name: c.name, parent_id: c.parent_id });
 
@@ -28,6 +54,7 @@ export const catalogueTreeRoutes = [
     resource: 'competencegroups',
     summary: 'Competence groups: root groups, or all groups with all=1',
     input: z.object({ all: p.bool().optional(), ...pagingShape, ...fieldsShape }),
+    output: CompetenceGroupView,
     async handler(ctx, input) {
       const q = ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
       if (!input.all) q.whereNull('parent_id');
@@ -42,6 +69,7 @@ export const catalogueTreeRoutes = [
     resource: 'competencegroups',
     summary: 'One competence group with its sub groups (nested)',
     input: z.object({ competence_group_id: p.id(), ...fieldsShape }),
+    output: CompetenceGroupView,
     async handler(ctx, input) {
       const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
       const g = rows.find((r) => r.id === input.competence_group_id);
@@ -55,7 +83,9 @@ export const catalogueTreeRoutes = [
     access: 'user',
     resource: 'categories',
     summary: 'Categories, flat or as a tree (tree=1: root categories with children)',
+    description: 'tree=1: paging applies to the list of root categories, each carrying its `children` recursively.',
     input: z.object({ tree: p.bool().optional(), ...pagingShape, ...viewShape }),
+    output: CategoryView,
     async handler(ctx, input) {
       const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
       const full = input.view === 'full';
@@ -72,6 +102,7 @@ export const catalogueTreeRoutes = [
     resource: 'categories',
     summary: 'One category (full view: description and sub categories)',
     input: z.object({ category_id: p.id(), ...viewShape }),
+    output: CategoryView,
     async handler(ctx, input) {
       const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
       const c = rows.find((r) => r.id === input.category_id);

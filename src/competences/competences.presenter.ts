@@ -1,7 +1,41 @@
+import { z } from 'zod';
 import type { CompetenceRow } from './competence.row';
 import type { CompetenceExtras } from './competences.repository';
+import { COMPETENCE_TYPE_IDS } from './competence-types';
 
 export type View = 'simple' | 'full';
+
+const simpleShape = {
+  competence_id: z.number().int(),
+  title: z.string(),
+  type: z.enum(COMPETENCE_TYPE_IDS),
+  active: z.boolean(),
+  parent_id: z.number().int().nullable().describe('the parent competence (course of a module, checklist of an item); null at the top'),
+  competence_group_id: z.number().int().nullable(),
+  valid_months: z.number().int().nullable().describe('months a registration stays valid; null: does not expire'),
+  checked_by: z.string().nullable().optional().describe('checklist items: who checks it (self, manager or both); in the simple view only on checklist items'),
+  lms_start_url: z.string().nullable().optional().describe('e-courses: start URL in the learning system; in the simple view only on e-courses'),
+};
+
+/** A nested competence (children are always shown in the simple view). */
+export const CompetenceSimpleView: z.ZodType = z.object({
+  ...simpleShape,
+  children: z.array(z.lazy(() => CompetenceSimpleView)).describe('modules, checklist items or survey questions, simple view, recursively'),
+});
+
+/** simple: the list view; full (default for one by id) adds the optional fields below. */
+export const CompetenceView = z.object({
+  ...simpleShape,
+  children: z.array(CompetenceSimpleView).describe('modules, checklist items or survey questions, simple view, recursively'),
+  description: z.string().nullable().optional().describe('full view'),
+  competence_group_name: z.string().nullable().optional().describe('full view'),
+  categories: z.array(z.object({ category_id: z.number().int(), name: z.string() })).optional().describe('full view'),
+  attributes: z.array(z.object({ attribute_id: z.number().int(), name: z.string() })).optional().describe('full view'),
+  owner_user_name: z.string().nullable().optional().describe('full view'),
+  instructor_user_name: z.string().nullable().optional().describe('full view'),
+  custom_attributes: z.record(z.string(), z.unknown()).optional().describe("full view; names defined in the tenant's custom_attributes config item"),
+  updated_at: z.string().optional().describe('ISO 8601 date-time; full view'),
+});
 
 /** Competence objects: simple in lists and nested children, full for one by id. */
 export class CompetencePresenter {

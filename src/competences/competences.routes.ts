@@ -3,7 +3,7 @@ import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
 import { ApiError } from '../platform/errors/api-error';
 import { CompetencesRepository } from './competences.repository';
-import { CompetencePresenter } from './competences.presenter';
+import { CompetencePresenter, CompetenceView } from './competences.presenter';
 import { CompetenceSearch } from './competence-search';
 import { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS } from './competence-types';
 import type { CompetenceRow } from './competence.row';
@@ -25,6 +25,15 @@ export const competenceRoutes = [
     access: 'user',
     resource: 'competences',
     summary: 'Competence catalogue; modules, checklist items and survey questions only appear nested in children',
+    description:
+      'Competences with a parent (modules, checklist items, survey questions) are never list items; they come nested, in the simple view, ' +
+      'in `children` of their parent. competence_group_ids / external_competence_group_ids include the groups below. ' +
+      "custom_attributes.<name>=<value>: the name must be defined for competences in the tenant's custom_attributes config item (else 420); values compare as text. " +
+      'course_template_usage_allowed_only: types course and group; superusers and managers may use every template, others only those they own. ' +
+      'owner_only / instructor_only: for the caller or user_name (self, their manager, superuser). ' +
+      'organisation_ids / external_organisation_ids (superusers only, else 403) and users_organisations_only=1 keep competences valid there, looking up the tree; ' +
+      'a competence restricted to no organisation is valid everywhere. organisation_owner_only answers 501. Unknown types are a 420.',
+    output: CompetenceView,
     input: z
       .object({
         ...pagingShape,
@@ -59,7 +68,9 @@ export const competenceRoutes = [
     access: 'user',
     resource: 'competences',
     summary: 'One competence (full view by default) with its children',
+    description: 'Any competence, a nested one (module, checklist item, survey question) too.',
     input: z.object({ competence_id: p.id(), ...viewShape }),
+    output: CompetenceView,
     async handler(ctx, input) {
       const row = await ctx.resolve(CompetencesRepository).byId(input.competence_id);
       if (!row) throw ApiError.notFound(`competence ${input.competence_id}`);
@@ -73,6 +84,12 @@ export const competenceRoutes = [
     resource: 'competencetypes',
     summary: 'The competence types',
     input: z.object({ ...fieldsShape }),
+    output: z.object({
+      competence_type_id: z.enum(COMPETENCE_TYPE_IDS),
+      name: z.string(),
+      course_template: z.boolean().describe('events can be created from competences of this type (course, group)'),
+      nested_only: z.boolean().describe('only exists as a child of another competence (module, checklist item, survey question)'),
+    }),
     async handler() {
       return {
         items: COMPETENCE_TYPES.map((t) => ({ competence_type_id: t.id, name: t.name, course_template: t.course_template, nested_only: t.nested })),
@@ -85,7 +102,10 @@ export const competenceRoutes = [
     access: 'user',
     resource: 'lmsstarturls',
     summary: 'Start URLs of e-courses in the learning system',
+    description:
+      'Without competence_ids: active e-courses that have a start URL. competence_ids naming an unknown competence is a 404, one that is not an e-course a 420.',
     input: z.object({ competence_ids: p.idList().optional(), ...pagingShape, ...fieldsShape }),
+    output: z.object({ competence_id: z.number().int(), title: z.string(), lms_start_url: z.string() }),
     async handler(ctx, input) {
       const repo = ctx.resolve(CompetencesRepository);
       if (input.competence_ids) {

@@ -21,6 +21,13 @@ async function personCounts(ctx: RouteContext, personId: number) {
 /** Percent of required competences held, rounded down; nothing required counts as 100. */
 const level = (required: number, fulfilled: number) => (required === 0 ? 100 : Math.floor((100 * fulfilled) / required));
 
+const counts = {
+  required: z.number().int().describe('mandatory competences (per person, summed over the persons of an organisation)'),
+  fulfilled: z.number().int().describe('of those, held now'),
+  missing: z.number().int(),
+  competence_level: z.number().int().min(0).max(100).describe('percent fulfilled, rounded down; 100 when nothing is required'),
+};
+
 export const competenceLevelRoutes = [
   defineRoute({
     method: 'get',
@@ -28,6 +35,14 @@ export const competenceLevelRoutes = [
     access: 'user',
     resource: 'competencelevel',
     summary: 'Share of mandatory competences fulfilled, for a person or an organisation subtree',
+    description:
+      'For a person: required = distinct active competences mandatory for any of their roles, fulfilled = how many of them are held now; ' +
+      'competence_level = floor(100 * fulfilled / required), 100 when nothing is required. For organisation_id (superuser or its manager): ' +
+      'the persons of the organisation and every unit below, summing required and fulfilled over them.',
+    output: z.union([
+      z.object({ user_name: z.string(), ...counts }),
+      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below'), ...counts }),
+    ]),
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), ...fieldsShape }),
     async handler(ctx, input) {
       if (input.organisation_id !== undefined) {

@@ -7,7 +7,7 @@ import { TargetPersons } from './target-person';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates, stateOf } from './competence-state';
 import { PersonCompetenceRegistration } from './personcompetence-registration';
-import { presentPersonCompetence } from './personcompetences.presenter';
+import { presentPersonCompetence, PersonCompetenceView } from './personcompetences.presenter';
 
 const userName = p.string(200).optional();
 
@@ -18,6 +18,14 @@ export const personCompetenceRoutes = [
     access: 'user',
     resource: 'personcompetences',
     summary: "A person's competences held (state=passed) or required and not held (state=missing)",
+    description:
+      'Held = a current registration, valid_until empty or not before today (UTC), passed > 0, a checklist item checked (or overridden by a manager), ' +
+      'a signature signed; a checklist is held when all its items are, or when a manager registered the checklist itself. ' +
+      'state=passed (default): competences held now (expired ones are not listed). state=missing: competences required and not held, with `reason`. ' +
+      "Required = requirements of the person's roles, or of role_ids (any roles: gap analysis; unknown role 404), on active competences; " +
+      'mandatory for one role and optional for another counts as mandatory. requirement defaults to none for passed, mandatory for missing or with role_ids. ' +
+      'Only top-level competences are list items; a checklist carries its items in `children`. Sorted by title; limit default 20, max 100.',
+    output: PersonCompetenceView,
     input: z.object({
       ...pagingShape,
       ...viewShape,
@@ -43,6 +51,8 @@ export const personCompetenceRoutes = [
     access: 'user',
     resource: 'personcompetences',
     summary: "A person's current registration of one competence (also when expired)",
+    description: 'An expired registration shows as state missing, reason expired. 404 when the person has no registration of it.',
+    output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
       const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competences');
@@ -59,6 +69,14 @@ export const personCompetenceRoutes = [
     access: 'user',
     resource: 'personcompetences',
     summary: 'Registers a competence for a person (a new registration; the previous one stays as history)',
+    description:
+      "user_name other than self: the person's manager or a superuser (else 403). passed 0-100 default 100; date default today; " +
+      'valid_until default date + the competence\'s valid_months; valid_until before date is a 420; file is a 501; parameters of another type are a 420. ' +
+      'Formal competences and skills may be registered by the person; course, module, ecourse, group and checklist only by a manager or superuser; ' +
+      'surveys are answered with POST /api/surveyanswer (409). Checklist item with action on/off follows its checked_by; without action a manager override. ' +
+      'Signature: only for oneself, with the current password (wrong: 420, nothing stored; 5 wrong within 15 minutes: 429). ' +
+      'show_course_diploma present with any value means true; skill_level defaults to passed. Inactive competences may be registered.',
+    output: PersonCompetenceView,
     input: z.object({
       competence_id: p.id(),
       user_name: userName,
@@ -89,6 +107,10 @@ export const personCompetenceRoutes = [
     access: 'user',
     resource: 'personcompetences',
     summary: 'Removes every registration (all occurrences) of a competence for a person',
+    description:
+      'Self may remove formal competences, skills, signatures and checklist items not checked by a manager; other types need the person\'s manager or a superuser. ' +
+      '404 when nothing was registered. Returns the removed current registration with state deleted and `deleted: true`.',
+    output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
       const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, input.competence_id, input.user_name);

@@ -3,6 +3,7 @@ import { defineRoute } from '../platform/http/define-route';
 import { p, fieldsShape } from '../platform/http/param-types';
 import { OrganisationalFunctions } from './organisational-functions.service';
 import { roleMetaTypes } from './roles.routes';
+import { OrganisationalFunctionView } from './roles.views';
 
 const ids = p.idList().pipe(z.array(z.number()).min(1, 'must name at least one organisational function'));
 
@@ -13,6 +14,11 @@ export const organisationalFunctionRoutes = [
     access: 'user',
     resource: 'organisationalfunctions',
     summary: "Functions available in an organisation, or (without organisation_id) the functions a person holds",
+    description:
+      'An organisational function is a role made available on an organisation; it is available there and in every organisation below. ' +
+      'With organisation_id: the functions available there (`inherited` when defined above), for superusers, its managers and members of it or below. ' +
+      "Without: the functions the person (user_name, default the caller; self, their manager, superuser) holds in their own organisation (`held: true`).",
+    output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), role_meta_types: roleMetaTypes.optional(), ...fieldsShape }),
     async handler(ctx, input) {
       const svc = ctx.resolve(OrganisationalFunctions);
@@ -29,6 +35,10 @@ export const organisationalFunctionRoutes = [
     access: 'user',
     resource: 'organisationalfunctions',
     summary: 'update: the person takes on the function; off: the person gives it up',
+    description:
+      "user_name defaults to the caller. update gives the person the role (the person's manager or a superuser only; self-assignment is 403); " +
+      "off takes it away (also allowed for self). The function must be available in the person's organisation, else 404. Returns the function with `held`.",
+    output: OrganisationalFunctionView,
     input: z.object({
       organisationalfunction_id: p.id(),
       // z.string() first, so that a missing action is a 419 rather than a 420.
@@ -47,6 +57,8 @@ export const organisationalFunctionRoutes = [
     access: 'user',
     resource: 'organisationalfunctions',
     summary: 'Makes roles available as organisational functions on the organisation (and below)',
+    description: "Security: superuser or the organisation's manager. Returns the organisation's functions after the change; unknown role ids are a 404.",
+    output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
       return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, true) };
@@ -58,6 +70,9 @@ export const organisationalFunctionRoutes = [
     access: 'user',
     resource: 'organisationalfunctions',
     summary: 'Removes organisational functions from the organisation (persons keep their roles)',
+    description:
+      "Security: superuser or the organisation's manager. Returns the organisation's functions after the change. Persons who hold the role keep it.",
+    output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
       return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, false) };

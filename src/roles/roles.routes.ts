@@ -6,6 +6,7 @@ import { AccessPolicy } from '../platform/auth/access-policy';
 import { TargetPersons } from '../personcompetences/target-person';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { RolesRepository, presentRole, type RoleFilter } from './roles.repository';
+import { PositionView, RoleView } from './roles.views';
 
 export const ROLE_META_TYPES = ['role', 'specialrole', 'position'] as const;
 export const roleMetaTypes = p.stringList().pipe(z.array(z.enum(ROLE_META_TYPES, { message: 'must be role, specialrole and/or position' })));
@@ -17,6 +18,11 @@ export const roleRoutes = [
     access: 'user',
     resource: 'roles',
     summary: "Roles: of a person (default the caller), for a competence (with mandatory), or available in organisations",
+    description:
+      'With competence_id: any logged-in user; each role carries `mandatory`; `state` only together with competence_id (else 420). ' +
+      'With organisation_ids / extern_organisation_ids: roles made available on those units or above. ' +
+      "Otherwise the roles of user_name (default the caller; self, the person's manager or a superuser).",
+    output: RoleView,
     input: z.object({
       user_name: p.string(200).optional(),
       term: p.string(200).optional(),
@@ -52,6 +58,8 @@ export const roleRoutes = [
     access: 'user',
     resource: 'roles',
     summary: 'One role with its requirements (superusers, managers and holders of the role)',
+    description: 'Security: superusers, any manager, and persons who hold the role; others 403.',
+    output: RoleView,
     input: z.object({ role_id: p.id(), ...fieldsShape }),
     async handler(ctx, input) {
       const repo = ctx.resolve(RolesRepository);
@@ -69,6 +77,7 @@ export const roleRoutes = [
     access: 'user',
     resource: 'positions',
     summary: 'Positions (roles of meta type position) of a person',
+    output: PositionView,
     input: z.object({ user_name: p.string(200).optional(), ...pagingShape, ...fieldsShape }),
     async handler(ctx, input) {
       const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'list the positions');
@@ -82,6 +91,8 @@ export const roleRoutes = [
     access: 'user',
     resource: 'roles',
     summary: 'Roles that have requirements on competences in or below the group',
+    description: 'Any logged-in user.',
+    output: RoleView,
     input: z.object({ competence_group_id: p.id(), ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
       const competences = ctx.resolve(CompetencesRepository);
