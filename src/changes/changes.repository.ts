@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Paging } from '../platform/http/param-types';
+import { personsInSubtree } from '../organisations/organisation-tree';
 
 export interface Period {
   start: Date;
@@ -15,11 +16,7 @@ export class ChangesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   private personsIn(organisationId: number): Knex.Raw {
-    return this.db.raw(
-      `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
-        select p.id from ?? p join sub on p.organisation_id = sub.id)`,
-      [organisationId, this.db.ref('organisations'), this.db.ref('persons')],
-    );
+    return personsInSubtree(this.db, organisationId);
   }
 
   /** Registrations made in the period and deletions done in it, oldest first. */

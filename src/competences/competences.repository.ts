@@ -4,6 +4,7 @@ import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Paging } from '../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
+import { organisationAncestors } from '../organisations/organisation-tree';
 
 export interface CompetenceFilter {
   mode: 'active' | 'inactive' | 'all';
@@ -30,16 +31,6 @@ export interface CompetenceExtras {
 export class CompetencesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  private ancestorsSql(ids: number[]): Knex.Raw {
-    return this.db.raw(
-      `with recursive up(id, parent_id) as (
-         select id, parent_id from ?? where id = any(?)
-         union select o.id, o.parent_id from ?? o join up on o.id = up.parent_id)
-       select id from up`,
-      [this.db.ref('organisations'), ids, this.db.ref('organisations')],
-    );
-  }
-
   /** Top-level competences (no parent) matching the filter, one page. */
   async search(f: CompetenceFilter, page: Paging): Promise<CompetenceRow[]> {
     const q = this.db.table('competences as c').whereNull('c.parent_id');
@@ -64,7 +55,7 @@ export class CompetencesRepository {
       const valid = this.db
         .table('competence_organisations')
         .select('competence_id')
-        .whereIn('organisation_id', this.ancestorsSql(orgIds) as any);
+        .whereIn('organisation_id', organisationAncestors(this.db, orgIds) as any);
       q.where((w) => w.whereNotIn('c.id', restricted).orWhereIn('c.id', valid));
     }
     for (const [name, value] of Object.entries(f.customAttributes ?? {})) {

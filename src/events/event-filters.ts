@@ -5,6 +5,7 @@ import type { Tenant } from '../platform/tenancy/tenant';
 import { p } from '../platform/http/param-types';
 import { ApiError } from '../platform/errors/api-error';
 import type { CustomAttributeDefinition } from '../platform/config-items/config-item-registry';
+import { organisationSubtree } from '../organisations/organisation-tree';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),
@@ -56,10 +57,7 @@ export function customAttributeFilters(tenant: Tenant, raw: Record<string, unkno
 /** Organisation ids plus, with recursive, everything below them. */
 function orgTree(db: TenantDb, ids: number[], recursive: boolean): Knex.Raw | number[] {
   if (!recursive) return ids;
-  return db.raw(
-    `(with recursive sub(id) as (select id from ?? where id = any(?) union select o.id from ?? o join sub on o.parent_id = sub.id) select id from sub)`,
-    [db.ref('organisations'), ids, db.ref('organisations')],
-  );
+  return organisationSubtree(db, ids);
 }
 
 /** Applies every GET /api/events filter to EventsRepository.base(). */

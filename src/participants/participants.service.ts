@@ -9,6 +9,7 @@ import { AccessPolicy } from '../platform/auth/access-policy';
 import { ApiError } from '../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
 import { isoDateTime } from '../events/event.presenter';
+import { organisationSubtree } from '../organisations/organisation-tree';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({
@@ -96,10 +97,7 @@ export class ParticipantsService {
       if (f.recursive) {
         q.whereIn(
           'p.organisation_id',
-          this.db.raw(
-            `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id) select id from sub)`,
-            [f.organisation_id, this.db.ref('organisations')],
-          ) as any,
+          organisationSubtree(this.db, f.organisation_id) as any,
         );
       } else q.where('p.organisation_id', f.organisation_id);
     }

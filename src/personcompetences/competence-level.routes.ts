@@ -9,6 +9,7 @@ import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates } from './competence-state';
 import { PersonCompetencesRepository } from './personcompetences.repository';
 import type { RouteContext } from '../platform/http/define-route';
+import { personsInSubtree } from '../organisations/organisation-tree';
 
 /** Mandatory competences (of the person's roles) and how many of them the person holds now. */
 async function personCounts(ctx: RouteContext, personId: number) {
@@ -49,11 +50,7 @@ export const competenceLevelRoutes = [
         const db = ctx.resolve(TENANT_DB);
         if (!(await db.table('organisations').where('id', input.organisation_id).first())) throw ApiError.notFound(`organisation ${input.organisation_id}`);
         await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, input.organisation_id, 'see the competence level of this organisation');
-        const members = await db.raw<{ rows: { id: number }[] }>(
-          `with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
-           select p.id from ?? p join sub on p.organisation_id = sub.id order by p.id`,
-          [input.organisation_id, db.ref('organisations'), db.ref('persons')],
-        );
+        const members = { rows: await db.table('persons').whereIn('id', personsInSubtree(db, input.organisation_id) as any).orderBy('id').select('id') };
         let required = 0;
         let fulfilled = 0;
         for (const m of members.rows) {

@@ -9,6 +9,7 @@ import { TargetPerson } from './target-person';
 import { PersonEventsRepository } from './personevents.repository';
 import { PersonEventView, presentPersonEvent } from './person-event.presenter';
 import { SignOnService } from './signon.service';
+import { personsInSubtree } from '../organisations/organisation-tree';
 
 const userName = p.string(200).min(1).optional();
 
@@ -42,11 +43,7 @@ export const personEventRoutes = [
         const org = await db.table('organisations').where({ id: input.organisation_id }).first('id');
         if (!org) throw ApiError.notFound(`organisation ${input.organisation_id}`);
         await ctx.resolve(AccessPolicy).assertManagesOrganisation(user, input.organisation_id, 'list the sign-ons of this organisation');
-        personIds = db.raw(
-          `(with recursive sub(id) as (select ?::int union select o.id from ?? o join sub on o.parent_id = sub.id)
-            select p.id from ?? p join sub on p.organisation_id = sub.id)`,
-          [input.organisation_id, db.ref('organisations'), db.ref('persons')],
-        );
+        personIds = personsInSubtree(db, input.organisation_id);
       } else if (input.user_name) {
         personIds = [(await ctx.resolve(TargetPerson).resolve(user, input.user_name, 'list the sign-ons of this person')).id];
       } else if (!user.superuser) {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Paging } from '../platform/http/param-types';
+import { organisationAncestors } from '../organisations/organisation-tree';
 
 export interface RoleRow {
   id: number;
@@ -38,13 +39,7 @@ export class RolesRepository {
 
   /** The organisations and all their ancestors. */
   ancestors(ids: number[]): Knex.Raw {
-    return this.db.raw(
-      `with recursive up(id, parent_id) as (
-         select id, parent_id from ?? where id = any(?)
-         union select o.id, o.parent_id from ?? o join up on o.id = up.parent_id)
-       select id from up`,
-      [this.db.ref('organisations'), ids, this.db.ref('organisations')],
-    );
+    return organisationAncestors(this.db, ids);
   }
 
   async list(f: RoleFilter, page: Paging): Promise<RoleRow[]> {
