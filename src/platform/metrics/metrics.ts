@@ -1,8 +1,9 @@
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { KNEX } from '../tokens';
 import { QueueRegistry } from '../queue/queue-registry';
+import { ROOT_CONTAINER } from '../queue/job-definition';
 import { OutboxAge } from './outbox-age';
 
 /** Gives up on a slow dependency so a scrape never hangs on Redis or PostgreSQL. */
@@ -62,8 +63,9 @@ export class Metrics {
 
   constructor(
     @inject(KNEX) knex: Knex,
-    @inject(QueueRegistry) queues: QueueRegistry,
-    @inject(OutboxAge) outbox: OutboxAge,
+    // Queues and the outbox reader are looked up at scrape time: resolving QueueRegistry when
+    // the app is built would fix its queue prefix before tests (or tools) have set theirs.
+    @inject(ROOT_CONTAINER) root: DependencyContainer,
   ) {
     collectDefaultMetrics({ register: this.registry });
 
@@ -75,7 +77,7 @@ export class Metrics {
       async collect() {
         this.reset();
         // Redis away: the gauge is left empty rather than failing the whole scrape.
-        const counts = await withTimeout(queues.counts(), 2000).catch(() => ({}));
+        const counts = await withTimeout(root.resolve(QueueRegistry).counts(), 2000).catch(() => ({}));
         for (const [queue, byState] of Object.entries(counts)) {
           for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
         }
@@ -89,7 +91,7 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const { tenant, ageSeconds } of await outbox.read()) this.set({ tenant }, ageSeconds);
+        for (const { tenant, ageSeconds } of await root.resolve(OutboxAge).read()) this.set({ tenant }, ageSeconds);
       },
     });
 
