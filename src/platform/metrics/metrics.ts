@@ -5,6 +5,7 @@ import { KNEX } from '../tokens';
 import { QueueRegistry } from '../queue/queue-registry';
 import { ROOT_CONTAINER } from '../queue/job-definition';
 import { OutboxAge } from './outbox-age';
+import { readSharedCounter } from './shared-counters';
 
 /** Gives up on a slow dependency so a scrape never hangs on Redis or PostgreSQL. */
 export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -47,20 +48,6 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly deliveryFailures = new Counter({
-    name: 'message_delivery_failures_total',
-    help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
-    labelNames: ['tenant', 'medium'] as const,
-    registers: [this.registry],
-  });
-
-  readonly jobFailures = new Counter({
-    name: 'job_final_failures_total',
-    help: 'Background jobs that failed on their last attempt (or permanently), per queue',
-    labelNames: ['queue'] as const,
-    registers: [this.registry],
-  });
-
   constructor(
     @inject(KNEX) knex: Knex,
     // Queues and the outbox reader are looked up at scrape time: resolving QueueRegistry when
@@ -68,6 +55,30 @@ export class Metrics {
     @inject(ROOT_CONTAINER) root: DependencyContainer,
   ) {
     collectDefaultMetrics({ register: this.registry });
+
+    // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
+    new Counter({
+      name: 'message_delivery_failures_total',
+      help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
+      labelNames: ['tenant', 'medium'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows = await withTimeout(readSharedCounter(root, 'delivery-failures'), 2000).catch(() => []);
+        for (const { labels: [tenant, medium], value } of rows) this.inc({ tenant, medium }, value);
+      },
+    });
+    new Counter({
+      name: 'job_final_failures_total',
+      help: 'Background jobs that failed on their last attempt (or permanently), per queue',
+      labelNames: ['queue'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows = await withTimeout(readSharedCounter(root, 'job-final-failures'), 2000).catch(() => []);
+        for (const { labels: [queue], value } of rows) this.inc({ queue }, value);
+      },
+    });
 
     new Gauge({
       name: 'queue_jobs',

@@ -7,7 +7,7 @@ import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
 import { ALL_JOBS } from './jobs';
-import { Metrics } from '../metrics/metrics';
+import { bumpSharedCounter } from '../metrics/shared-counters';
 
 export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
@@ -45,7 +45,7 @@ export class JobWorkers implements BackgroundWorker {
       w.on('failed', (job, err) => {
         this.logger.info({ job: job?.id, queue, attempts: job?.attemptsMade, err: err.message }, 'job failed');
         const last = !job || err instanceof PermanentJobError || job.attemptsMade >= (job.opts.attempts ?? 1);
-        if (last) this.root.resolve(Metrics).jobFailures.inc({ queue });
+        if (last) void bumpSharedCounter(this.root, 'job-final-failures', [queue]);
       });
       this.workers.push(w);
     }
