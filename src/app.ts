@@ -18,6 +18,7 @@ import { platformRoutes } from './tenants/platform.routes';
 import { adminPageRoutes } from './admin/admin-page.routes';
 import { queueDashboard } from './platform/queue/queue-dashboard';
 import { filesHttp } from './files/files.http';
+import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
 
@@ -33,12 +34,14 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
+  app.use(httpMetrics(container));
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
   app.use(queueDashboard(container));
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
   // so CORS fetches from cors.origins still work (test/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   app.use(healthRoutes(container));
+  app.use(metricsRoutes(container));
   app.use(docsRoutes(allRoutes, version));
 
   // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.

@@ -67,6 +67,8 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...fileRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
+import { Metrics } from './platform/metrics/metrics';
+import { OutboxAge } from './platform/metrics/outbox-age';
 
 /** Multi-registrations (auth schemes, background workers) and replaceable stores. */
 export function registerFeatures(c: DependencyContainer): void {
@@ -80,6 +82,9 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(QUEUE_REDIS, { useToken: REDIS });
   c.register(QUEUE_PREFIX, { useValue: 'bull' });
   c.registerSingleton(QueueRegistry);
+  // Prometheus registry per container (never prom-client's global one).
+  c.registerSingleton(Metrics);
+  c.registerSingleton(OutboxAge);
   c.registerSingleton(MailSender);
   c.registerSingleton(SmsSender);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });

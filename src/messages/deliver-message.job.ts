@@ -4,6 +4,7 @@ import { openTenantScope } from '../platform/tenancy/request-scope';
 import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import { DeliveryService } from './delivery.service';
 import { TemporaryDeliveryError } from './delivery-errors';
+import { bumpSharedCounter } from '../platform/metrics/shared-counters';
 
 export const DeliverMessage = z.object({ tenantId: z.number().int(), messageId: z.number().int(), deliveryId: z.number().int(), medium: z.enum(['email', 'sms']) });
 export type DeliverMessage = z.infer<typeof DeliverMessage>;
@@ -17,6 +18,7 @@ export const deliverMessageJob = defineJob('messages.deliver', DeliverMessage, a
   const tenant = await root.resolve(TenantResolver).byTenantId(data.tenantId);
   if (!tenant) throw new PermanentJobError(`tenant ${data.tenantId} no longer exists`);
   const outcome = await openTenantScope(root, tenant).resolve(DeliveryService).deliver(data.deliveryId, attempt);
+  if (outcome === 'failed') await bumpSharedCounter(root, 'delivery-failures', [tenant.slug, data.medium]);
   // Throwing makes BullMQ retry with backoff; the row already says why.
   if (outcome === 'retry') throw new TemporaryDeliveryError(`delivery ${data.deliveryId} will be retried`);
 });

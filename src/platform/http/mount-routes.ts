@@ -7,6 +7,7 @@ import { okEnvelope, selectFields } from './envelope';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
 import { requestScope } from '../tenancy/request-scope';
+import { rememberRouteTemplate } from '../metrics/route-template';
 
 function mergedInput(req: Request): Record<string, unknown> {
   const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
@@ -35,6 +36,7 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
   const router = Router();
   for (const route of routes) {
     router[route.method](route.path, async (req: Request, res: Response) => {
+      rememberRouteTemplate(req);
       const scope = requestScope(req);
       const principal = scope.principal;
       if (route.access === 'user') requireUser(principal);

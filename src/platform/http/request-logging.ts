@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
 import { maybeRequestScope } from '../tenancy/request-scope';
+import { routeTemplate } from '../metrics/route-template';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -21,7 +22,7 @@ export function requestLogging(logger: Logger) {
       return {
         tenant: scope?.tenant.slug,
         user_id: scope?.principal?.personId,
-        route: req.route ? `${req.baseUrl ?? ''}${req.route.path}` : undefined,
+        route: routeTemplate(req),
       };
     },
     serializers: {

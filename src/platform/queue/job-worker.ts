@@ -7,6 +7,7 @@ import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
 import { ALL_JOBS } from './jobs';
+import { bumpSharedCounter } from '../metrics/shared-counters';
 
 export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
@@ -41,7 +42,11 @@ export class JobWorkers implements BackgroundWorker {
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
       });
       w.on('error', (err) => this.logger.warn({ err: err.message, queue }, 'worker connection error'));
-      w.on('failed', (job, err) => this.logger.info({ job: job?.id, queue, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
+      w.on('failed', (job, err) => {
+        this.logger.info({ job: job?.id, queue, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+        const last = !job || err instanceof PermanentJobError || job.attemptsMade >= (job.opts.attempts ?? 1);
+        if (last) void bumpSharedCounter(this.root, 'job-final-failures', [queue]);
+      });
       this.workers.push(w);
     }
   }

@@ -1,0 +1,36 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { ENV } from '../tokens';
+import { maybeRequestScope } from '../tenancy/request-scope';
+import { requirePlatformToken } from '../http/require-platform-token';
+import { Metrics } from './metrics';
+import { routeTemplate } from './route-template';
+
+/** Records duration, tenant and login failures when the response has been sent. */
+export function httpMetrics(container: DependencyContainer) {
+  const metrics = container.resolve(Metrics);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const stop = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = routeTemplate(req);
+      const status = res.statusCode;
+      stop({ method: req.method, route, status: String(status) });
+      const tenant = maybeRequestScope(req)?.tenant.slug ?? 'none';
+      metrics.tenantRequests.inc({ tenant });
+      if (req.method === 'POST' && route === '/api/login' && status === 401) metrics.loginFailures.inc({ tenant });
+    });
+    next();
+  };
+}
+
+/** GET /metrics in the Prometheus text format, behind the operator token. */
+export function metricsRoutes(container: DependencyContainer): Router {
+  const metrics = container.resolve(Metrics);
+  const router = Router();
+  router.get('/metrics', requirePlatformToken(container.resolve(ENV)), async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType);
+    res.set('Cache-Control', 'no-store');
+    res.send(await metrics.registry.metrics());
+  });
+  return router;
+}

@@ -1,0 +1,126 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { KNEX } from '../tokens';
+import { QueueRegistry } from '../queue/queue-registry';
+import { ROOT_CONTAINER } from '../queue/job-definition';
+import { OutboxAge } from './outbox-age';
+import { readSharedCounter } from './shared-counters';
+
+/** Gives up on a slow dependency so a scrape never hangs on Redis or PostgreSQL. */
+export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The Prometheus metrics of one container. Each container has its own Registry (tests build
+ * several containers in one process; the global default registry would mix them up).
+ * Gauges that read Redis or PostgreSQL do so only when scraped.
+ */
+@injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route template, method and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly tenantRequests = new Counter({
+    name: 'tenant_http_requests_total',
+    help: "HTTP requests per tenant (tenant slug; 'none' for requests without a tenant)",
+    labelNames: ['tenant'] as const,
+    registers: [this.registry],
+  });
+
+  readonly loginFailures = new Counter({
+    name: 'login_failures_total',
+    help: 'POST /api/login answered 401 (wrong user name or password), per tenant',
+    labelNames: ['tenant'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(
+    @inject(KNEX) knex: Knex,
+    // Queues and the outbox reader are looked up at scrape time: resolving QueueRegistry when
+    // the app is built would fix its queue prefix before tests (or tools) have set theirs.
+    @inject(ROOT_CONTAINER) root: DependencyContainer,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+
+    // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
+    new Counter({
+      name: 'message_delivery_failures_total',
+      help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
+      labelNames: ['tenant', 'medium'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows = await withTimeout(readSharedCounter(root, 'delivery-failures'), 2000).catch(() => []);
+        for (const { labels: [tenant, medium], value } of rows) this.inc({ tenant, medium }, value);
+      },
+    });
+    new Counter({
+      name: 'job_final_failures_total',
+      help: 'Background jobs that failed on their last attempt (or permanently), per queue',
+      labelNames: ['queue'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows = await withTimeout(readSharedCounter(root, 'job-final-failures'), 2000).catch(() => []);
+        for (const { labels: [queue], value } of rows) this.inc({ queue }, value);
+      },
+    });
+
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'BullMQ jobs per queue and state (read at scrape time)',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        // Redis away: the gauge is left empty rather than failing the whole scrape.
+        const counts = await withTimeout(root.resolve(QueueRegistry).counts(), 2000).catch(() => ({}));
+        for (const [queue, byState] of Object.entries(counts)) {
+          for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
+        }
+      },
+    });
+
+    new Gauge({
+      name: 'outbox_oldest_undelivered_age_seconds',
+      help: 'Age of the oldest message delivery still queued or sending, per tenant (bounded scan, cached briefly)',
+      labelNames: ['tenant'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { tenant, ageSeconds } of await root.resolve(OutboxAge).read()) this.set({ tenant }, ageSeconds);
+      },
+    });
+
+    // knex exposes its tarn pool; absent until the first query created it.
+    const pool = () => (knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
+    const poolGauge = (name: string, help: string, read: (p: NonNullable<ReturnType<typeof pool>>) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const p = pool();
+          this.set(p ? read(p) : 0);
+        },
+      });
+    poolGauge('db_pool_used_connections', 'PostgreSQL connections in use', (p) => p.numUsed());
+    poolGauge('db_pool_free_connections', 'PostgreSQL connections idle in the pool', (p) => p.numFree());
+    poolGauge('db_pool_pending_acquires', 'Queries waiting for a PostgreSQL connection', (p) => p.numPendingAcquires());
+    poolGauge('db_pool_max_connections', 'Largest pool size (DATABASE_POOL_MAX)', (p) => p.max);
+  }
+}

@@ -1,0 +1,18 @@
+import type { Request } from 'express';
+
+const TEMPLATE = Symbol('routeTemplate');
+
+/**
+ * The route template ('/api/persons/:person_id') of a request, or 'unmatched'. Read while
+ * the route runs: once an error leaves the router, express has restored req.baseUrl.
+ */
+export function routeTemplate(req: Request): string {
+  const remembered = (req as any)[TEMPLATE] as string | undefined;
+  if (remembered) return remembered;
+  return req.route ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
+}
+
+/** Remembers the template of the matched route (mountRoutes calls it first thing). */
+export function rememberRouteTemplate(req: Request): void {
+  if (req.route) (req as any)[TEMPLATE] = `${req.baseUrl ?? ''}${req.route.path}`;
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { createTestApp, type TestApp } from '../support/test-app';
+
+/** /docs must render in a real browser: helmet's CSP could silently block Swagger UI. */
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let t: TestApp;
+let server: http.Server;
+let context: BrowserContext;
+let userDataDir: string;
+let base: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  server = http.createServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
+  context = await chromium.launchPersistentContext(userDataDir, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  await t?.close();
+});
+
+describe('API docs page in headless Chromium', () => {
+  it('renders every operation of the OpenAPI document without console errors', async () => {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${base}/docs/`);
+    const login = page.getByText('/api/login', { exact: true }).first();
+    await login.waitFor({ state: 'visible', timeout: 20_000 });
+    // The screenshot shows the rendered operations, not just the header.
+    await login.scrollIntoViewIfNeeded();
+    fs.mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: path.join('test-results', 'docs-page.png'), fullPage: false });
+
+    const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const expected = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+    const rendered = await page.locator('.opblock').count();
+    expect(rendered).toBe(expected);
+    await expect(page.locator('.info .title').innerText()).resolves.toContain('API');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
