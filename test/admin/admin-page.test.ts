@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, type Browser } from '../support/chromium';
 import { createTestApp, client, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
@@ -15,7 +15,7 @@ const SCREENSHOT = path.resolve(__dirname, '../../test-results/admin-page.png');
 let t: TestApp;
 let server: http.Server;
 let context: BrowserContext;
-let profile: string;
+let browser: Browser | undefined;
 let base: string;
 let host: string;
 
@@ -28,28 +28,14 @@ beforeAll(async () => {
   server = http.createServer(t.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://${host}:${(server.address() as AddressInfo).port}`;
-  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
   await t?.close();
-  if (profile) fs.rmSync(profile, { recursive: true, force: true });
 });
 
 describe('GET /admin', () => {

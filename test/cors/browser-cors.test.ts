@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, type Browser } from '../support/chromium';
 import { client, createTestApp, type TestApp } from '../support/test-app';
 import { loginCookie, ACME_PASSWORDS } from '../support/login';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
@@ -16,16 +16,6 @@ import { readDemoDocument } from '../../seeds/demo-tenants';
  * tenant's cors.origins logs in and reads with credentials; a page elsewhere is blocked.
  */
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 // The page calls the API the way a customer's intranet script would.
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>cors probe</title></head>
@@ -62,7 +52,7 @@ async function listen(server: http.Server): Promise<number> {
 
 let t: TestApp;
 let context: BrowserContext;
-let userDataDir: string;
+let browser: Browser | undefined;
 const servers: http.Server[] = [];
 let api: string;
 let allowedPage: string;
@@ -86,22 +76,15 @@ beforeAll(async () => {
   await t.container.resolve(TenantImporter).import(doc, { slug, hosts: [`${slug}.localhost`], onProgress: () => {} });
   api = `http://${slug}.localhost:${apiPort}`;
 
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
   // This Chromium blocks third-party cookies by default (as Safari and Firefox do); the
   // cross-site session cookie needs them allowed, like a user's default Chrome profile.
-  fs.mkdirSync(path.join(userDataDir, 'Default'));
-  fs.writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } });
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   await t?.close();
 });
 

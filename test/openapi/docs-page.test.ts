@@ -1,29 +1,19 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, type Browser } from '../support/chromium';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 /** /docs must render in a real browser: helmet's CSP could silently block Swagger UI. */
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let t: TestApp;
 let server: http.Server;
 let context: BrowserContext;
-let userDataDir: string;
+let browser: Browser | undefined;
 let base: string;
 
 beforeAll(async () => {
@@ -31,14 +21,13 @@ beforeAll(async () => {
   server = http.createServer(t.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
+  context = browser.context;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   await t?.close();
 });
 
