@@ -196,7 +196,7 @@ async function main() {
     await measure('GET /api/persons?organisation_id&recursive (large)', { url: base, requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }] }, ceil);
     await measure('GET /api/personcompetences?state=missing (5 roles)', { url: base, requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }] }, ceil);
     await measure('GET /api/events?mode=future&view=full (large)', { url: base, requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }] }, ceil);
-    const smallEvents: number[] = await knex.withSchema('tenant_large').table('events').where('max_participants', 2).orderBy('id').limit(50).pluck('id');
+    const smallEvents: number[] = await knex.withSchema('tenant_large').table('events').where('max_participants', 2).where('starts_at', '>', new Date()).orderBy('id').limit(50).pluck('id');
     const signons = smallEvents.flatMap((e, i) => Array.from({ length: 20 }, (_, k) => ({ method: 'POST', path: `/api/personevents/${e}`, headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + ((i * 20 + k) % 9999)}` }) })));
     await measure('POST /api/personevents bursts (2 seats each)', { url: base, requests: signons, amount: signons.length }, ceil);
     const overbooked = await knex.withSchema('tenant_large').table('person_events').whereIn('event_id', smallEvents).where('status', 'signed_on').groupBy('event_id').havingRaw('count(*) > 2').select('event_id');

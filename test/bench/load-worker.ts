@@ -15,11 +15,15 @@ interface LoadConfig {
 
 async function main() {
   const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as LoadConfig;
+  // autocannon runs the requests list from the start on every connection; a shared cursor
+  // instead hands each request the next item, so every item is sent once per round.
+  let cursor = 0;
+  const next = (req: any) => ({ ...req, ...config.requests[cursor++ % config.requests.length] });
   const result = await autocannon({
     url: config.url,
     connections: config.connections,
     ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
-    requests: config.requests as any,
+    requests: [{ setupRequest: next }] as any,
     timeout: 10,
   });
   const summary = {

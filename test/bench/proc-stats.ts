@@ -21,19 +21,26 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** Every process whose command line mentions `needle` (e.g. the postgres data directory). */
+/**
+ * Every process whose command line mentions `needle` (e.g. the postgres data directory),
+ * plus their children (postgres backends name only themselves on their command line).
+ */
 export function pidsMatching(needle: string): number[] {
-  const out: number[] = [];
+  const matched = new Set<number>();
+  const parents = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmd.includes(needle)) out.push(Number(entry));
+      const pid = Number(entry);
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) matched.add(pid);
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     } catch {
       /* gone */
     }
   }
-  return out;
+  for (const [pid, ppid] of parents) if (matched.has(ppid)) matched.add(pid);
+  return [...matched];
 }
 
 /** Samples RSS of process groups and keeps the peak. */
