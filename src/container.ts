@@ -7,6 +7,7 @@ import { createKnex } from './platform/db/create-knex';
 import { createLogger } from './platform/logging/logger';
 import { ENV, KNEX, LOGGER, REDIS } from './platform/tokens';
 import { registerFeatures } from './features';
+import { QUEUE_REDIS } from './platform/queue/job-definition';
 
 export interface Connections {
   databaseUrl: string;
@@ -23,21 +24,26 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(ENV, { useValue: env });
   c.register(LOGGER, { useValue: log });
   c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
-  const redis = new Redis(connections.redisUrl, {
-    // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
-  c.register(REDIS, { useValue: redis });
+  const connect = (url: string, name: string) => {
+    const r = new Redis(url, {
+      // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    r.on('error', (err) => log.warn({ err: err.message }, `${name} connection error`));
+    return r;
+  };
+  c.register(REDIS, { useValue: connect(connections.redisUrl, 'redis') });
+  // Queues may live on a Redis of their own, so a session-store outage and a queue outage are separate.
+  if (env.QUEUE_REDIS_URL) c.register(QUEUE_REDIS, { useValue: connect(env.QUEUE_REDIS_URL, 'queue redis') });
   registerFeatures(c);
   return c;
 }
 
 /** Closes what buildContainer opened. */
 export async function closeContainer(c: DependencyContainer): Promise<void> {
-  const redis = c.resolve(REDIS);
-  await redis.quit().catch(() => redis.disconnect());
+  const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
+  for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
   await c.resolve(KNEX).destroy();
 }

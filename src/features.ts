@@ -79,7 +79,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
-  c.register(QUEUE_REDIS, { useToken: REDIS });
+  if (!c.isRegistered(QUEUE_REDIS)) c.register(QUEUE_REDIS, { useToken: REDIS });
   c.register(QUEUE_PREFIX, { useValue: 'bull' });
   c.registerSingleton(QueueRegistry);
   // Prometheus registry per container (never prom-client's global one).

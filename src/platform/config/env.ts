@@ -20,6 +20,7 @@ export const Env = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
