@@ -11,7 +11,7 @@ import { ACME_PASSWORDS } from '../support/login';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 
-const SCREENSHOT = path.resolve(__dirname, '../../test-results/admin-page.png');
+const SCREENSHOT = path.resolve(__dirname, '../../.test-results/admin-page.png');
 let t: TestApp;
 let server: http.Server;
 let context: BrowserContext;

@@ -95,8 +95,8 @@ async function probe(pageOrigin: string, shot: string) {
     ([apiBase, creds]) => (globalThis as any).probe(apiBase, creds),
     [api, { user_name: 'ola', password: ACME_PASSWORDS.ola, login: 1 }] as const,
   );
-  fs.mkdirSync('test-results', { recursive: true });
-  await page.screenshot({ path: path.join('test-results', shot) });
+  fs.mkdirSync('.test-results', { recursive: true });
+  await page.screenshot({ path: path.join('.test-results', shot) });
   await page.close();
   return out;
 }

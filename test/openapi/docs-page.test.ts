@@ -44,8 +44,8 @@ describe('API docs page in headless Chromium', () => {
     await login.waitFor({ state: 'visible', timeout: 20_000 });
     // The screenshot shows the rendered operations, not just the header.
     await login.scrollIntoViewIfNeeded();
-    fs.mkdirSync('test-results', { recursive: true });
-    await page.screenshot({ path: path.join('test-results', 'docs-page.png'), fullPage: false });
+    fs.mkdirSync('.test-results', { recursive: true });
+    await page.screenshot({ path: path.join('.test-results', 'docs-page.png'), fullPage: false });
 
     const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const expected = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
