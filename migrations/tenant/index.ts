@@ -3,6 +3,7 @@ import * as m001 from './001_core';
 import * as m020 from './020_messages';
 import * as m030 from './030_competences';
 import * as m040 from './040_surveys_files';
+import * as m050 from './050_outbox_pending_index';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -10,4 +11,5 @@ export const tenantMigrations: Migration[] = [
   { name: '020_messages', up: m020.up },
   { name: '030_competences', up: m030.up },
   { name: '040_surveys_files', up: m040.up },
+  { name: '050_outbox_pending_index', up: m050.up },
 ];
