@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { launchChromium, type Browser } from '../support/chromium';
+import { serveOnLoopback, type LoopbackServer } from '../support/loopback-server';
 import { createTestApp, client, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
@@ -13,7 +12,7 @@ import { readDemoDocument } from '../../seeds/demo-tenants';
 
 const SCREENSHOT = path.resolve(__dirname, '../../.test-results/admin-page.png');
 let t: TestApp;
-let server: http.Server;
+let server: LoopbackServer | undefined;
 let context: BrowserContext;
 let browser: Browser | undefined;
 let base: string;
@@ -25,16 +24,15 @@ beforeAll(async () => {
   const slug = `admin-${randomBytes(4).toString('hex')}`;
   host = `${slug}.localhost`;
   await t.container.resolve(TenantImporter).import(readDemoDocument('acme'), { slug, hosts: [host], onProgress: () => {} });
-  server = http.createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://${host}:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(t.app);
+  base = `http://${host}:${server.port}`;
   browser = await launchChromium();
   context = browser.context;
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await t?.close();
 });
 

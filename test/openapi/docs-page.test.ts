@@ -1,33 +1,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { launchChromium, type Browser } from '../support/chromium';
+import { serveOnLoopback, type LoopbackServer } from '../support/loopback-server';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 /** /docs must render in a real browser: helmet's CSP could silently block Swagger UI. */
 
 
 let t: TestApp;
-let server: http.Server;
+let server: LoopbackServer | undefined;
 let context: BrowserContext;
 let browser: Browser | undefined;
 let base: string;
 
 beforeAll(async () => {
   t = await createTestApp();
-  server = http.createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(t.app);
+  base = `http://127.0.0.1:${server.port}`;
   browser = await launchChromium();
   context = browser.context;
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await t?.close();
 });
 
