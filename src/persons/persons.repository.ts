@@ -59,13 +59,17 @@ const TEXT_COLUMNS = [
 
 const PG_UNIQUE_VIOLATION = '23505';
 
+function hasDetails(p: PersonRow): p is PersonRow & PersonDetails {
+  return 'roles' in p && 'manages' in p && 'organisation' in p;
+}
+
 /** Persons of the tenant; the password hash is never selected here. */
 @injectable()
 export class PersonsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  private select(): Knex.QueryBuilder {
-    return this.db
+  private select(withDetails = false): Knex.QueryBuilder {
+    const q = this.db
       .table('persons as p')
       .select(
         'p.id',
@@ -79,10 +83,32 @@ export class PersonsRepository {
         'p.created_at',
         'p.updated_at',
       );
+    return withDetails ? q.select(this.detailColumns()) : q;
   }
 
-  findByUserName(userName: string): Promise<PersonRow | undefined> {
-    return this.select().where('p.user_name', userName).first();
+  /**
+   * organisation, roles and manages as JSON columns of the person query itself: a full view
+   * costs no round trip of its own (round trips, not the sub-selects, dominate its cost).
+   */
+  private detailColumns(): Knex.Raw[] {
+    const ref = (t: string) => this.db.ref(t);
+    return [
+      this.db.raw(`(select json_build_object('id', o.id, 'name', o.name) from ?? o where o.id = p.organisation_id) as organisation`, [ref('organisations')]),
+      this.db.raw(
+        `coalesce((select json_agg(json_build_object('id', r.id, 'name', r.name, 'meta_type', r.meta_type) order by r.id)
+           from ?? pr join ?? r on r.id = pr.role_id where pr.person_id = p.id), '[]'::json) as roles`,
+        [ref('person_roles'), ref('roles')],
+      ),
+      this.db.raw(
+        `coalesce((select json_agg(json_build_object('id', o.id, 'name', o.name) order by o.id)
+           from ?? om join ?? o on o.id = om.organisation_id where om.person_id = p.id), '[]'::json) as manages`,
+        [ref('organisation_managers'), ref('organisations')],
+      ),
+    ];
+  }
+
+  findByUserName(userName: string, withDetails = false): Promise<PersonRow | undefined> {
+    return this.select(withDetails).where('p.user_name', userName).first();
   }
 
   findById(id: number): Promise<PersonRow | undefined> {
@@ -94,8 +120,8 @@ export class PersonsRepository {
     return row?.password_hash ?? null;
   }
 
-  list(filter: PersonFilter, page: Paging): Promise<PersonRow[]> {
-    const q = this.select().orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
+  list(filter: PersonFilter, page: Paging, withDetails = false): Promise<PersonRow[]> {
+    const q = this.select(withDetails).orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
     const db = this.db;
@@ -126,6 +152,7 @@ export class PersonsRepository {
 
   // joins on a db.table() builder get the tenant schema from withSchema, so they name plain tables
   async details(p: PersonRow): Promise<PersonDetails> {
+    if (hasDetails(p)) return p;
     const [organisation, roles, manages] = await Promise.all([
       p.organisation_id === null
         ? undefined

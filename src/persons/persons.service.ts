@@ -31,14 +31,14 @@ export class PersonsService {
     @inject(TENANT) private readonly tenant: Tenant,
   ) {}
 
-  async requireByUserName(userName: string): Promise<PersonRow> {
-    const row = await this.persons.findByUserName(userName);
+  async requireByUserName(userName: string, withDetails = false): Promise<PersonRow> {
+    const row = await this.persons.findByUserName(userName, withDetails);
     if (!row) throw ApiError.notFound(`person "${userName}"`);
     return row;
   }
 
   async get(user: Principal, userName: string, view: PersonView): Promise<object> {
-    const row = await this.requireByUserName(userName);
+    const row = await this.requireByUserName(userName, view === 'full');
     await this.policy.assertSelfOrManager(user, row, 'see this person');
     return this.present(row, view);
   }
@@ -79,7 +79,7 @@ export class PersonsService {
       await this.assertExist('roles', query.role_ids, 'role');
       filter.roleIds = query.role_ids;
     }
-    const rows = await this.persons.list(filter, page);
+    const rows = await this.persons.list(filter, page, view === 'full');
     return Promise.all(rows.map((r) => this.present(r, view)));
   }
 

