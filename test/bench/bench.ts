@@ -150,7 +150,7 @@ async function main() {
   });
   const smtpPort = await freePort();
   await new Promise<void>((r) => smtp.listen(smtpPort, '127.0.0.1', () => r()));
-  const env = loadEnv({ LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '20' });
+  const env = loadEnv({ LOG_LEVEL: 'warn' });
   const c = buildContainer(env, { databaseUrl: pg.url, redisUrl: redis.url });
   const knex: Knex = c.resolve(KNEX);
   try {

@@ -17,7 +17,7 @@ export const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(8),
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
@@ -33,7 +33,7 @@ export const Env = z.object({
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
   COOKIE_SECURE: booleanFlag.default(false),
   COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
-  TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
 });

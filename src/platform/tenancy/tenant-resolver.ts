@@ -23,7 +23,9 @@ interface Cached<T> {
 export class TenantResolver {
   private readonly byHost = new Map<string, Cached<number | null>>();
   private readonly byId = new Map<number, Cached<Tenant | null>>();
-  private readonly loading = new Map<number, Promise<Tenant | null>>();
+  private readonly loading = new Map<unknown, Promise<unknown>>();
+  /** Bumped by every forget/clear, so a load that started before a change is not cached. */
+  private generation = 0;
   private subscriber: Redis | null = null;
 
   constructor(
@@ -50,27 +52,39 @@ export class TenantResolver {
   }
 
   async byHostName(host: string): Promise<Tenant | null> {
-    const key = host.toLowerCase();
-    const now = Date.now();
-    let hit = this.byHost.get(key);
-    if (!hit || hit.expires < now) {
-      hit = { value: await this.store.findIdByHost(key), expires: now + this.ttl() };
-      this.byHost.set(key, hit);
-    }
-    return hit.value === null ? null : this.byTenantId(hit.value);
+    const id = await this.cached(this.byHost, host.toLowerCase(), (key) => this.store.findIdByHost(key));
+    return id === null ? null : this.byTenantId(id);
   }
 
-  async byTenantId(id: number): Promise<Tenant | null> {
-    const hit = this.byId.get(id);
+  byTenantId(id: number): Promise<Tenant | null> {
+    return this.cached(this.byId, id, (key) => this.store.load(key));
+  }
+
+  /**
+   * A fresh entry is returned as is. An entry past its TTL is still returned while one
+   * background load replaces it: the TTL only guards against a missed change message, so
+   * a request need not wait for the database. A missing entry is loaded once for all callers.
+   */
+  private async cached<K, V>(cache: Map<K, Cached<V>>, key: K, load: (key: K) => Promise<V>): Promise<V> {
+    const hit = cache.get(key);
     if (hit && hit.expires >= Date.now()) return hit.value;
-    let pending = this.loading.get(id);
+    let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.store.load(id).finally(() => this.loading.delete(id));
-      this.loading.set(id, pending);
+      const generation = this.generation;
+      pending = load(key)
+        .then((value) => {
+          // a change message that arrived while loading wins over what was loaded
+          if (generation === this.generation) cache.set(key, { value, expires: Date.now() + this.ttl() });
+          return value;
+        })
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
     }
-    const tenant = await pending;
-    this.byId.set(id, { value: tenant, expires: Date.now() + this.ttl() });
-    return tenant;
+    if (hit) {
+      pending.catch((err) => this.logger.warn({ err: (err as Error).message }, 'tenant cache refresh failed; serving the cached entry'));
+      return hit.value;
+    }
+    return pending as Promise<V>;
   }
 
   /** Tells every process (this one included) to drop what it knows of the tenant. */
@@ -84,12 +98,16 @@ export class TenantResolver {
   }
 
   forget(tenantId: number): void {
+    this.generation++;
+    this.loading.clear();
     this.byId.delete(tenantId);
     // Host entries may point to the tenant (or, for a removed host, used to).
     for (const [host, entry] of this.byHost) if (entry.value === tenantId || entry.value === null) this.byHost.delete(host);
   }
 
   clear(): void {
+    this.generation++;
+    this.loading.clear();
     this.byHost.clear();
     this.byId.clear();
   }

@@ -37,13 +37,21 @@ export class TenantStore {
     return row ? row.id : null;
   }
 
+  /** The tenant with its hosts and config items, in one statement (it runs on cache misses of requests). */
   async load(id: number): Promise<Tenant | null> {
-    const row: TenantRow | undefined = await this.db.table('tenants').where({ id }).first();
+    const row: (TenantRow & { hosts: string[]; items: { item_id: string; value: unknown }[] }) | undefined = await this.db
+      .table('tenants as t')
+      .where('t.id', id)
+      .first(
+        't.*',
+        this.db.knex.raw('array(select h.host from ?? h where h.tenant_id = t.id order by h.host) as hosts', [this.db.ref('tenant_hosts')]),
+        this.db.knex.raw(
+          `coalesce((select json_agg(json_build_object('item_id', c.item_id, 'value', c.value)) from ?? c where c.tenant_id = t.id), '[]'::json) as items`,
+          [this.db.ref('config_items')],
+        ),
+      );
     if (!row) return null;
-    const [hosts, items] = await Promise.all([
-      this.db.table('tenant_hosts').where({ tenant_id: id }).orderBy('host').pluck('host'),
-      this.db.table('config_items').where({ tenant_id: id }).select('item_id', 'value'),
-    ]);
+    const { hosts, items } = row;
     const values = new Map<string, unknown>();
     for (const item of items) {
       // An item that no longer validates (registry tightened since) falls back to its default.
