@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Env } from './platform/config/env';
 import { createKnex } from './platform/db/create-knex';
 import { createLogger } from './platform/logging/logger';
-import { ENV, KNEX, LOGGER, REDIS } from './platform/tokens';
+import { ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
+import { createTenantPools } from './platform/db/tenant-pools';
 import { registerFeatures } from './features';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
 
@@ -24,6 +25,7 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(ENV, { useValue: env });
   c.register(LOGGER, { useValue: log });
   c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
+  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });
   const connect = (url: string, name: string) => {
     const r = new Redis(url, {
       // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
@@ -45,5 +47,5 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
 export async function closeContainer(c: DependencyContainer): Promise<void> {
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
-  await c.resolve(KNEX).destroy();
+  await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);
 }

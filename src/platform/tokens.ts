@@ -5,13 +5,16 @@ import type { Logger } from 'pino';
 import type { Env } from './config/env';
 import type { TenantDb } from './tenancy/tenant-db';
 import type { Tenant } from './tenancy/tenant';
+import type { TenantPools } from './db/tenant-pools';
 
 /** Root registrations. */
 export const ENV: InjectionToken<Env> = Symbol('Env');
 export const LOGGER: InjectionToken<Logger> = Symbol('Logger');
-/** The raw pool. Only PlatformDb and the tenant scope factory may use it. */
+/** The platform pool: control-plane tables, migrations, import and export. Tenant requests and jobs use TENANT_POOLS. */
 export const KNEX: InjectionToken<Knex> = Symbol('Knex');
 export const REDIS: InjectionToken<Redis> = Symbol('Redis');
+/** The tenant-affine connection groups; only the tenant scope factory uses them. */
+export const TENANT_POOLS: InjectionToken<TenantPools> = Symbol('TenantPools');
 
 /** Registered only in a request's or job's child container. */
 export const TENANT: InjectionToken<Tenant> = Symbol('Tenant');

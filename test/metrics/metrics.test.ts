@@ -66,10 +66,13 @@ describe('GET /metrics', () => {
 
   it('shows DB pool usage, queue depth, outbox age and the Node process metrics', async () => {
     const text = await scrape();
-    expect(sample(text, 'db_pool_used_connections')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'db_pool_free_connections')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'db_pool_pending_acquires')).toBe(0);
-    expect(sample(text, 'db_pool_max_connections')).toBe(t.env.DATABASE_POOL_MAX);
+    expect(sample(text, 'db_pool_used_connections{pool="platform"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'db_pool_free_connections{pool="tenants-0"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'db_pool_pending_acquires{pool="platform"}')).toBe(0);
+    expect(sample(text, 'db_pool_max_connections{pool="platform"}')).toBe(t.env.DATABASE_POOL_MAX);
+    // the tenant connections are split into groups (tenant-affine), together about DATABASE_POOL_MAX
+    const groups = Array.from({ length: t.env.DATABASE_POOL_GROUPS }, (_, i) => sample(text, `db_pool_max_connections{pool="tenants-${i}"}`));
+    expect(groups).toEqual(groups.map(() => Math.ceil(t.env.DATABASE_POOL_MAX / t.env.DATABASE_POOL_GROUPS)));
     expect(sample(text, 'queue_jobs{queue="messages",state="waiting"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'queue_jobs{queue="mail-priority",state="failed"}')).toBeGreaterThanOrEqual(0);
     expect(text).toContain('# TYPE message_delivery_failures_total counter');

@@ -2,7 +2,7 @@ import knex, { type Knex } from 'knex';
 import type { Env } from '../config/env';
 
 /**
- * One pool for the whole process. Every physical connection starts with an empty
+ * A pool (the platform pool, or one tenant connection group). Every physical connection starts with an empty
  * search_path, so a query that names a table without its schema fails loudly instead
  * of reading whichever schema some earlier request left behind.
  */

@@ -1,7 +1,8 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { KNEX } from '../tokens';
+import { KNEX, TENANT_POOLS } from '../tokens';
+import type { TenantPools } from '../db/tenant-pools';
 import { QueueRegistry } from '../queue/queue-registry';
 import { ROOT_CONTAINER } from '../queue/job-definition';
 import { OutboxAge } from './outbox-age';
@@ -50,6 +51,7 @@ export class Metrics {
 
   constructor(
     @inject(KNEX) knex: Knex,
+    @inject(TENANT_POOLS) tenantPools: TenantPools,
     // Queues and the outbox reader are looked up at scrape time: resolving QueueRegistry when
     // the app is built would fix its queue prefix before tests (or tools) have set theirs.
     @inject(ROOT_CONTAINER) root: DependencyContainer,
@@ -107,20 +109,24 @@ export class Metrics {
     });
 
     // knex exposes its tarn pool; absent until the first query created it.
-    const pool = () => (knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
-    const poolGauge = (name: string, help: string, read: (p: NonNullable<ReturnType<typeof pool>>) => number) =>
+    type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
+    const pools = (): [string, Knex][] => [['platform', knex], ...tenantPools.groups.map((g, i): [string, Knex] => [`tenants-${i}`, g])];
+    const poolGauge = (name: string, help: string, read: (p: Pool) => number) =>
       new Gauge({
         name,
         help,
+        labelNames: ['pool'] as const,
         registers: [this.registry],
         collect() {
-          const p = pool();
-          this.set(p ? read(p) : 0);
+          for (const [label, k] of pools()) {
+            const p = (k.client as { pool?: Pool }).pool;
+            this.set({ pool: label }, p ? read(p) : 0);
+          }
         },
       });
     poolGauge('db_pool_used_connections', 'PostgreSQL connections in use', (p) => p.numUsed());
     poolGauge('db_pool_free_connections', 'PostgreSQL connections idle in the pool', (p) => p.numFree());
     poolGauge('db_pool_pending_acquires', 'Queries waiting for a PostgreSQL connection', (p) => p.numPendingAcquires());
-    poolGauge('db_pool_max_connections', 'Largest pool size (DATABASE_POOL_MAX)', (p) => p.max);
+    poolGauge('db_pool_max_connections', 'Largest pool size (platform: DATABASE_POOL_MAX; each tenant group: its share)', (p) => p.max);
   }
 }

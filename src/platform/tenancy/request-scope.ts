@@ -1,10 +1,9 @@
 import type { Request } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import type { Knex } from 'knex';
 import type { Tenant } from './tenant';
 import type { Principal } from '../auth/principal';
 import { TenantDb } from './tenant-db';
-import { KNEX, TENANT, TENANT_DB } from '../tokens';
+import { TENANT, TENANT_DB, TENANT_POOLS } from '../tokens';
 import { ApiError } from '../errors/api-error';
 
 export interface RequestScope {
@@ -22,7 +21,7 @@ const SCOPE = Symbol('requestScope');
 export function openTenantScope(root: DependencyContainer, tenant: Tenant): DependencyContainer {
   const child = root.createChildContainer();
   child.register(TENANT, { useValue: tenant });
-  child.register(TENANT_DB, { useValue: new TenantDb(root.resolve<Knex>(KNEX), tenant.schema) });
+  child.register(TENANT_DB, { useValue: new TenantDb(root.resolve(TENANT_POOLS).forTenant(tenant.id), tenant.schema) });
   return child;
 }
 
