@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import { errorEnvelope } from './envelope';
+import { requestLog } from '../tenancy/request-scope';
 
 /** Translates body-parser failures into envelope errors instead of HTML pages. */
 function fromBodyParser(err: any): ApiError | null {
@@ -26,8 +27,7 @@ export function errorMiddleware(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let apiError = err instanceof ApiError ? err : fromBodyParser(err);
     if (!apiError) {
-      const log: Logger = (req as any).log ?? logger;
-      log.error({ err }, 'unhandled error');
+      requestLog(req, logger).error({ err }, 'unhandled error');
       apiError = new ApiError(500, `internal server error (request id ${String(req.id ?? '')})`);
     }
     if (res.headersSent) return;

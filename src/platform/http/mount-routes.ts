@@ -6,7 +6,7 @@ import { requireUser } from './define-route';
 import { okEnvelope, selectFields } from './envelope';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
-import { requestScope } from '../tenancy/request-scope';
+import { requestLog, requestScope } from '../tenancy/request-scope';
 import { rememberRouteTemplate } from '../metrics/route-template';
 
 function mergedInput(req: Request): Record<string, unknown> {
@@ -54,7 +54,9 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
         },
         requestId: String(req.id),
         ip: req.ip ?? '',
-        log: (req as Request & { log: Logger }).log,
+        get log() {
+          return requestLog(req, (req as Request & { log: Logger }).log);
+        },
         headers: req.headers,
         container: scope.container,
         resolve: (token) => scope.container.resolve(token),

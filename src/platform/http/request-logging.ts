@@ -17,7 +17,10 @@ export function requestLogging(logger: Logger) {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    customProps(req: any) {
+    // pino-http also asks at the start of the request, when nothing is known yet; answering
+    // undefined there saves a child logger per request.
+    customProps(req: any, res: ServerResponse) {
+      if (!res.headersSent) return undefined as any;
       const scope = maybeRequestScope(req);
       return {
         tenant: scope?.tenant.slug,
@@ -31,7 +34,8 @@ export function requestLogging(logger: Logger) {
     },
     customLogLevel(_req, res, err) {
       if (err || res.statusCode >= 500) return 'error';
-      return 'info';
+      // 'silent' skips building the line (and its child logger) when info is not logged anyway
+      return logger.isLevelEnabled('info') ? 'info' : 'silent';
     },
   });
 }

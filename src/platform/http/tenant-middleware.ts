@@ -2,28 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { ApiError } from '../errors/api-error';
 import { TenantResolver } from '../tenancy/tenant-resolver';
-import type { Logger } from 'pino';
-import { attachRequestScope, openTenantScope, type RequestScope } from '../tenancy/request-scope';
+import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
-
-/**
- * Log lines written while handling the request carry tenant and user. The child logger is made
- * on first use: most requests log nothing but pino-http's access line, which gets tenant and
- * user from customProps, and a child logger per request is a measurable share of a fast call.
- */
-function bindLogToScope(req: Request, scope: RequestScope): void {
-  const base = (req as Request & { log?: Logger }).log;
-  if (!base) return;
-  let bound: Logger | undefined;
-  Object.defineProperty(req, 'log', {
-    configurable: true,
-    enumerable: true,
-    get: () => (bound ??= base.child({ tenant: scope.tenant.slug, user_id: scope.principal?.personId })),
-    set: (v: Logger) => {
-      bound = v;
-    },
-  });
-}
 
 /** Host -> tenant -> child container; then the auth schemes find the principal. */
 export function tenantMiddleware(root: DependencyContainer) {
@@ -46,7 +26,6 @@ export function tenantMiddleware(root: DependencyContainer) {
         break;
       }
     }
-    bindLogToScope(req, scope);
     next();
   };
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { Tenant } from './tenant';
 import type { Principal } from '../auth/principal';
@@ -37,4 +38,20 @@ export function requestScope(req: Request): RequestScope {
 
 export function maybeRequestScope(req: Request): RequestScope | undefined {
   return (req as any)[SCOPE];
+}
+
+const SCOPED_LOG = Symbol('scopedLog');
+
+/**
+ * The request's logger with tenant and user bound, made on first use: most requests log
+ * nothing but pino-http's access line (which gets tenant and user from customProps), and a
+ * child logger per request is a measurable share of a fast call.
+ */
+export function requestLog(req: Request, fallback: Logger): Logger {
+  const memo = req as Request & { [SCOPED_LOG]?: Logger; log?: Logger };
+  if (memo[SCOPED_LOG]) return memo[SCOPED_LOG];
+  const scope = maybeRequestScope(req);
+  const base = memo.log ?? fallback;
+  memo[SCOPED_LOG] = scope ? base.child({ tenant: scope.tenant.slug, user_id: scope.principal?.personId }) : base;
+  return memo[SCOPED_LOG];
 }
