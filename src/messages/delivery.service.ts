@@ -32,14 +32,11 @@ export class DeliveryService {
   }
 
   async deliver(deliveryId: number, attempt: JobAttempt): Promise<DeliveryOutcome> {
-    const [claimed] = await this.deliveries()
-      .where({ id: deliveryId, state: 'queued' })
-      .update({ state: 'sending', attempts: this.db.raw('attempts + 1'), updated_at: this.db.fn.now() })
-      .returning('*');
+    const claimed = await this.claim(deliveryId);
     if (!claimed) return this.notClaimed(deliveryId);
-    const message: MessageRow = await this.db.table('messages').where({ id: claimed.message_id }).first();
+    const { message, ...delivery } = claimed;
     try {
-      const providerId = await this.send(claimed, message);
+      const providerId = await this.send(delivery, message);
       await this.finish(deliveryId, { state: 'sent', provider_id: providerId, sent_at: this.db.fn.now(), last_error: null });
       return 'sent';
     } catch (err) {
@@ -53,6 +50,18 @@ export class DeliveryService {
       if (!(err instanceof PermanentDeliveryError) && !(err instanceof TemporaryDeliveryError)) throw err;
       return 'failed';
     }
+  }
+
+  /** queued -> sending, with the message it belongs to, in one round trip; undefined when not queued. */
+  private async claim(deliveryId: number): Promise<(DeliveryRow & { message: MessageRow }) | undefined> {
+    const { rows } = await this.db.raw(
+      `with c as (
+         update ?? set state = 'sending', attempts = attempts + 1, updated_at = now()
+          where id = ? and state = 'queued' returning *)
+       select c.*, to_jsonb(m) as message from c join ?? m on m.id = c.message_id`,
+      [this.db.ref('message_deliveries'), deliveryId, this.db.ref('messages')],
+    );
+    return rows[0];
   }
 
   /** A job for a row that is not queued: sent or failed already, or a send was cut off midway. */

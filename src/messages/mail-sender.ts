@@ -22,7 +22,7 @@ export class MailSender {
 
   async send(mail: OutgoingMail): Promise<string> {
     if (!this.env.SMTP_URL) throw new PermanentDeliveryError('e-mail is not configured on this server (SMTP_URL is not set)');
-    this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 5, logger: false } as any);
+    this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 10, logger: false } as any);
     try {
       const info = await this.transport.sendMail({
         from: mail.from,

@@ -66,7 +66,7 @@ export class MessagesService {
       deliveries.push({ medium: 'sms', address: person.mobile });
     }
     const replyTo = await this.replyTo(person, input.reply_to);
-    const id = await this.repo.insert({
+    const stored = await this.repo.insert({
       kind: 'message',
       sender_id: user.personId,
       recipient_id: person.id,
@@ -78,7 +78,7 @@ export class MessagesService {
       deliveries,
     });
     await this.signal.notify(this.tenant.id);
-    return this.loadView(id);
+    return { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries };
   }
 
   private async replyTo(person: RecipientRow, raw: string | undefined): Promise<string | null> {
@@ -112,9 +112,5 @@ export class MessagesService {
 
   private async withDeliveries(m: MessageWithNames): Promise<MessageView> {
     return { message: m, deliveries: await this.repo.deliveriesOf([m.id]) };
-  }
-
-  private async loadView(id: number): Promise<MessageView> {
-    return this.withDeliveries((await this.repo.find(id))!);
   }
 }

@@ -24,7 +24,9 @@ export interface RelayTiming {
   onlyTenants?: readonly number[];
 }
 export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
-export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 120_000, perTenantBatch: 50, maxQueueDepth: 500 };
+export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 120_000, perTenantBatch: 200, maxQueueDepth: 2_000 };
+/** Password mail is never held back by the queue's depth, but moves in batches too. */
+const PASSWORD_ROWS_PER_BATCH = 100;
 
 interface OutboxRow {
   id: number;
@@ -80,9 +82,14 @@ export class OutboxRelay implements BackgroundWorker {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      let again = false;
       this.running = this.tick()
+        .then((backlog) => {
+          again = backlog;
+        })
         .catch((err) => this.logger.warn({ err: (err as Error).message }, 'outbox relay tick failed'))
-        .finally(() => this.schedule(this.timing.pollMs));
+        // A backlog that moved goes on at once; otherwise wait for signals (or queue room).
+        .finally(() => this.schedule(again ? 0 : this.timing.pollMs));
     }, ms);
   }
 
@@ -90,8 +97,8 @@ export class OutboxRelay implements BackgroundWorker {
     return !this.timing.onlyTenants || this.timing.onlyTenants.includes(tenantId);
   }
 
-  /** One pass; exposed for tests and tools. */
-  async tick(): Promise<void> {
+  /** One pass; exposed for tests and tools. True when rows moved and some are left. */
+  async tick(): Promise<boolean> {
     const due = new Set<number>(this.carry);
     this.carry.clear();
     if (this.sweepRequested || Date.now() - this.lastSweep >= this.timing.sweepMs) {
@@ -105,56 +112,73 @@ export class OutboxRelay implements BackgroundWorker {
     } catch {
       // Redis is away: nothing can be relayed now; the 'ready' event asks for a sweep.
     }
+    let moved = 0;
     for (const tenantId of due) {
       if (this.stopped) break;
       try {
-        if (await this.relayTenant(tenantId)) this.carry.add(tenantId);
+        const r = await this.relayTenant(tenantId);
+        moved += r.moved;
+        if (r.leftOver) this.carry.add(tenantId);
       } catch (err) {
         this.carry.add(tenantId);
         this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox relay could not relay a tenant; will retry');
       }
     }
+    return moved > 0 && this.carry.size > 0;
   }
 
-  /** Returns true when the tenant still has rows waiting. */
-  private async relayTenant(tenantId: number): Promise<boolean> {
+  /**
+   * Moves one batch of the tenant's outbox to the queues: password mail first, then bulk up
+   * to the room left. One addBulk per queue and one UPDATE per batch, so a large send costs
+   * a few round trips per batch, not per message. A crash between the two re-adds the jobs on
+   * the next pass; the job id makes that a no-op.
+   */
+  private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean }> {
     const tenant = await this.tenants.byTenantId(tenantId);
-    if (!tenant) return false;
+    if (!tenant) return { moved: 0, leftOver: false };
     const db = openTenantScope(this.root, tenant).resolve(TENANT_DB);
-    const bulkRoom = await this.bulkRoom();
+    const bulkRoom = Math.max(await this.bulkRoom(), 0);
     const rows: OutboxRow[] = await db
       .table('message_deliveries as d')
       .join('messages as m', 'm.id', 'd.message_id')
       .whereNull('d.relayed_at')
       .orderByRaw("(m.kind = 'password') desc, d.id")
-      .limit(Math.max(bulkRoom, 0) + 100)
+      .limit(bulkRoom + PASSWORD_ROWS_PER_BATCH + 1)
       .select('d.id', 'd.message_id', 'd.medium', 'm.kind')
       .catch((err: Error & { code?: string }) => {
         if (err.code === '42P01') return []; // tenant schema not migrated yet
         throw err;
       });
-    let bulk = 0;
-    let leftOver = false;
-    const retry = this.root.resolve(RETRY_POLICY);
-    for (const row of rows) {
-      const password = row.kind === 'password';
-      if (!password && bulk >= bulkRoom) {
-        leftOver = true;
-        break;
-      }
-      const data: DeliverMessage = { tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium };
-      const queue: QueueName = password ? 'mail-priority' : 'messages';
-      await this.queues.get(queue).add(deliverMessageJob.name, deliverMessageJob.schema.parse(data), {
-        jobId: deliverJobId(data),
-        attempts: retry.attempts,
-        backoff: { type: 'capped-exponential' },
-        removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-        removeOnFail: { age: 30 * 86_400 },
-      });
-      await db.table('message_deliveries').where({ id: row.id }).update({ relayed_at: db.fn.now() });
-      if (!password) bulk++;
+    const password = rows.filter((r) => r.kind === 'password').slice(0, PASSWORD_ROWS_PER_BATCH);
+    const bulk = rows.filter((r) => r.kind !== 'password').slice(0, bulkRoom);
+    const moving = [...password, ...bulk];
+    if (moving.length > 0) {
+      await this.enqueue('mail-priority', tenantId, password);
+      await this.enqueue('messages', tenantId, bulk);
+      await db.table('message_deliveries').whereIn('id', moving.map((r) => r.id)).update({ relayed_at: db.fn.now() });
     }
-    return leftOver;
+    return { moved: moving.length, leftOver: rows.length > moving.length };
+  }
+
+  private async enqueue(queue: QueueName, tenantId: number, rows: OutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const retry = this.root.resolve(RETRY_POLICY);
+    await this.queues.get(queue).addBulk(
+      rows.map((row) => {
+        const data: DeliverMessage = deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium });
+        return {
+          name: deliverMessageJob.name,
+          data,
+          opts: {
+            jobId: deliverJobId(data),
+            attempts: retry.attempts,
+            backoff: { type: 'capped-exponential' },
+            removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+            removeOnFail: { age: 30 * 86_400 },
+          },
+        };
+      }),
+    );
   }
 
   /** How many bulk jobs this tenant may add now: its turn's batch, bounded by the queue's room. */

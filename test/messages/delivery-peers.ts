@@ -115,10 +115,15 @@ export async function startTwilioSink(status = 201) {
 export const TWILIO_ENV = { TWILIO_ACCOUNT_SID: `AC${'0123456789abcdef'.repeat(2)}`, TWILIO_AUTH_TOKEN: 'test-auth-token' };
 
 /** Runs the relay and the job workers in this process, on queues of their own, for one tenant. */
-export async function startTestWorkers(c: DependencyContainer, tenantIds: number[], retry = { attempts: 8, baseDelayMs: 200, maxDelayMs: 1000 }) {
+export async function startTestWorkers(
+  c: DependencyContainer,
+  tenantIds: number[],
+  retry = { attempts: 8, baseDelayMs: 200, maxDelayMs: 1000 },
+  relay: Partial<typeof DEFAULT_RELAY_TIMING> = {},
+) {
   c.register(QUEUE_PREFIX, { useValue: `test-${randomBytes(4).toString('hex')}` });
   c.register(RETRY_POLICY, { useValue: retry });
-  c.register(RELAY_TIMING, { useValue: { ...DEFAULT_RELAY_TIMING, pollMs: 100, onlyTenants: tenantIds } });
+  c.register(RELAY_TIMING, { useValue: { ...DEFAULT_RELAY_TIMING, pollMs: 100, ...relay, onlyTenants: tenantIds } });
   return startWorkers(c);
 }
 

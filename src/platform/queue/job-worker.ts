@@ -13,7 +13,8 @@ export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
 
 /** Jobs run at once per queue and process; password mail has its own slots. */
-const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 8 };
+// Delivery jobs mostly wait on SMTP, Twilio and the database, so many may run at once.
+const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24 };
 
 /**
  * Runs every job definition on its BullMQ queue. Each job gets the root container and opens

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
+import { asAcme } from '../support/login';
+import { startSmtpSink, startTestWorkers, waitFor } from './delivery-peers';
+
+let t: TestApp;
+let acme: DemoTenant;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let workers: Awaited<ReturnType<typeof startTestWorkers>>;
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  t = await createTestApp({ SMTP_URL: smtp.url });
+  acme = await importDemoTenant(t, 'acme');
+  // Batches far smaller than the burst: the backlog must move over many passes.
+  workers = await startTestWorkers(t.container, [acme.tenantId], undefined, { perTenantBatch: 4, maxQueueDepth: 1_000 });
+});
+
+afterAll(async () => {
+  await workers?.stop();
+  await t?.close();
+  await smtp?.stop();
+});
+
+it('a burst larger than the relay batch is delivered whole, each mail exactly once; the POST answer is what GET shows', async () => {
+  const admin = await asAcme(t, acme.host, 'admin');
+  const titles = Array.from({ length: 30 }, (_, i) => `Burst ${i}`);
+  const posted = await Promise.all(
+    titles.map((title) => admin.post('/api/messages').send({ user_name: 'ola', title, text: 'Part of a burst.' })),
+  );
+  for (const res of posted) expect(res.status, JSON.stringify(res.body)).toBe(200);
+
+  const first = posted[0].body.messages[0];
+  const fetched = await admin.get(`/api/messages/${first.message_id}`);
+  // deliveries change state as they are sent; the rest of the message must match exactly
+  const { deliveries: postedDeliveries, ...postedRest } = first;
+  const { deliveries: fetchedDeliveries, ...fetchedRest } = fetched.body.messages[0];
+  expect(postedRest).toEqual(fetchedRest);
+  expect(postedDeliveries.map((d: any) => [d.medium, d.address, d.state, d.attempts])).toEqual([['email', 'ola@acme.example', 'queued', 0]]);
+  expect(fetchedDeliveries.map((d: any) => [d.medium, d.address])).toEqual([['email', 'ola@acme.example']]);
+
+  const burst = () => smtp.mails.filter((m) => titles.includes(m.headers.subject));
+  await waitFor('all 30 mails', () => burst().length >= titles.length);
+  await new Promise((r) => setTimeout(r, 500)); // a duplicate would arrive in this time
+  expect(burst().map((m) => m.headers.subject).sort()).toEqual([...titles].sort());
+
+  const states = await admin.get('/api/messages?user_name=ola&limit=100');
+  const ours = states.body.messages.filter((m: any) => titles.includes(m.title));
+  expect(ours).toHaveLength(30);
+  for (const m of ours) expect(m.deliveries.map((d: any) => [d.state, d.attempts])).toEqual([['sent', 1]]);
+});
