@@ -4,12 +4,17 @@ import type { Logger } from 'pino';
 
 const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 
+/** node --cpu-prof / --heap-prof given to the API profile its worker process too. */
+function profilingFlags(): string[] {
+  return process.execArgv.filter((a) => /^--(cpu|heap)-prof/.test(a));
+}
+
 /** Runs the workers in a child process of their own, restarted if it dies. */
 export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger): { stop(): Promise<void> } {
   let stopped = false;
   let child = launch();
   function launch() {
-    const c = spawn(process.execPath, ['--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
+    const c = spawn(process.execPath, [...profilingFlags(), '--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
     c.on('exit', (code, signal) => {
       if (stopped) return;
       logger.error({ code, signal }, 'worker process exited; restarting in 2s');

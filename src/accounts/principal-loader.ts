@@ -15,6 +15,9 @@ export interface AccountRow {
 
 const DAY_MS = 86_400_000;
 
+/** The persons columns a Principal is built from. */
+export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password'] as const;
+
 /** Decides whether an account is in "must change password" (errorcode 418). */
 export function passwordChangeReason(row: AccountRow, maxAgeDays: number | null, now = Date.now()): PasswordChangeReason | null {
   if (row.must_change_password) return row.must_change_password;
@@ -33,9 +36,7 @@ export class PrincipalLoader {
   ) {}
 
   private query() {
-    return this.db
-      .table<AccountRow>('persons')
-      .select('id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password');
+    return this.db.table<AccountRow>('persons').select(...ACCOUNT_COLUMNS);
   }
 
   async byId(personId: number, via: Principal['via'], sessionId?: string): Promise<Principal | null> {

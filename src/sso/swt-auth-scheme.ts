@@ -33,9 +33,8 @@ export class SwtAuthScheme implements AuthScheme {
         issuer: cfg.get('api.oauth.issuer'),
         clockSkewSeconds: cfg.get('api.oauth.clock_skew_seconds'),
       });
-      const personId = await scope.container.resolve(SwtUserFinder).personId(params);
-      const principal = await scope.container.resolve(PrincipalLoader).byId(personId, 'swt');
-      if (!principal) throw new SwtRejected('user', 'the user no longer exists');
+      const account = await scope.container.resolve(SwtUserFinder).account(params);
+      const principal = scope.container.resolve(PrincipalLoader).toPrincipal(account, 'swt');
       // The third party is master of credentials: our password's age is not its concern.
       return { ...principal, mustChangePassword: null };
     } catch (err) {

@@ -3,6 +3,7 @@ import { TENANT, TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { SwtRejected } from './swt-token';
+import { ACCOUNT_COLUMNS, type AccountRow } from '../accounts/principal-loader';
 
 type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
 
@@ -38,10 +39,11 @@ export class SwtUserFinder {
     @inject(TENANT) private readonly tenant: Tenant,
   ) {}
 
-  async personId(params: Map<string, string>): Promise<number> {
+  /** The account row itself, so the principal needs no second query. */
+  async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
-    const persons = this.db.table('persons').select('id');
-    let rows: { id: number }[];
+    const persons = this.db.table('persons').select(...ACCOUNT_COLUMNS);
+    let rows: AccountRow[];
     if (id.kind === 'user_name') rows = await persons.where({ user_name: id.value });
     else if (id.kind === 'person_id') {
       if (!/^\d{1,9}$/.test(id.value)) throw new SwtRejected('user', `${id.param} must be a person id (a positive integer)`);
@@ -49,6 +51,6 @@ export class SwtUserFinder {
     } else rows = await persons.where({ extern_person_id: id.value }).limit(2);
     if (rows.length === 0) throw new SwtRejected('user', `no user of this tenant matches ${id.param}`);
     if (rows.length > 1) throw new SwtRejected('user', `${id.param} matches more than one user of this tenant`);
-    return rows[0].id;
+    return rows[0];
   }
 }
