@@ -31,7 +31,6 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('trust proxy', env.TRUST_PROXY);
   // Bracket form (person_data[email]=x) and repeated keys (ids=1&ids=2) in query strings.
   app.set('query parser', (str: string) => qs.parse(str, QS_OPTIONS));
-  app.set('json replacer', (_key: string, value: unknown) => (value instanceof Date ? value.toISOString() : value));
 
   app.use(requestLogging(logger));
   app.use(httpMetrics(container));

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Env } from './platform/config/env';
 import { createKnex } from './platform/db/create-knex';
 import { createLogger } from './platform/logging/logger';
-import { ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
+import { DATABASE_URL, ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
 import { createTenantPools } from './platform/db/tenant-pools';
 import { registerFeatures } from './features';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
@@ -24,6 +24,7 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   const log = logger ?? createLogger(env);
   c.register(ENV, { useValue: env });
   c.register(LOGGER, { useValue: log });
+  c.register(DATABASE_URL, { useValue: connections.databaseUrl });
   c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
   c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });
   const connect = (url: string, name: string) => {

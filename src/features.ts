@@ -68,6 +68,7 @@ export const allRoutes: RouteDefinition<any>[] = [
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 import { Metrics } from './platform/metrics/metrics';
+import { PrincipalCache } from './platform/auth/principal-cache';
 import { OutboxAge } from './platform/metrics/outbox-age';
 
 /** Multi-registrations (auth schemes, background workers) and replaceable stores. */
@@ -84,6 +85,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.registerSingleton(QueueRegistry);
   // Prometheus registry per container (never prom-client's global one).
   c.registerSingleton(Metrics);
+  c.registerSingleton(PrincipalCache);
   c.registerSingleton(OutboxAge);
   c.registerSingleton(MailSender);
   c.registerSingleton(SmsSender);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { ENV, LOGGER } from './platform/tokens';
 import { TenantResolver } from './platform/tenancy/tenant-resolver';
+import { PrincipalCache } from './platform/auth/principal-cache';
 
 export interface RunningServer {
   server: http.Server;
@@ -16,6 +17,7 @@ export async function startServer(container: DependencyContainer, port?: number)
   const env = container.resolve(ENV);
   const logger: Logger = container.resolve(LOGGER);
   await container.resolve(TenantResolver).start();
+  await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -35,6 +37,7 @@ export async function startServer(container: DependencyContainer, port?: number)
         setTimeout(() => server.closeAllConnections(), 10_000).unref();
       });
       await container.resolve(TenantResolver).stop();
+      await container.resolve(PrincipalCache).stop();
     },
   };
 }

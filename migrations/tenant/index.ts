@@ -5,6 +5,7 @@ import * as m030 from './030_competences';
 import * as m040 from './040_surveys_files';
 import * as m050 from './050_outbox_pending_index';
 import * as m060 from './060_persons_name_order_index';
+import * as m070 from './070_principal_change_notify';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -14,4 +15,5 @@ export const tenantMigrations: Migration[] = [
   { name: '040_surveys_files', up: m040.up },
   { name: '050_outbox_pending_index', up: m050.up },
   { name: '060_persons_name_order_index', up: m060.up },
+  { name: '070_principal_change_notify', up: m070.up },
 ];

@@ -3,6 +3,7 @@ import { TENANT, TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Tenant } from '../platform/tenancy/tenant';
 import type { PasswordChangeReason, Principal } from '../platform/auth/principal';
+import { PrincipalCache } from '../platform/auth/principal-cache';
 
 export interface AccountRow {
   id: number;
@@ -33,6 +34,7 @@ export class PrincipalLoader {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(PrincipalCache) private readonly cache: PrincipalCache,
   ) {}
 
   private query() {
@@ -40,7 +42,7 @@ export class PrincipalLoader {
   }
 
   async byId(personId: number, via: Principal['via'], sessionId?: string): Promise<Principal | null> {
-    const row = await this.query().where({ id: personId }).first();
+    const row = await this.cache.get(this.tenant, personId, () => this.query().where({ id: personId }).first());
     return row ? this.toPrincipal(row, via, sessionId) : null;
   }
 

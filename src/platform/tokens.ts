@@ -13,6 +13,8 @@ export const LOGGER: InjectionToken<Logger> = Symbol('Logger');
 /** The platform pool: control-plane tables, migrations, import and export. Tenant requests and jobs use TENANT_POOLS. */
 export const KNEX: InjectionToken<Knex> = Symbol('Knex');
 export const REDIS: InjectionToken<Redis> = Symbol('Redis');
+/** For the few things that need a connection of their own (LISTEN). */
+export const DATABASE_URL: InjectionToken<string> = Symbol('DatabaseUrl');
 /** The tenant-affine connection groups; only the tenant scope factory uses them. */
 export const TENANT_POOLS: InjectionToken<TenantPools> = Symbol('TenantPools');
 

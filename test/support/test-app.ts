@@ -8,6 +8,7 @@ import { loadEnv, type Env } from '../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../src/container';
 import { buildApp } from '../../src/app';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { PrincipalCache } from '../../src/platform/auth/principal-cache';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 import { assertMatchesContract } from './contract';
@@ -28,6 +29,7 @@ export async function createTestApp(overrides: Record<string, string> = {}, logg
   const env = testEnv(overrides);
   const container = buildContainer(env, { databaseUrl: inject('databaseUrl'), redisUrl: inject('redisUrl') }, logger);
   await container.resolve(TenantResolver).start();
+  await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
   return {
     app,
@@ -35,6 +37,7 @@ export async function createTestApp(overrides: Record<string, string> = {}, logg
     env,
     async close() {
       await container.resolve(TenantResolver).stop();
+      await container.resolve(PrincipalCache).stop();
       await closeContainer(container);
     },
   };

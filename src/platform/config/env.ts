@@ -35,6 +35,7 @@ export const Env = z.object({
   COOKIE_SECURE: booleanFlag.default(false),
   COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
   TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
+  PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
 });

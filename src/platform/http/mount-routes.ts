@@ -8,6 +8,7 @@ import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
 import { requestLog, requestScope } from '../tenancy/request-scope';
 import { rememberRouteTemplate } from '../metrics/route-template';
+import { PrincipalCache } from '../auth/principal-cache';
 
 function mergedInput(req: Request): Record<string, unknown> {
   const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
@@ -61,7 +62,13 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
         container: scope.container,
         resolve: (token) => scope.container.resolve(token),
       };
-      const result = await route.handler(ctx, parsed.data);
+      let result: RouteResult;
+      try {
+        result = await route.handler(ctx, parsed.data);
+      } finally {
+        // What this request changed must not be served from this process's cache to the next one.
+        if (route.method !== 'get') scope.container.resolve(PrincipalCache).forgetSchema(scope.tenant.schema);
+      }
       const fields = (parsed.data as { fields?: string[] })?.fields;
       send(res, route, result, fields);
     });

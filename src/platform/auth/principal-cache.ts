@@ -1,0 +1,124 @@
+import { inject, injectable } from 'tsyringe';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { DATABASE_URL, ENV, LOGGER } from '../tokens';
+import type { Env } from '../config/env';
+import type { Tenant } from '../tenancy/tenant';
+import type { AccountRow } from '../../accounts/principal-loader';
+
+export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
+
+interface Entry {
+  tenantId: number;
+  row: AccountRow;
+  expires: number;
+}
+
+/**
+ * Account rows of logged-in persons, kept in this process so an authenticated request does not
+ * read the person before doing its work. Only used while this process is listening to
+ * PostgreSQL's `principal_changed` notifications (a trigger on persons sends them on commit, for
+ * any write path): a change or deletion drops the entry at once, a lost listener connection
+ * drops everything and bypasses the cache until it is back. A write request of a tenant also drops
+ * that tenant's entries in this process before it answers, so the caller's next request here never
+ * sees what it just changed as it was. The TTL is a safety net only.
+ */
+@injectable()
+export class PrincipalCache {
+  /** schema -> person id -> entry; the tenant id guards against a schema name reused by a new tenant. */
+  private readonly entries = new Map<string, Map<number, Entry>>();
+  private listener: Client | null = null;
+  private listening = false;
+  private stopped = true;
+  /** Bumped by every invalidation, so a row read before a change is never stored after it. */
+  private generation = 0;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    @inject(DATABASE_URL) private readonly databaseUrl: string,
+    @inject(ENV) private readonly env: Env,
+    @inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.listening && this.env.PRINCIPAL_CACHE_SECONDS > 0;
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped || this.env.PRINCIPAL_CACHE_SECONDS === 0) return;
+    this.stopped = false;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.dropAll();
+    const l = this.listener;
+    this.listener = null;
+    this.listening = false;
+    if (l) await l.end().catch(() => {});
+  }
+
+  /** The cached row, or the one `load` reads (stored when nothing changed meanwhile). */
+  async get(tenant: Tenant, personId: number, load: () => Promise<AccountRow | undefined>): Promise<AccountRow | undefined> {
+    if (!this.enabled) return load();
+    const hit = this.entries.get(tenant.schema)?.get(personId);
+    if (hit && hit.tenantId === tenant.id && hit.expires > Date.now()) return hit.row;
+    const generation = this.generation;
+    const row = await load();
+    if (row && this.enabled && generation === this.generation) {
+      let bySchema = this.entries.get(tenant.schema);
+      if (!bySchema) this.entries.set(tenant.schema, (bySchema = new Map()));
+      bySchema.set(personId, { tenantId: tenant.id, row, expires: Date.now() + this.env.PRINCIPAL_CACHE_SECONDS * 1000 });
+    }
+    return row;
+  }
+
+  /** Drops the entries of a tenant (after a write request, or its schema is gone). */
+  forgetSchema(schema: string): void {
+    this.generation++;
+    this.entries.delete(schema);
+  }
+
+  private forget(payload: string): void {
+    this.generation++;
+    const at = payload.lastIndexOf(':');
+    const schema = payload.slice(0, at);
+    const id = Number(payload.slice(at + 1));
+    this.entries.get(schema)?.delete(id);
+  }
+
+  private dropAll(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl, options: '-c search_path=' });
+    const lost = (why: string) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.listening = false;
+      this.dropAll();
+      client.end().catch(() => {});
+      if (this.stopped) return;
+      this.logger.warn({ err: why }, 'principal cache: lost the change listener; reading persons directly until it is back');
+      this.retry = setTimeout(() => void this.connect(), 1000);
+      this.retry.unref();
+    };
+    client.on('error', (err) => lost(err.message));
+    client.on('end', () => lost('connection ended'));
+    client.on('notification', (n) => {
+      if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
+    });
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}`);
+      if (this.listener === client && !this.stopped) this.listening = true;
+    } catch (err) {
+      lost((err as Error).message);
+    }
+  }
+}
