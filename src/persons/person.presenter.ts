@@ -55,7 +55,7 @@ export const PersonView = z
   );
 
 /** List view: who the person is and how to reach them. */
-export function presentPersonSimple(p: PersonRow) {
+export function presentPersonSimple(p: Pick<PersonRow, 'id' | 'user_name' | 'firstname' | 'lastname' | 'jobtitle' | 'email' | 'mobile' | 'organisation_id' | 'employee_code'>) {
   return {
     person_id: p.id,
     user_name: p.user_name,

@@ -57,6 +57,10 @@ const TEXT_COLUMNS = [
   'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
 ];
 
+/** What the simple view shows: a list of them selects nothing else (no dates to parse, less to send). */
+export const SIMPLE_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'jobtitle', 'email', 'mobile', 'organisation_id', 'employee_code'] as const;
+export type SimplePersonRow = Pick<PersonRow, (typeof SIMPLE_COLUMNS)[number]>;
+
 const PG_UNIQUE_VIOLATION = '23505';
 
 function hasDetails(p: PersonRow): p is PersonRow & PersonDetails {
@@ -120,8 +124,11 @@ export class PersonsRepository {
     return row?.password_hash ?? null;
   }
 
-  list(filter: PersonFilter, page: Paging, withDetails = false): Promise<PersonRow[]> {
-    const q = this.select(withDetails).orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
+  list(filter: PersonFilter, page: Paging, view: 'simple'): Promise<SimplePersonRow[]>;
+  list(filter: PersonFilter, page: Paging, view: 'full'): Promise<PersonRow[]>;
+  list(filter: PersonFilter, page: Paging, view: 'simple' | 'full'): Promise<SimplePersonRow[] | PersonRow[]> {
+    const base = view === 'full' ? this.select(true) : this.db.table('persons as p').select(SIMPLE_COLUMNS.map((c) => `p.${c}`));
+    const q = base.orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
     const db = this.db;

@@ -79,7 +79,8 @@ export class PersonsService {
       await this.assertExist('roles', query.role_ids, 'role');
       filter.roleIds = query.role_ids;
     }
-    const rows = await this.persons.list(filter, page, view === 'full');
+    if (view === 'simple') return (await this.persons.list(filter, page, 'simple')).map(presentPersonSimple);
+    const rows = await this.persons.list(filter, page, 'full');
     return Promise.all(rows.map((r) => this.present(r, view)));
   }
 
