@@ -3,6 +3,8 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
 import type { DependencyContainer } from 'tsyringe';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
 import { freePort } from '../../src/platform/dev/local-services';
 import { QUEUE_PREFIX } from '../../src/platform/queue/job-definition';
 import { RETRY_POLICY } from '../../src/platform/queue/job-worker';
@@ -135,4 +137,28 @@ export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeout
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+export interface MailTestbed {
+  t: TestApp;
+  acme: DemoTenant;
+  smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+}
+
+/** The app with a fresh acme tenant, an SMTP sink and workers for it, around a test file's tests. */
+export function useMailTestbed(relay: Partial<typeof DEFAULT_RELAY_TIMING> = {}): MailTestbed {
+  const bed = {} as MailTestbed;
+  let workers: Awaited<ReturnType<typeof startTestWorkers>> | undefined;
+  beforeAll(async () => {
+    bed.smtp = await startSmtpSink();
+    bed.t = await createTestApp({ SMTP_URL: bed.smtp.url });
+    bed.acme = await importDemoTenant(bed.t, 'acme');
+    workers = await startTestWorkers(bed.t.container, [bed.acme.tenantId], undefined, relay);
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await bed.t?.close();
+    await bed.smtp?.stop();
+  });
+  return bed;
 }

@@ -1,31 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { client } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';
-import { startSmtpSink, startTestWorkers, waitFor } from './delivery-peers';
+import { useMailTestbed, waitFor } from './delivery-peers';
 
-let t: TestApp;
-let acme: DemoTenant;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let workers: Awaited<ReturnType<typeof startTestWorkers>>;
+const bed = useMailTestbed();
 
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  t = await createTestApp({ SMTP_URL: smtp.url });
-  acme = await importDemoTenant(t, 'acme');
-  workers = await startTestWorkers(t.container, [acme.tenantId]);
-});
-
-afterAll(async () => {
-  await workers?.stop();
-  await t?.close();
-  await smtp?.stop();
-});
-
-const login = (user: string, password: string) => client(t, acme.host).post('/api/login').send({ user_name: user, password, login: 1 });
+const login = (user: string, password: string) => client(bed.t, bed.acme.host).post('/api/login').send({ user_name: user, password, login: 1 });
 
 describe('POST /api/forgot_password', () => {
   it('answers an unknown and a known identification identically', async () => {
-    const anon = client(t, acme.host);
+    const anon = client(bed.t, bed.acme.host);
     const unknown = await anon.post('/api/forgot_password').send({ identification: 'nobody@nowhere.example' });
     const known = await anon.post('/api/forgot_password').send({ identification: 'siri@acme.example' });
     expect(unknown.status).toBe(known.status);
@@ -34,9 +18,9 @@ describe('POST /api/forgot_password', () => {
   });
 
   it('mails a new password; the old one keeps working until the new one is used, which then asks for a new password (418)', async () => {
-    const anon = client(t, acme.host);
+    const anon = client(bed.t, bed.acme.host);
     await anon.post('/api/forgot_password').send({ identification: 'nils' });
-    const mail = await waitFor('password mail to nils', () => smtp.mails.find((m) => m.rcptTo.includes('nils@acme.example')));
+    const mail = await waitFor('password mail to nils', () => bed.smtp.mails.find((m) => m.rcptTo.includes('nils@acme.example')));
     expect(mail.headers.from).toBe('Acme Training <training@acme.example>');
     const password = /Password: (\S+)/.exec(mail.body)![1];
     expect(password).not.toBe('{password}');
@@ -48,19 +32,19 @@ describe('POST /api/forgot_password', () => {
     expect((await login('nils', password)).body.errorcode).toBe(401);
 
     await anon.post('/api/forgot_password').send({ identification: 'nils@acme.example' });
-    const second = await waitFor('second mail', () => smtp.mails.filter((m) => m.rcptTo.includes('nils@acme.example'))[1]);
+    const second = await waitFor('second mail', () => bed.smtp.mails.filter((m) => m.rcptTo.includes('nils@acme.example'))[1]);
     const fresh = /Password: (\S+)/.exec(second.body)![1];
     const res = await login('nils', fresh);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.login[0].must_change_password).toBe(true);
     const cookie = (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-    expect((await client(t, acme.host, cookie).get('/api/messages')).body.errorcode).toBe(418);
+    expect((await client(bed.t, bed.acme.host, cookie).get('/api/messages')).body.errorcode).toBe(418);
     // The mailed password is now the password; the old one is gone.
     expect((await login('nils', ACME_PASSWORDS.nils)).body.errorcode).toBe(401);
   });
 
   it('the stored message never holds the password', async () => {
-    const admin = client(t, acme.host, (await login('admin', ACME_PASSWORDS.admin)).headers['set-cookie']![0].split(';')[0]);
+    const admin = client(bed.t, bed.acme.host, (await login('admin', ACME_PASSWORDS.admin)).headers['set-cookie']![0].split(';')[0]);
     const list = await admin.get('/api/messages?user_name=nils');
     const pw = list.body.messages.filter((m: any) => m.title === 'Your new password');
     expect(pw.length).toBeGreaterThan(0);
@@ -68,7 +52,7 @@ describe('POST /api/forgot_password', () => {
   });
 
   it('is rate limited per identification with a 429 that looks the same for unknown identifications', async () => {
-    const anon = client(t, acme.host);
+    const anon = client(bed.t, bed.acme.host);
     const codes: number[] = [];
     for (let i = 0; i < 7; i++) codes.push((await anon.post('/api/forgot_password').send({ identification: 'ghost@nowhere.example' })).status);
     expect(codes.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
@@ -76,6 +60,6 @@ describe('POST /api/forgot_password', () => {
   });
 
   it('a missing identification is a 419', async () => {
-    expect((await client(t, acme.host).post('/api/forgot_password').send({})).body.errorcode).toBe(419);
+    expect((await client(bed.t, bed.acme.host).post('/api/forgot_password').send({})).body.errorcode).toBe(419);
   });
 });

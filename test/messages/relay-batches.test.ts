@@ -1,29 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
+import { expect, it } from 'vitest';
 import { asAcme } from '../support/login';
-import { startSmtpSink, startTestWorkers, waitFor } from './delivery-peers';
+import { useMailTestbed, waitFor } from './delivery-peers';
 
-let t: TestApp;
-let acme: DemoTenant;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let workers: Awaited<ReturnType<typeof startTestWorkers>>;
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  t = await createTestApp({ SMTP_URL: smtp.url });
-  acme = await importDemoTenant(t, 'acme');
-  // Batches far smaller than the burst: the backlog must move over many passes.
-  workers = await startTestWorkers(t.container, [acme.tenantId], undefined, { perTenantBatch: 4, maxQueueDepth: 1_000 });
-});
-
-afterAll(async () => {
-  await workers?.stop();
-  await t?.close();
-  await smtp?.stop();
-});
+// Batches far smaller than the burst: the backlog must move over many passes.
+const bed = useMailTestbed({ perTenantBatch: 4, maxQueueDepth: 1_000 });
 
 it('a burst larger than the relay batch is delivered whole, each mail exactly once; the POST answer is what GET shows', async () => {
-  const admin = await asAcme(t, acme.host, 'admin');
+  const admin = await asAcme(bed.t, bed.acme.host, 'admin');
   const titles = Array.from({ length: 30 }, (_, i) => `Burst ${i}`);
   const posted = await Promise.all(
     titles.map((title) => admin.post('/api/messages').send({ user_name: 'ola', title, text: 'Part of a burst.' })),
@@ -39,7 +22,7 @@ it('a burst larger than the relay batch is delivered whole, each mail exactly on
   expect(postedDeliveries.map((d: any) => [d.medium, d.address, d.state, d.attempts])).toEqual([['email', 'ola@acme.example', 'queued', 0]]);
   expect(fetchedDeliveries.map((d: any) => [d.medium, d.address])).toEqual([['email', 'ola@acme.example']]);
 
-  const burst = () => smtp.mails.filter((m) => titles.includes(m.headers.subject));
+  const burst = () => bed.smtp.mails.filter((m) => titles.includes(m.headers.subject));
   await waitFor('all 30 mails', () => burst().length >= titles.length);
   await new Promise((r) => setTimeout(r, 500)); // a duplicate would arrive in this time
   expect(burst().map((m) => m.headers.subject).sort()).toEqual([...titles].sort());
