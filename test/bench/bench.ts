@@ -267,6 +267,8 @@ async function main() {
     if (flags['top-statements']) await printTopStatements(knex);
     extra.peakRssApiMiB = (sampler.peaks.get('api') ?? 0) / 2 ** 20;
     extra.peakRssPostgresMiB = (sampler.peaks.get('postgres') ?? 0) / 2 ** 20;
+    // RSS summed over backends counts shared buffers once per backend; PSS shares them out
+    extra.peakPssPostgresMiB = (sampler.pssPeaks.get('postgres') ?? 0) / 2 ** 20;
   } finally {
     for (const ch of children) ch.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));

@@ -43,16 +43,33 @@ export function pidsMatching(needle: string): number[] {
   return [...matched];
 }
 
-/** Samples RSS of process groups and keeps the peak. */
+/**
+ * Proportional set size: a page shared by n processes counts 1/n in each, so the sum over
+ * PostgreSQL's backends does not count shared buffers once per backend, as RSS does.
+ */
+export function pssBytes(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples RSS and PSS of process groups and keeps the peaks. */
 export class PeakSampler {
   readonly peaks = new Map<string, number>();
+  readonly pssPeaks = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   constructor(private readonly groups: Record<string, () => number[]>) {}
   start(everyMs = 250): void {
     this.timer = setInterval(() => {
       for (const [name, pids] of Object.entries(this.groups)) {
-        const rss = pids().reduce((sum, pid) => sum + rssBytes(pid), 0);
+        const members = pids();
+        const rss = members.reduce((sum, pid) => sum + rssBytes(pid), 0);
         this.peaks.set(name, Math.max(this.peaks.get(name) ?? 0, rss));
+        const pss = members.reduce((sum, pid) => sum + pssBytes(pid), 0);
+        this.pssPeaks.set(name, Math.max(this.pssPeaks.get(name) ?? 0, pss));
       }
     }, everyMs);
     this.timer.unref();
