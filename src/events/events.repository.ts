@@ -56,6 +56,11 @@ export class EventsRepository {
     return this.base().where('e.id', id).first();
   }
 
+  /** The event, its row locked until the transaction ends (only the event row: FOR UPDATE OF e). */
+  async findForUpdate(id: number): Promise<EventRow | undefined> {
+    return this.base().where('e.id', id).forUpdate('e').first();
+  }
+
   async children(parentIds: number[]): Promise<EventRow[]> {
     if (!parentIds.length) return [];
     return this.base().whereIn('e.parent_id', parentIds).orderBy([{ column: 'e.starts_at' }, { column: 'e.id' }]);

@@ -29,9 +29,9 @@ export class SignOnService {
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
   private async lockEvent(tx: TenantDb, eventId: number): Promise<EventRow> {
-    const locked = await tx.table('events').where({ id: eventId }).forUpdate().first('id');
-    if (!locked) throw ApiError.notFound(`event ${eventId}`);
-    return new EventsRepository(tx).find(eventId) as Promise<EventRow>;
+    const event = await new EventsRepository(tx).findForUpdate(eventId);
+    if (!event) throw ApiError.notFound(`event ${eventId}`);
+    return event;
   }
 
   async signOn(person: PersonRow, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
