@@ -17,7 +17,7 @@ export const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(16),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(8),
   DATABASE_POOL_GROUPS: z.coerce.number().int().min(1).max(64).default(4),
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
