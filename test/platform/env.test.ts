@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { EnvError, loadEnv } from '../../src/platform/config/env';
+import fs from 'node:fs';
+import { Env, EnvError, loadEnv } from '../../src/platform/config/env';
 
 describe('environment validation', () => {
   it('lists every bad variable by name', () => {
@@ -29,5 +30,25 @@ describe('environment validation', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('PORT');
+  });
+});
+
+describe('config/example.env', () => {
+  const text = fs.readFileSync(path.join(__dirname, '../../config/example.env'), 'utf8');
+  const entries = Object.fromEntries(
+    text
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+
+  it('names every variable the product reads, and nothing else; each is in the README table too', () => {
+    expect(Object.keys(entries).sort()).toEqual(Object.keys(Env.shape).sort());
+    for (const name of Object.keys(Env.shape)) if (name !== 'NODE_ENV') expect(readme, name).toContain(`| ${name} |`);
+  });
+
+  it('states the defaults: loaded as it is, it gives what no variables give', () => {
+    expect(loadEnv(entries)).toEqual(loadEnv({}));
   });
 });
