@@ -7,6 +7,8 @@ import type { Tenant } from '../tenancy/tenant';
 import type { AccountRow } from '../../accounts/principal-loader';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
+/** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */
+const MAX_ENTRIES = 100_000;
 
 interface Entry {
   tenantId: number;
@@ -27,6 +29,7 @@ interface Entry {
 export class PrincipalCache {
   /** schema -> person id -> entry; the tenant id guards against a schema name reused by a new tenant. */
   private readonly entries = new Map<string, Map<number, Entry>>();
+  private size = 0;
   private listener: Client | null = null;
   private listening = false;
   private stopped = true;
@@ -68,8 +71,10 @@ export class PrincipalCache {
     const generation = this.generation;
     const row = await load();
     if (row && this.enabled && generation === this.generation) {
+      if (this.size >= MAX_ENTRIES) this.shrink();
       let bySchema = this.entries.get(tenant.schema);
       if (!bySchema) this.entries.set(tenant.schema, (bySchema = new Map()));
+      if (!bySchema.has(personId)) this.size++;
       bySchema.set(personId, { tenantId: tenant.id, row, expires: Date.now() + this.env.PRINCIPAL_CACHE_SECONDS * 1000 });
     }
     return row;
@@ -78,7 +83,19 @@ export class PrincipalCache {
   /** Drops the entries of a tenant (after a write request, or its schema is gone). */
   forgetSchema(schema: string): void {
     this.generation++;
+    this.size -= this.entries.get(schema)?.size ?? 0;
     this.entries.delete(schema);
+  }
+
+  /** Entries of persons who never came back would otherwise stay for the life of the process. */
+  private shrink(): void {
+    const now = Date.now();
+    for (const [schema, bySchema] of this.entries) {
+      for (const [id, entry] of bySchema) if (entry.expires <= now) bySchema.delete(id);
+      if (bySchema.size === 0) this.entries.delete(schema);
+    }
+    this.size = [...this.entries.values()].reduce((n, m) => n + m.size, 0);
+    if (this.size >= MAX_ENTRIES) this.dropAll();
   }
 
   private forget(payload: string): void {
@@ -86,12 +103,13 @@ export class PrincipalCache {
     const at = payload.lastIndexOf(':');
     const schema = payload.slice(0, at);
     const id = Number(payload.slice(at + 1));
-    this.entries.get(schema)?.delete(id);
+    if (this.entries.get(schema)?.delete(id)) this.size--;
   }
 
   private dropAll(): void {
     this.generation++;
     this.entries.clear();
+    this.size = 0;
   }
 
   private async connect(): Promise<void> {
