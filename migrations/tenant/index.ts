@@ -6,6 +6,7 @@ import * as m040 from './040_surveys_files';
 import * as m050 from './050_outbox_pending_index';
 import * as m060 from './060_persons_name_order_index';
 import * as m070 from './070_principal_change_notify';
+import * as m080 from './080_security_audit';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -16,4 +17,5 @@ export const tenantMigrations: Migration[] = [
   { name: '050_outbox_pending_index', up: m050.up },
   { name: '060_persons_name_order_index', up: m060.up },
   { name: '070_principal_change_notify', up: m070.up },
+  { name: '080_security_audit', up: m080.up },
 ];

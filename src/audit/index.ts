@@ -1,0 +1,2 @@
+export { recordSecurityEvent, redactDetails, SECURITY_EVENT_TYPES } from './security-audit';
+export type { SecurityEvent, SecurityEventType } from './security-audit';

@@ -1,0 +1,59 @@
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+
+/**
+ * Types of the tenant's security event log. Dotted names, subject first, so a filter on a
+ * prefix reads naturally; new features add their own (e.g. `person.erased`).
+ */
+export const SECURITY_EVENT_TYPES = [
+  'login.succeeded',
+  'login.failed',
+  'login.throttled',
+  'logout',
+  'password.changed',
+  'password.reset',
+  'email.changed',
+  'mobile.changed',
+  'roles.changed',
+  'config.changed',
+  'operator.action',
+] as const;
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
+
+export interface SecurityEvent {
+  type: SecurityEventType;
+  /** user_name of whoever acted, `operator` for the platform operator, `anonymous` before login. */
+  actor: string;
+  /** user_name or config item id the event is about. */
+  subject?: string | null;
+  ip?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** Keys whose values never reach the log, whatever a caller passes in details. */
+const SECRET_KEY = /pass|secret|token|hash|cookie|authori[sz]ation|signature|session|credential/i;
+
+export function redactDetails(value: unknown, depth = 0): unknown {
+  if (depth > 5) return '[truncated]';
+  if (Array.isArray(value)) return value.slice(0, 100).map((v) => redactDetails(v, depth + 1));
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : redactDetails(v, depth + 1);
+    return out;
+  }
+  if (typeof value === 'string' && value.length > 1000) return `${value.slice(0, 1000)}…`;
+  return value;
+}
+
+/**
+ * Appends one entry to the tenant's security event log. Pass the transaction's TenantDb when
+ * the event belongs to a change, so the entry commits (or rolls back) with it.
+ */
+export async function recordSecurityEvent(db: TenantDb, event: SecurityEvent): Promise<void> {
+  await db.table('audit_log').insert({
+    type: event.type,
+    actor: event.actor,
+    subject: event.subject ?? null,
+    ip: event.ip ?? null,
+    details: JSON.stringify(redactDetails(event.details ?? {})),
+  });
+}
