@@ -26,7 +26,7 @@ export const fileRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const owner = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'upload files for this person');
+      const owner = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'upload files for this person');
       if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
       const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
       const files = ctx.resolve(FilesService);

@@ -81,7 +81,8 @@ export const personEventRoutes = [
     description:
       'Checked like check_join in one transaction on the locked event row (seats are never oversold). A refused sign-on is errorcode 409 with the reason texts ' +
       'in message plus can_join and reason in the envelope; module events cannot be signed on to (409). order_id/order_reference only with the order system ' +
-      'enabled (otherwise ignored with a note in message).',
+      "enabled (otherwise ignored with a note in message); order_id must be an order of that person (else 420). Security: superuser, the person's manager " +
+      '(not for a person who manages the caller), self.',
     output: PersonEventView,
     input: z.object({
       event_id: p.id(),
@@ -92,7 +93,7 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person on');
+      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person on');
       const r = await ctx.resolve(SignOnService).signOn(person, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
@@ -116,7 +117,7 @@ export const personEventRoutes = [
     async handler(ctx, input) {
       if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person off');
+      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person off');
       const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id, ctx.container);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },

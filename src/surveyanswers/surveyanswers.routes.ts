@@ -99,7 +99,7 @@ export const surveyAnswerRoutes = [
         await assertOrganisation(ctx, input.organisation_id, 'answer surveys for this organisation');
         who = { organisationId: input.organisation_id };
       } else {
-        who = { personId: (await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'answer surveys for this person')).id };
+        who = { personId: (await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'answer surveys for this person')).id };
       }
       const a = await ctx.resolve(SurveyAnswersService).create(ctx.user, who, input.data, input.survey_id);
       return { items: [presentAnswer(a, 'full')], message: 'survey answer stored' };

@@ -49,6 +49,39 @@ export class AccessPolicy {
     return this.managesOrganisation(user, person.organisation_id);
   }
 
+  /** The person manages the caller: a manager of the caller's organisation or of one above it (a co-manager too). */
+  async isManagedBy(user: Principal, personId: number): Promise<boolean> {
+    if (user.organisationId === null) return false;
+    return (await this.managedOrganisationIds(personId)).has(user.organisationId);
+  }
+
+  /**
+   * Superuser, or the person's manager acting on someone else. A manager never acts as their own
+   * manager: not on themself (a manager usually sits in the organisation they manage), nor on a
+   * person who manages them, else they could give themselves roles or take over their boss's account.
+   */
+  async canActAsManagerOf(user: Principal, person: { id: number; organisation_id: number | null }): Promise<boolean> {
+    if (user.superuser) return true;
+    if (user.personId === person.id || !(await this.managesOrganisation(user, person.organisation_id))) return false;
+    return !(await this.isManagedBy(user, person.id));
+  }
+
+  async assertActsAsManagerOf(user: Principal, person: { id: number; organisation_id: number | null }, action: string): Promise<void> {
+    if (await this.canActAsManagerOf(user, person)) return;
+    throw ApiError.forbidden(
+      user.personId === person.id
+        ? `not authorised to ${action}: a manager cannot act as their own manager; ask your manager or a superuser`
+        : `not authorised to ${action}: only the person's manager (not someone they manage) or a superuser may`,
+    );
+  }
+
+  /** A change to a person: the person themself, or someone who may act as their manager. */
+  async assertSelfOrActingManager(user: Principal, person: { id: number; organisation_id: number | null }, action: string): Promise<void> {
+    if (user.personId === person.id) return;
+    if (await this.canActAsManagerOf(user, person)) return;
+    throw ApiError.forbidden(`not authorised to ${action}: only the person, their manager (not someone they manage) or a superuser may`);
+  }
+
   /** Security line "Superuser, person's manager, self". */
   async assertSelfOrManager(user: Principal, person: { id: number; organisation_id: number | null }, action = 'access this person'): Promise<void> {
     if (user.personId === person.id) return;
@@ -61,6 +94,12 @@ export class AccessPolicy {
     if (user.superuser) return;
     if (await this.managesOrganisation(user, organisationId)) return;
     throw ApiError.forbidden(`not authorised to ${action}: only its manager or a superuser may`);
+  }
+
+  /** The spec's "superadmin": a person flag next to superuser, read when a rule needs it (it is not part of the cached principal). */
+  async isSuperadmin(user: Principal): Promise<boolean> {
+    const row = await this.db.table('persons').where({ id: user.personId }).first('superadmin');
+    return row?.superadmin === true;
   }
 
   assertSuperuser(user: Principal, action = 'do this'): void {
