@@ -13,3 +13,17 @@ export function form(fields: Record<string, string | number>): string {
 }
 
 export const userNames = (body: { persons: { user_name: string }[] }) => body.persons.map((p) => p.user_name);
+
+export const BOSS_PASSWORD = 'Boss-Manager-Pass-1';
+export const VERA_PASSWORD = 'Vera-Manager-Pass-1';
+
+/**
+ * Adds managers kari must not act on as their manager: boss sits in Operations (kari's subtree) but
+ * manages the whole company, so kari's; vera co-manages Operations with kari.
+ */
+export function addKarisManagers(doc: any): void {
+  doc.persons.push(
+    { user_name: 'boss', password: BOSS_PASSWORD, email: 'boss@acme.example', organisation: 'acme-ops', roles: ['ops-lead'], manages: ['acme'] },
+    { user_name: 'vera', password: VERA_PASSWORD, email: 'vera@acme.example', organisation: 'acme-ops', roles: ['ops-lead'], manages: ['acme-ops'] },
+  );
+}

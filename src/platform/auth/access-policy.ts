@@ -49,10 +49,17 @@ export class AccessPolicy {
     return this.managesOrganisation(user, person.organisation_id);
   }
 
-  /** The person manages the caller: a manager of the caller's organisation or of one above it (a co-manager too). */
-  async isManagedBy(user: Principal, personId: number): Promise<boolean> {
+  /**
+   * The person manages the caller: a manager of the caller's organisation or of one above it, a
+   * co-manager too. Not when everything the person manages lies strictly inside what the caller
+   * manages: that is a manager below the caller (e.g. the caller sits in a unit under the one they manage).
+   */
+  async managesCaller(user: Principal, personId: number): Promise<boolean> {
     if (user.organisationId === null) return false;
-    return (await this.managedOrganisationIds(personId)).has(user.organisationId);
+    const theirs = await this.managedOrganisationIds(personId);
+    if (!theirs.has(user.organisationId)) return false;
+    const mine = await this.managedOrganisationIds(user.personId);
+    return !(theirs.size < mine.size && [...theirs].every((id) => mine.has(id)));
   }
 
   /**
@@ -63,7 +70,7 @@ export class AccessPolicy {
   async canActAsManagerOf(user: Principal, person: { id: number; organisation_id: number | null }): Promise<boolean> {
     if (user.superuser) return true;
     if (user.personId === person.id || !(await this.managesOrganisation(user, person.organisation_id))) return false;
-    return !(await this.isManagedBy(user, person.id));
+    return !(await this.managesCaller(user, person.id));
   }
 
   async assertActsAsManagerOf(user: Principal, person: { id: number; organisation_id: number | null }, action: string): Promise<void> {
