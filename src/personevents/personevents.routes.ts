@@ -106,7 +106,8 @@ export const personEventRoutes = [
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
     description:
       'Returns the signed-off PersonEvent. 404 when not signed on; 409 on a locked event unless superuser; action=update answers 501. ' +
-      'The seat goes to the longest-waiting person on the wait list; the message only says how many moved up.',
+      'The seat goes to the longest-waiting person on the wait list; the message only says how many moved up. ' +
+      "Security: superuser, the person's manager (not for a person who manages the caller), self.",
     output: PersonEventView,
     input: z.object({
       event_id: p.id(),
