@@ -2,24 +2,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
-import { addKarisManagers, BOSS_PASSWORD, VERA_PASSWORD } from '../persons/demo-refs';
+import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
+import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
 import { idOf } from './events-support';
 
 // Surveys and files for someone else: a manager acts only for persons they manage, never for their own manager.
 let t: TestApp;
 let acme: DemoTenant;
-type Client = Awaited<ReturnType<typeof asAcme>>;
-let kari: Client, boss: Client, vera: Client;
+let kari: AcmeClient, boss: AcmeClient, vera: AcmeClient;
 let satisfaction: number;
 
 beforeAll(async () => {
   t = await createTestApp({ DATA_DIR: mkdtempSync(join(tmpdir(), 'acting-')) });
-  acme = await importDemoTenant(t, 'acme', addKarisManagers);
-  kari = await asAcme(t, acme.host, 'kari');
-  boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', BOSS_PASSWORD));
-  vera = client(t, acme.host, await loginCookie(t, acme.host, 'vera', VERA_PASSWORD));
+  ({ acme, kari, boss, vera } = await acmeWithKarisManagers(t));
   satisfaction = await idOf(t, acme, 'competences', { title: 'How satisfied are you with your onboarding?' });
 });
 afterAll(async () => t?.close());

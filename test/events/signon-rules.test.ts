@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
-import { addKarisManagers, BOSS_PASSWORD } from '../persons/demo-refs';
+import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
+import { asAcme } from '../support/login';
+import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
 import { eventIdsByTitle, idOf, tenantDb } from './events-support';
 
 let t: TestApp;
 let acme: DemoTenant;
 let ev: Record<string, number>;
-type Client = Awaited<ReturnType<typeof asAcme>>;
-let admin: Client, kari: Client, nils: Client, boss: Client;
+let admin: AcmeClient, kari: AcmeClient, nils: AcmeClient, boss: AcmeClient;
 
 const LEAD_SPRING = 'Leadership 101, spring';
 
 beforeAll(async () => {
   t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme', addKarisManagers);
+  ({ acme, admin, kari, boss } = await acmeWithKarisManagers(t));
   ev = await eventIdsByTitle(t, acme);
-  [admin, kari, nils] = await Promise.all(['admin', 'kari', 'nils'].map((u) => asAcme(t, acme.host, u)));
-  boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', BOSS_PASSWORD));
+  nils = await asAcme(t, acme.host, 'nils');
 });
 afterAll(async () => t?.close());
 

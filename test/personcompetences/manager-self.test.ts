@@ -1,26 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
+import { createTestApp, type TestApp } from '../support/test-app';
 import { competenceIdsByTitle } from '../competences/catalogue-ids';
-import { addKarisManagers, BOSS_PASSWORD } from '../persons/demo-refs';
+import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
 
 // Manager-only registrations: never by a manager for themself, nor for a person who manages them.
 let t: TestApp;
-let acme: DemoTenant;
 let ids: Record<string, number>;
-type Client = Awaited<ReturnType<typeof asAcme>>;
-let admin: Client, kari: Client, boss: Client;
+let admin: AcmeClient, kari: AcmeClient, boss: AcmeClient;
 
 beforeAll(async () => {
   t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme', addKarisManagers);
-  [admin, kari] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari')]);
-  boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', BOSS_PASSWORD));
+  ({ admin, kari, boss } = await acmeWithKarisManagers(t));
   ids = await competenceIdsByTitle(admin);
 });
 afterAll(async () => t?.close());
 
-const put = (c: Client, title: string, body: Record<string, unknown>) => c.put(`/api/personcompetences/${ids[title]}`).send(body);
+const put = (c: AcmeClient, title: string, body: Record<string, unknown>) => c.put(`/api/personcompetences/${ids[title]}`).send(body);
 
 describe('checklist items', () => {
   it('kari cannot override her own checklist item without action (403); boss, her manager, can (200)', async () => {

@@ -1,22 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
-import { addKarisManagers, BOSS_PASSWORD, idsByRef, VERA_PASSWORD } from './demo-refs';
+import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
+import { loginCookie } from '../support/login';
+import { acmeWithKarisManagers, BOSS_PASSWORD, idsByRef, type AcmeClient } from './demo-refs';
 
 // A manager never acts as their own manager: not on themself, nor on a person who manages them.
 let t: TestApp;
 let acme: DemoTenant;
 let role: Record<string, number>;
-type Client = Awaited<ReturnType<typeof asAcme>>;
-let admin: Client, kari: Client, boss: Client, vera: Client;
+let admin: AcmeClient, kari: AcmeClient, boss: AcmeClient, vera: AcmeClient;
 
 beforeAll(async () => {
   t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme', addKarisManagers);
+  ({ acme, admin, kari, boss, vera } = await acmeWithKarisManagers(t));
   role = await idsByRef(t, acme, 'roles');
-  [admin, kari] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari')]);
-  boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', BOSS_PASSWORD));
-  vera = client(t, acme.host, await loginCookie(t, acme.host, 'vera', VERA_PASSWORD));
 });
 afterAll(async () => t?.close());
 

@@ -1,28 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
-import { addKarisManagers, BOSS_PASSWORD, idsByRef } from '../persons/demo-refs';
+import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
+import { acmeWithKarisManagers, idsByRef, type AcmeClient } from '../persons/demo-refs';
 
 // PUT /api/organisationalfunctions/[id]: a manager never assigns functions to themself or to their own manager.
 let t: TestApp;
 let acme: DemoTenant;
 let role: Record<string, number>;
 let org: Record<string, number>;
-type Client = Awaited<ReturnType<typeof asAcme>>;
-let admin: Client, kari: Client, boss: Client;
+let admin: AcmeClient, kari: AcmeClient, boss: AcmeClient;
 
 beforeAll(async () => {
   t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme', addKarisManagers);
+  ({ acme, admin, kari, boss } = await acmeWithKarisManagers(t));
   [role, org] = await Promise.all([idsByRef(t, acme, 'roles'), idsByRef(t, acme, 'organisations')]);
-  [admin, kari] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari')]);
-  boss = client(t, acme.host, await loginCookie(t, acme.host, 'boss', BOSS_PASSWORD));
   const made = await admin.put(`/api/organisations/${org['acme-ops']}/organisationalfunctions`).send({ organisationalfunction_ids: [role['safety-rep']] });
   expect(made.status).toBe(200);
 });
 afterAll(async () => t?.close());
 
-const fn = (c: Client, body: Record<string, unknown>) => c.put(`/api/organisationalfunctions/${role['safety-rep']}`).send(body);
+const fn = (c: AcmeClient, body: Record<string, unknown>) => c.put(`/api/organisationalfunctions/${role['safety-rep']}`).send(body);
 
 describe('PUT /api/organisationalfunctions/[id]', () => {
   it('kari, manager of Operations, cannot give herself a function (403); boss can give it to her (200)', async () => {

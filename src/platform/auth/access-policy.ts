@@ -6,8 +6,8 @@ import { ApiError } from '../errors/api-error';
 
 /**
  * One permission model for the whole API: a superuser may do everything in the tenant;
- * a manager acts on persons and organisations in the subtrees they manage; everyone
- * may act on themselves. Objects of other tenants never reach here (they are not found).
+ * a manager acts on persons and organisations in the subtrees they manage, but changes
+ * only as the manager of someone else (canActAsManagerOf); everyone may act on themselves. Objects of other tenants never reach here (they are not found).
  */
 @injectable()
 export class AccessPolicy {
