@@ -19,9 +19,9 @@ export const personEventRoutes = [
     path: '/personevents',
     access: 'user',
     resource: 'personevents',
-    summary: 'Sign-ons of a person, of an organisation (and below), or (superuser) of everyone',
+    summary: 'Sign-ons of a person, of an organisation (and below), or (superuser, superadmin) of everyone',
     description:
-      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser sees everyone\'s sign-ons, ' +
+      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser or superadmin sees everyone\'s sign-ons, ' +
       'anyone else their own (as the earlier reference did). waitlist=0 (default) lists seats, waitlist=1 wait-list entries only; signed-off rows are never listed. ' +
       'mode: future (default, not ended yet), finished, all. Paging: limit default 20, at most 100.',
     output: PersonEventView,
@@ -46,8 +46,8 @@ export const personEventRoutes = [
         personIds = personsInSubtree(db, input.organisation_id);
       } else if (input.user_name) {
         personIds = [(await ctx.resolve(TargetPerson).resolve(user, input.user_name, 'list the sign-ons of this person')).id];
-      } else if (!user.superuser) {
-        // Without user_name and organisation_id a non-superuser gets their own sign-ons (as the earlier reference did).
+      } else if (!user.superuser && !(await ctx.resolve(AccessPolicy).isSuperadmin(user))) {
+        // Without user_name and organisation_id anyone else gets their own sign-ons (as the earlier reference did).
         personIds = [user.personId];
       }
       const rows = await ctx.resolve(PersonEventsRepository).list(

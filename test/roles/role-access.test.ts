@@ -63,3 +63,19 @@ describe('GET /api/roles/[role_id]: superuser, superadmin, admin for the role', 
     expect((await ola.get('/api/person')).body.person[0]).toMatchObject({ superuser: false, superadmin: false });
   });
 });
+
+describe('superadmin where the spec names it ("superuser and superadmin only")', () => {
+  it('nils, a superadmin, filters competences by organisation_ids (200); ola gets 403', async () => {
+    const org = await idsByRef(t, acme, 'organisations');
+    expect((await nils.get(`/api/competences?organisation_ids=${org['acme-ops']}`)).status).toBe(200);
+    expect((await ola.get(`/api/competences?organisation_ids=${org['acme-ops']}`)).status).toBe(403);
+  });
+
+  it('without user_name and organisation_id nils sees everyone\'s sign-ons; ola only his own', async () => {
+    const all = await nils.get('/api/personevents?mode=all&limit=100');
+    expect(all.status).toBe(200);
+    expect(new Set(all.body.personevents.map((p: any) => p.user_name))).toEqual(new Set(['nils', 'ola']));
+    const own = await ola.get('/api/personevents?mode=all&limit=100');
+    expect(own.body.personevents.map((p: any) => p.user_name)).toEqual(['ola']);
+  });
+});

@@ -77,7 +77,7 @@ export class AccessPolicy {
     if (await this.canActAsManagerOf(user, person)) return;
     throw ApiError.forbidden(
       user.personId === person.id
-        ? `not authorised to ${action}: a manager cannot act as their own manager; ask your manager or a superuser`
+        ? `not authorised to ${action} for yourself: only your manager or a superuser may (a manager never acts as their own manager)`
         : `not authorised to ${action}: only the person's manager (not someone they manage) or a superuser may`,
     );
   }
@@ -107,6 +107,12 @@ export class AccessPolicy {
   async isSuperadmin(user: Principal): Promise<boolean> {
     const row = await this.db.table('persons').where({ id: user.personId }).first('superadmin');
     return row?.superadmin === true;
+  }
+
+  /** Security "superuser and superadmin only". */
+  async assertSuperuserOrSuperadmin(user: Principal, action: string): Promise<void> {
+    if (user.superuser || (await this.isSuperadmin(user))) return;
+    throw ApiError.forbidden(`not authorised to ${action}: superusers and superadmins only`);
   }
 
   assertSuperuser(user: Principal, action = 'do this'): void {
