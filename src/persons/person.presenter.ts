@@ -31,7 +31,7 @@ export const PersonView = z
     source: z.string().nullable().optional(),
     code: z.string().nullable().optional(),
     superuser: z.boolean().optional().describe('may do everything in the tenant (full view)'),
-    superadmin: z.boolean().optional().describe('may read every role, as superusers (full view)'),
+    superadmin: z.boolean().optional().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons (full view)"),
     organisation: OrganisationRef.nullable().optional().describe('the member organisation (full view)'),
     roles: z
       .array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') }))
