@@ -1,0 +1,126 @@
+import 'reflect-metadata';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { startLocalPostgres, startLocalRedis, freePort } from '../../src/platform/dev/local-services';
+import { loadEnv } from '../../src/platform/config/env';
+import { buildContainer, closeContainer } from '../../src/container';
+import { KNEX } from '../../src/platform/tokens';
+import { migrateAll } from '../../src/platform/migrations/migrate-all';
+import { rssBytes } from './proc-stats';
+
+/**
+ * Host-header flood: does a stream of random (valid) Host values grow the API's memory?
+ * `npx tsx test/bench/host-flood.ts [--requests 100000] [--concurrency 32] [--warmup 2000]`
+ * Starts PostgreSQL and Redis of its own, the product as `npm start` does (DATABASE_URL set,
+ * so no demo tenants), then sends the requests over loopback and prints the API's RSS.
+ */
+const { values: flags } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '32' },
+    warmup: { type: 'string', default: '2000' },
+    /** NAME=value for the API process, e.g. --env TENANT_HOST_CACHE_MAX=100 to compare */
+    env: { type: 'string', multiple: true, default: [] },
+    'node-args': { type: 'string', default: '' },
+  },
+});
+const REQUESTS = Number(flags.requests);
+const CONCURRENCY = Number(flags.concurrency);
+const WARMUP = Number(flags.warmup);
+const MB = (b: number) => (b / 1024 / 1024).toFixed(1);
+const say = (m: string) => process.stderr.write(`${m}\n`);
+
+async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+/** `count` GET requests with random valid host names, `CONCURRENCY` at a time; answers by status. */
+async function flood(port: number, count: number): Promise<Record<number, number>> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const statuses: Record<number, number> = {};
+  let next = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const host = `${randomBytes(8).toString('hex')}.flood.example`;
+      const req = http.get({ host: '127.0.0.1', port, path: '/api/person', agent, headers: { Host: host } }, (res) => {
+        statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
+        res.resume().on('end', resolve);
+      });
+      req.on('error', reject);
+    });
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < count) await one();
+    }),
+  );
+  agent.destroy();
+  return statuses;
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'host-flood-'));
+  fs.chmodSync(work, 0o755);
+  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: false, fsync: false });
+  const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
+  const c = buildContainer(loadEnv({ LOG_LEVEL: 'warn' }), { databaseUrl: pg.url, redisUrl: redis.url });
+  await migrateAll(c.resolve(KNEX), { concurrency: 1 });
+  await closeContainer(c);
+  const port = await freePort();
+  const extraEnv = Object.fromEntries(flags.env!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const nodeArgs = flags['node-args']!.split(/\s+/).filter(Boolean);
+  const api = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.resolve(__dirname, '../../src/main.ts')], {
+    env: { ...process.env, ...extraEnv, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+    const atStart = rssBytes(api.pid!);
+    await flood(port, WARMUP);
+    const before = rssBytes(api.pid!);
+    const t0 = Date.now();
+    const statuses: Record<number, number> = {};
+    const samples: number[] = [];
+    // In tenths, so a steady state (heap settling) is told apart from growth that goes on.
+    for (let part = 0; part < 10; part++) {
+      for (const [k, v] of Object.entries(await flood(port, REQUESTS / 10))) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
+      samples.push(Number(MB(rssBytes(api.pid!))));
+    }
+    const seconds = (Date.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = rssBytes(api.pid!);
+    const result = {
+      requests: REQUESTS,
+      concurrency: CONCURRENCY,
+      seconds: Number(seconds.toFixed(1)),
+      statuses,
+      rssAtStartMB: Number(MB(atStart)),
+      rssBeforeMB: Number(MB(before)),
+      rssAfterMB: Number(MB(after)),
+      changeMB: Number(MB(after - before)),
+      rssPerTenthMB: samples,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    say(`RSS ${MB(before)} MB after ${WARMUP} warm-up requests -> ${MB(after)} MB after ${REQUESTS} random hosts (${seconds.toFixed(1)} s): change ${MB(after - before)} MB (target < 20 MB)`);
+  } finally {
+    api.kill('SIGTERM');
+    await new Promise((r) => api.once('exit', r));
+    await redis.stop();
+    await pg.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  say(`host-flood failed: ${(err as Error).stack ?? err}`);
+  process.exit(1);
+});
