@@ -59,49 +59,37 @@ export class TenantRateLimiter {
     return `${tenantKeyPrefix(this.tenant)}rl:${rule.name}:${digest}`;
   }
 
+  /** Runs one library call on the subject's key, translating its failures. */
+  private async run<T>(rule: RateLimitRule, subject: string, call: (l: RateLimiterRedis, key: string) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.pool.limiter(rule), this.key(rule, subject));
+    } catch (err) {
+      return translate(err, rule);
+    }
+  }
+
   /** Counts one hit; 429 with Retry-After once more than `points` hits fell in the window. */
   async hit(rule: RateLimitRule, subject: string): Promise<void> {
-    try {
-      await this.pool.limiter(rule).consume(this.key(rule, subject));
-    } catch (err) {
-      translate(err, rule);
-    }
+    await this.run(rule, subject, (l, key) => l.consume(key));
   }
 
   /** 429 while the window holds `points` hits already; counts nothing. */
   async assertBelow(rule: RateLimitRule, subject: string): Promise<void> {
-    let res: RateLimiterRes | null;
-    try {
-      res = await this.pool.limiter(rule).get(this.key(rule, subject));
-    } catch (err) {
-      translate(err, rule);
-    }
+    const res = await this.run(rule, subject, (l, key) => l.get(key));
     if (res && res.consumedPoints >= rule.points) throw ApiError.tooMany(rule.message, res.msBeforeNext);
   }
 
   /** Counts one hit without refusing anything (the next check refuses). */
   async count(rule: RateLimitRule, subject: string): Promise<void> {
-    try {
-      await this.pool.limiter(rule).penalty(this.key(rule, subject));
-    } catch (err) {
-      translate(err, rule);
-    }
+    await this.run(rule, subject, (l, key) => l.penalty(key));
   }
 
   /** Takes back one hit, e.g. a login attempt that turned out right. */
   async uncount(rule: RateLimitRule, subject: string): Promise<void> {
-    try {
-      await this.pool.limiter(rule).reward(this.key(rule, subject));
-    } catch (err) {
-      translate(err, rule);
-    }
+    await this.run(rule, subject, (l, key) => l.reward(key));
   }
 
   async reset(rule: RateLimitRule, subject: string): Promise<void> {
-    try {
-      await this.pool.limiter(rule).delete(this.key(rule, subject));
-    } catch (err) {
-      translate(err, rule);
-    }
+    await this.run(rule, subject, (l, key) => l.delete(key));
   }
 }
