@@ -134,7 +134,8 @@ export class TenantResolver {
     this.loading.clear();
     this.byId.delete(tenantId);
     // Host entries may point to the tenant (or, for a removed host, used to); a new host was unknown.
-    for (const [host, entry] of this.knownHosts.entries()) if (entry.value === tenantId) this.knownHosts.delete(host);
+    const stale = [...this.knownHosts.entries()].filter(([, entry]) => entry.value === tenantId);
+    for (const [host] of stale) this.knownHosts.delete(host);
     this.unknownHosts.clear();
   }
 
