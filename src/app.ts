@@ -14,6 +14,7 @@ import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { tenantCors } from './cors/cors-middleware';
+import { csrfGuard } from './cors/csrf-guard';
 import { platformRoutes } from './tenants/platform.routes';
 import { adminPageRoutes } from './admin/admin-page.routes';
 import { queueDashboard } from './platform/queue/queue-dashboard';
@@ -53,6 +54,7 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(cookieParser());
   api.use(tenantCors(container));
   api.use(tenantMiddleware(container));
+  api.use(csrfGuard());
   // Multipart upload and raw download of files; everything else goes through defineRoute.
   api.use(filesHttp(container));
   api.use(mountRoutes(allRoutes));

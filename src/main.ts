@@ -7,7 +7,7 @@ import { buildContainer, closeContainer } from './container';
 import { migrateAll } from './platform/migrations/migrate-all';
 import { KNEX } from './platform/tokens';
 import { startServer } from './server';
-import { seedDemoTenants } from '../seeds/demo-tenants';
+import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
@@ -16,7 +16,7 @@ const LOCAL_REDIS_PORT = 63799;
 
 /**
  * `npm start`: the whole product on one machine. Starts PostgreSQL and Redis when none
- * are configured, migrates, imports the demo tenants, then runs the API and the workers.
+ * are configured, migrates, imports the demo tenants (embedded PostgreSQL or DEMO_TENANTS=1), then runs the API and the workers.
  */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
@@ -41,7 +41,8 @@ async function main(): Promise<void> {
   const container = buildContainer(env, { databaseUrl, redisUrl }, logger);
   const report = await migrateAll(container.resolve(KNEX), { concurrency: env.MIGRATE_CONCURRENCY, onProgress: say });
   if (!report.ok) logger.error('some tenants failed to migrate; see above');
-  await seedDemoTenants(container, say);
+  // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
+  await seedDemoTenantsIfWanted(container, env, say);
   const server = await startServer(container);
   const workers = startWorkerProcess({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, logger);
   say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${server.port}/api/configitems/cors.origins`);

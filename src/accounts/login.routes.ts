@@ -11,10 +11,17 @@ export const loginRoutes = [
     access: 'anyone',
     duringPasswordChange: true,
     resource: 'login',
+    errors: [429, 503],
     summary: 'Log in with user name and password; sets the tg-visit session cookie',
     description:
       'Returns one Login: session_id (also set as cookie tg-visit), hash (single-use sign-on hash for GET /api/validate, valid 30 s), ' +
-      'must_change_password, and forward_url relayed. Wrong password and unknown user get the same 401.',
+      'must_change_password, and forward_url relayed. Wrong password and unknown user get the same 401. ' +
+      'Throttling (ASVS 2.2.1), per tenant and counted before the password is checked: after 5 failed attempts for one user_name ' +
+      'from one client address within 15 minutes, or 20 for one user_name from any address within an hour, the login answers ' +
+      'errorcode 429 (HTTP 429) with a Retry-After header (seconds) until that window has passed, even with the right password. ' +
+      'Unknown user names are throttled the same way. A successful login clears the counter of its user_name and address. ' +
+      'The client address is the TCP peer, or the X-Forwarded-For entry that TRUST_PROXY (hop count or proxy list) selects. ' +
+      'Redis unavailable: 503.',
     input: z.object({
       user_name: p.string(200).min(1, 'must not be empty'),
       password: z.string().min(1, 'must not be empty').max(1000),
@@ -30,7 +37,7 @@ export const loginRoutes = [
       forward_url: z.string().optional(),
     }),
     async handler(ctx, input) {
-      const r = await ctx.resolve(LoginService).login(input.user_name, input.password);
+      const r = await ctx.resolve(LoginService).login(input.user_name, input.password, ctx.ip);
       return {
         message: r.mustChangePassword ? 'logged in; the password must be changed before anything else' : 'logged in',
         items: [
@@ -47,22 +54,29 @@ export const loginRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: 'get',
+  logoutRoute('get'),
+  // The admin page and other browser clients log out with POST (a GET may be prefetched).
+  logoutRoute('post'),
+];
+
+function logoutRoute(method: 'get' | 'post') {
+  return defineRoute({
+    method,
     path: '/logout',
     access: 'anyone',
     duringPasswordChange: true,
     resource: 'logout',
     summary: 'End the session of the tg-visit cookie; relays forward_url',
+    description: 'GET and POST do the same: the session ends on the server and the cookie is cleared.',
     input: z.object({ forward_url: p.string(2000).optional() }),
     output: z.object({ forward_url: z.string().optional() }),
     async handler(ctx, input) {
-      await ctx.resolve(LoginService).logout(ctx.principal?.sessionId);
+      await ctx.resolve(LoginService).logout(ctx.principal, ctx.ip);
       return {
         message: ctx.principal ? 'logged out' : 'was not logged in',
         items: [{ ...(input.forward_url !== undefined ? { forward_url: input.forward_url } : {}) }],
         cookies: [clearSessionCookie(ctx)],
       };
     },
-  }),
-];
+  });
+}

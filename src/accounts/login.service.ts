@@ -8,6 +8,9 @@ import { SessionStore } from './session-store';
 import { SignonHashStore } from './signon-hash-store';
 import { PrincipalLoader, type AccountRow } from './principal-loader';
 import { PendingPasswords, type PendingPasswordRow } from '../messages/pending-passwords';
+import { recordSecurityEvent } from '../audit';
+import type { Principal } from '../platform/auth/principal';
+import { LoginThrottle } from './login-throttle';
 
 export interface LoginResult {
   sessionId: string;
@@ -27,9 +30,12 @@ export class LoginService {
     @inject(SignonHashStore) private readonly hashes: SignonHashStore,
     @inject(PrincipalLoader) private readonly principals: PrincipalLoader,
     @inject(PendingPasswords) private readonly pending: PendingPasswords,
+    @inject(LoginThrottle) private readonly throttle: LoginThrottle,
   ) {}
 
-  async login(userName: string, password: string): Promise<LoginResult> {
+  /** `ip`: the client address as express resolves it with TRUST_PROXY. */
+  async login(userName: string, password: string, ip: string): Promise<LoginResult> {
+    await this.throttle.attempt(userName, ip, 'login');
     const row = await this.db
       .table<AccountRow & PendingPasswordRow & { password_hash: string | null }>('persons')
       .where({ user_name: userName })
@@ -38,7 +44,11 @@ export class LoginService {
     // A mailed password (see PendingPasswords): using it makes it the password and asks for a new one (418);
     // using the old password discards it, so a stranger's reset request changes nothing.
     const mailed = row && !ok ? await this.pending.matches(row, password) : false;
-    if (!row || (!ok && !mailed)) throw new ApiError(401, 'wrong user name or password');
+    if (!row || (!ok && !mailed)) {
+      await this.audit('login.failed', userName, ip, { reason: row ? 'wrong password' : 'unknown user name' });
+      throw new ApiError(401, 'wrong user name or password');
+    }
+    await this.throttle.succeeded(userName, ip);
     if (mailed) {
       await this.pending.promote(row.id);
       row.must_change_password = 'sent_by_mail';
@@ -46,10 +56,18 @@ export class LoginService {
     const sessionId = await this.sessions.create(this.tenant, row.id);
     const hash = await this.hashes.issue(this.tenant, row.id);
     const principal = this.principals.toPrincipal(row, 'session', sessionId);
+    await this.audit('login.succeeded', row.user_name, ip, mailed ? { with: 'mailed password' } : {});
     return { sessionId, hash, personId: row.id, userName: row.user_name, mustChangePassword: principal.mustChangePassword !== null };
   }
 
-  async logout(sessionId: string | undefined): Promise<void> {
-    if (sessionId) await this.sessions.destroy(this.tenant, sessionId);
+  async logout(principal: Principal | null, ip: string): Promise<void> {
+    if (principal?.sessionId) {
+      await this.sessions.destroy(this.tenant, principal.sessionId);
+      await this.audit('logout', principal.userName, ip, {});
+    }
+  }
+
+  private audit(type: 'login.succeeded' | 'login.failed' | 'logout', userName: string, ip: string, details: Record<string, unknown>) {
+    return recordSecurityEvent(this.db, { type, actor: userName || 'anonymous', subject: userName, ip, details });
   }
 }

@@ -4,6 +4,7 @@ import { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import { ApiError } from '../platform/errors/api-error';
+import { unknownTenant } from '../platform/http/tenant-middleware';
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/admin': { file: 'admin.html', type: 'text/html; charset=utf-8' },
@@ -24,7 +25,7 @@ export function adminPageRoutes(container: DependencyContainer): Router {
   const router = Router();
   const serve = async (req: Request, res: Response) => {
     const tenant = await resolver.byHostName(req.hostname ?? '');
-    if (!tenant) throw new ApiError(404, `unknown tenant for host ${req.hostname}`);
+    if (!tenant) throw unknownTenant(req.hostname ?? '');
     if (tenant.status === 'suspended') throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
     const asset = files.get(req.path === '/admin/' ? '/admin' : req.path)!;
     res.set('Cache-Control', 'no-cache').type(asset.type).send(asset.body);

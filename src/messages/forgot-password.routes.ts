@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p } from '../platform/http/param-types';
-import { Recipients } from './recipients';
+import { identificationBucket, Recipients } from './recipients';
 import { PasswordMailer } from './password-mailer';
-import { RateLimiter } from './rate-limiter';
+import { TenantRateLimiter, type RateLimitRule } from '../platform/rate-limit/tenant-rate-limiter';
 
 /** Per hour: an identification, and a client address (an office behind one NAT asks more). */
-const PER_IDENTIFICATION = 5;
-const PER_ADDRESS = 30;
+const PER_IDENTIFICATION: RateLimitRule = { name: 'forgot:identification', points: 5, durationSeconds: 3600, message: 'too many requests; try again later' };
+const PER_ADDRESS: RateLimitRule = { name: 'forgot:address', points: 30, durationSeconds: 3600, message: 'too many requests; try again later' };
 const ANSWER = 'if the identification matches an account, a new password has been sent to it; the current password keeps working until the new one is used';
 
 export const forgotPasswordRoutes = [
@@ -17,16 +17,19 @@ export const forgotPasswordRoutes = [
     access: 'anyone',
     duringPasswordChange: true,
     resource: 'forgot_password',
+    errors: [429, 503],
     summary: 'Send a new password to the person with this user name, e-mail or mobile',
     description:
       'Security: Anyone. Answers the same whether or not such a person exists. The new password is sent by e-mail ' +
-      '(SMS when the person has only a mobile) and works next to the current one until used; using it asks for a new password (418).',
+      '(SMS when the person has only a mobile) and works next to the current one until used; using it asks for a new password (418). ' +
+      'Per tenant and hour at most 30 requests from one client address and 5 for one identification (a mobile with any spacing ' +
+      'or dashes, an e-mail address in any case, count as one); beyond that errorcode 429 with Retry-After (seconds).',
     input: z.object({ identification: p.string(320).min(1, 'must not be empty') }),
     async handler(ctx, input) {
-      const limiter = ctx.resolve(RateLimiter);
+      const limiter = ctx.resolve(TenantRateLimiter);
       // Both limits count before the lookup, so a 429 says nothing about the account.
-      await limiter.hit('forgot:address', ctx.ip, PER_ADDRESS, 3600);
-      await limiter.hit('forgot:identification', input.identification.toLowerCase(), PER_IDENTIFICATION, 3600);
+      await limiter.hit(PER_ADDRESS, ctx.ip);
+      await limiter.hit(PER_IDENTIFICATION, identificationBucket(input.identification));
       const people = await ctx.resolve(Recipients).byIdentification(input.identification);
       const mailer = ctx.resolve(PasswordMailer);
       for (const person of people) await mailer.sendNewPassword(person.id, 'forgot_password');

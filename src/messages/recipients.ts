@@ -31,7 +31,7 @@ export class Recipients {
   async byIdentification(identification: string): Promise<RecipientRow[]> {
     const byName = await this.byUserName(identification);
     if (byName) return [byName];
-    const mobile = identification.replace(/[\s-]/g, '');
+    const mobile = compactMobile(identification);
     return this.query()
       .whereRaw('lower(email) = lower(?)', [identification])
       .orWhere('mobile', mobile)
@@ -64,4 +64,18 @@ export class Recipients {
     );
     return r.rows[0]?.email ?? null;
   }
+}
+
+/** Mobiles are stored without spaces and dashes. */
+export function compactMobile(identification: string): string {
+  return identification.replace(/[\s-]/g, '');
+}
+
+/**
+ * One rate-limit bucket per account identification however it is typed: a mobile with any
+ * spacing or dashes, an e-mail address or user name in any case.
+ */
+export function identificationBucket(identification: string): string {
+  const mobile = compactMobile(identification);
+  return /^\+?\d+$/.test(mobile) ? mobile : identification.trim().toLowerCase();
 }

@@ -1,11 +1,12 @@
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
-import { REDIS, TENANT } from '../platform/tokens';
-import { tenantKeyPrefix, type Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
+import { TenantRateLimiter, type RateLimitRule } from '../platform/rate-limit/tenant-rate-limiter';
 
-const MAX_FAILURES = 5;
-const WINDOW_SECONDS = 900;
+const WRONG_SIGNATURE_PASSWORDS: RateLimitRule = {
+  name: 'sign-fail',
+  points: 5,
+  durationSeconds: 900,
+  message: 'too many wrong passwords; try signing again later',
+};
 
 /**
  * Signing checks the password, so it must not become a way to guess one with a
@@ -13,26 +14,17 @@ const WINDOW_SECONDS = 900;
  */
 @injectable()
 export class SignatureAttempts {
-  constructor(
-    @inject(REDIS) private readonly redis: Redis,
-    @inject(TENANT) private readonly tenant: Tenant,
-  ) {}
-
-  private key(personId: number): string {
-    return `${tenantKeyPrefix(this.tenant)}sign-fail:${personId}`;
-  }
+  constructor(@inject(TenantRateLimiter) private readonly limiter: TenantRateLimiter) {}
 
   async assertAllowed(personId: number): Promise<void> {
-    const failures = Number((await this.redis.get(this.key(personId))) ?? 0);
-    if (failures >= MAX_FAILURES) throw new ApiError(429, 'too many wrong passwords; try signing again later');
+    await this.limiter.assertBelow(WRONG_SIGNATURE_PASSWORDS, String(personId));
   }
 
   async failed(personId: number): Promise<void> {
-    const key = this.key(personId);
-    await this.redis.multi().incr(key).expire(key, WINDOW_SECONDS).exec();
+    await this.limiter.count(WRONG_SIGNATURE_PASSWORDS, String(personId));
   }
 
   async succeeded(personId: number): Promise<void> {
-    await this.redis.del(this.key(personId));
+    await this.limiter.reset(WRONG_SIGNATURE_PASSWORDS, String(personId));
   }
 }

@@ -7,6 +7,7 @@ import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../platform/auth/princ
 import { hashPassword, verifyPassword } from '../platform/auth/password-hasher';
 import { ApiError } from '../platform/errors/api-error';
 import { SessionStore } from '../accounts/session-store';
+import { LoginThrottle } from '../accounts/login-throttle';
 import { PersonsRepository, type PersonRow } from './persons.repository';
 import { PersonsService } from './persons.service';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
@@ -34,9 +35,11 @@ export class PersonWriter {
     @inject(PersonsService) private readonly reader: PersonsService,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(SessionStore) private readonly sessions: SessionStore,
+    @inject(LoginThrottle) private readonly throttle: LoginThrottle,
   ) {}
 
-  async update(user: Principal, userName: string, input: PersonUpdate): Promise<PersonRow> {
+  /** `ip`: the client address, for the password-guessing limits of old_password. */
+  async update(user: Principal, userName: string, input: PersonUpdate, ip: string): Promise<PersonRow> {
     const data = input.person_data ?? {};
     const target = await this.reader.requireByUserName(userName);
     const isSelf = user.personId === target.id;
@@ -47,7 +50,7 @@ export class PersonWriter {
     await this.policy.assertSelfOrActingManager(user, target, 'update this person');
     this.assertNotSuperuserOf(user, target);
     if (input.role_ids !== undefined) await this.policy.assertActsAsManagerOf(user, target, 'set roles');
-    await this.checkCredentials(isSelf, target, data, input);
+    await this.checkCredentials(isSelf, target, data, input, ip);
     if (data.user_name !== undefined && (await this.persons.userNameTaken(data.user_name, target.id))) {
       throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
     }
@@ -81,16 +84,19 @@ export class PersonWriter {
   }
 
   /** Self needs old_password (and password_match for a new password); managers and superusers need neither. */
-  private async checkCredentials(isSelf: boolean, target: PersonRow, data: PersonUpdateData, input: PersonUpdate): Promise<void> {
+  private async checkCredentials(isSelf: boolean, target: PersonRow, data: PersonUpdateData, input: PersonUpdate, ip: string): Promise<void> {
     const oldPassword = input.old_password ?? data.old_password;
     const passwordMatch = input.password_match ?? data.password_match;
     const changesUserName = data.user_name !== undefined && data.user_name !== target.user_name;
     if (isSelf && (data.password !== undefined || changesUserName)) {
       if (oldPassword === undefined) throw ApiError.missing('old_password');
       if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
+      // A stolen session must not become a password-guessing oracle: the login limits apply.
+      await this.throttle.attempt(target.user_name, ip, 'old_password');
       if (!(await verifyPassword(await this.persons.passwordHash(target.id), oldPassword))) {
         throw ApiError.malformed('old_password', 'does not match the current password');
       }
+      await this.throttle.succeeded(target.user_name, ip);
       if (data.password !== undefined && data.password === oldPassword) {
         throw ApiError.malformed('person_data[password]', 'must differ from the current password');
       }

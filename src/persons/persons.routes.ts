@@ -83,12 +83,14 @@ export const personRoutes = [
     // open while the password must be changed; PersonWriter answers 418 unless it is that change
     duringPasswordChange: true,
     resource: 'persons',
+    errors: [429, 503],
     summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
     description:
       'Self changing password or user_name needs old_password; a new password needs password_match. A password set by ' +
       'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser; ' +
       'a manager never sets their own). A person who manages the caller (their organisation or one above it) cannot be changed by them (403). ' +
-      'Answers the updated Person (full view by default).',
+      'Answers the updated Person (full view by default). old_password checks count against the login limits of the ' +
+      'user name (see POST /api/login): beyond them errorcode 429 with Retry-After, before the password is checked.',
     input: z.object({
       user_name: userNameParam,
       person_data: z.preprocess(jsonObject, PersonUpdateData).optional(),
@@ -99,7 +101,7 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const row = await ctx.resolve(PersonWriter).update(ctx.user, input.user_name, input);
+      const row = await ctx.resolve(PersonWriter).update(ctx.user, input.user_name, input, ctx.ip);
       return { message: 'person updated', items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
     },
   }),

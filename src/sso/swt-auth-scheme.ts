@@ -29,9 +29,12 @@ export class SwtAuthScheme implements AuthScheme {
     try {
       const params = verifySwt(m[1], {
         secret,
+        previousSecret: cfg.get('api.oauth.previous_secret'),
         encoding: cfg.get('api.oauth.secret_encoding'),
         issuer: cfg.get('api.oauth.issuer'),
         clockSkewSeconds: cfg.get('api.oauth.clock_skew_seconds'),
+        requireExpiresOn: cfg.get('api.oauth.require_expires_on'),
+        maxLifetimeSeconds: cfg.get('api.oauth.max_token_lifetime_seconds'),
       });
       const account = await scope.container.resolve(SwtUserFinder).account(params);
       const principal = scope.container.resolve(PrincipalLoader).toPrincipal(account, 'swt');

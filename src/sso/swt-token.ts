@@ -13,7 +13,7 @@ const MAX_TOKEN_LENGTH = 4096;
 /** Which check refused the token; the message says it without echoing secret material. */
 export class SwtRejected extends Error {
   constructor(
-    readonly check: 'format' | 'secret' | 'signature' | 'issuer' | 'expiry' | 'user',
+    readonly check: 'format' | 'secret' | 'signature' | 'issuer' | 'expiry' | 'lifetime' | 'user',
     message: string,
   ) {
     super(message);
@@ -96,17 +96,26 @@ export function signatureMatches(split: Pick<SplitToken, 'signed' | 'signature'>
 
 export interface SwtChecks {
   secret: string;
+  /** Also accepted while set: the key before the current one, for rotation without downtime. */
+  previousSecret?: string | null;
   encoding: SecretEncoding;
   /** null: any Issuer is accepted. */
   issuer: string | null;
   clockSkewSeconds: number;
+  /** Refuse tokens without ExpiresOn. */
+  requireExpiresOn?: boolean;
+  /** Refuse tokens whose ExpiresOn lies further ahead than now + this (plus the clock skew). */
+  maxLifetimeSeconds?: number | null;
   nowSeconds?: number;
 }
 
 /** Format, signature, Issuer and ExpiresOn, in that order; returns the trusted parameters. */
 export function verifySwt(token: string, checks: SwtChecks): Map<string, string> {
   const split = splitToken(token);
-  if (!signatureMatches(split, secretKey(checks.secret, checks.encoding))) {
+  const secrets = [checks.secret, ...(checks.previousSecret ? [checks.previousSecret] : [])];
+  // Every key is tried (no early exit), so the answer time does not tell which key nearly matched.
+  const matches = secrets.map((secret) => signatureMatches(split, secretKey(secret, checks.encoding)));
+  if (!matches.includes(true)) {
     throw new SwtRejected('signature', 'the HMACSHA256 signature does not match the token and the shared secret');
   }
   const issuer = split.params.get('Issuer');
@@ -114,10 +123,17 @@ export function verifySwt(token: string, checks: SwtChecks): Map<string, string>
     throw new SwtRejected('issuer', 'the Issuer is not the one configured for this tenant (api.oauth.issuer)');
   }
   const expiresOn = split.params.get('ExpiresOn');
+  if (expiresOn === undefined && checks.requireExpiresOn) {
+    throw new SwtRejected('expiry', 'the token has no ExpiresOn, which this tenant requires (api.oauth.require_expires_on)');
+  }
   if (expiresOn !== undefined) {
     if (!/^\d{1,12}$/.test(expiresOn)) throw new SwtRejected('expiry', 'ExpiresOn must be a unix time in whole seconds');
     const now = checks.nowSeconds ?? Math.floor(Date.now() / 1000);
     if (now > Number(expiresOn) + checks.clockSkewSeconds) throw new SwtRejected('expiry', 'the token has expired (ExpiresOn is in the past)');
+    const max = checks.maxLifetimeSeconds;
+    if (max != null && Number(expiresOn) > now + max + checks.clockSkewSeconds) {
+      throw new SwtRejected('lifetime', `ExpiresOn lies more than ${max} seconds ahead (api.oauth.max_token_lifetime_seconds)`);
+    }
   }
   return split.params;
 }

@@ -87,4 +87,26 @@ describe('GET /admin', () => {
     const api: any = await page.evaluate(async () => (await fetch('/api/configitems/password.max_age_days')).json());
     expect(api.configitems[0].value).toBe(45);
   });
+
+  it('Log out ends the session on the server, not only in the page', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/admin`);
+    if (await page.locator('form#login').isVisible()) {
+      await page.fill('input[name=user_name]', 'admin');
+      await page.fill('input[name=password]', ACME_PASSWORDS.admin);
+      await page.click('form#login button[type=submit]');
+    }
+    await expect.poll(() => page.locator('#logout').isVisible()).toBe(true);
+    const session = (await context.cookies(base)).find((c) => c.name === 'tg-visit');
+    expect(session?.value).toBeTruthy();
+
+    await page.click('#logout');
+    await expect.poll(() => page.locator('form#login').isVisible()).toBe(true);
+    expect((await context.cookies(base)).find((c) => c.name === 'tg-visit')).toBeUndefined();
+    // The old cookie value, replayed, no longer opens anything.
+    const replay = await client(t, host, `tg-visit=${session!.value}`).get('/api/configitems/definitions');
+    expect(replay.status).toBe(401);
+    await page.reload();
+    await expect.poll(() => page.locator('form#login').isVisible()).toBe(true);
+  });
 });

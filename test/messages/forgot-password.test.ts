@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { client } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
+import { identificationBucket } from '../../src/messages/recipients';
 
 const bed = useMailTestbed();
 
@@ -57,6 +58,16 @@ describe('POST /api/forgot_password', () => {
     for (let i = 0; i < 7; i++) codes.push((await anon.post('/api/forgot_password').send({ identification: 'ghost@nowhere.example' })).status);
     expect(codes.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(codes.slice(5)).toEqual([429, 429]);
+  });
+
+  it('counts one mobile number however it is spaced or dashed as one identification, with Retry-After on the 429', async () => {
+    const anon = client(bed.t, bed.acme.host);
+    const variants = ['+47 955 00 111', '+4795500111', '+47-955-00-111', '+47 95500111', ' +47955 00111 ', '+47 955-00-111'];
+    const answers = [];
+    for (const identification of variants) answers.push(await anon.post('/api/forgot_password').send({ identification }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(Number(answers[5].headers['retry-after'])).toBeGreaterThan(0);
+    expect(identificationBucket('Ghost@NoWhere.example')).toBe(identificationBucket('ghost@nowhere.example'));
   });
 
   it('a missing identification is a 419', async () => {

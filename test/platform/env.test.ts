@@ -19,7 +19,17 @@ describe('environment validation', () => {
 
   it('applies the documented defaults', () => {
     const env = loadEnv({});
-    expect(env).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info', TRUST_PROXY: false, COOKIE_SAMESITE: 'lax' });
+    expect(env).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info', TRUST_PROXY: 0, COOKIE_SAMESITE: 'lax', TENANT_HOST_CACHE_MAX: 10_000 });
+    expect(env.DEMO_TENANTS).toBeUndefined();
+  });
+
+  it('TRUST_PROXY takes a hop count or a list of proxy addresses and CIDRs, never "trust all"', () => {
+    expect(loadEnv({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
+    expect(loadEnv({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(0);
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,loopback,fd00::/8' }).TRUST_PROXY).toEqual(['10.0.0.1', '192.168.0.0/16', 'loopback', 'fd00::/8']);
+    for (const bad of ['true', 'yes', '10.0.0.0/33', 'proxy.example', '-1', '1.2.3.4/8/9']) {
+      expect(() => loadEnv({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
   });
 
   it('stops the start command with a message naming the variable', () => {

@@ -99,6 +99,35 @@ export const CONFIG_ITEMS = [
     readable: true,
   }),
   define({
+    id: 'api.oauth.previous_secret',
+    description:
+      'The SWT key before the current api.oauth.secret (same encoding). While set, tokens signed with it are accepted too, ' +
+      'so the key can be rotated without downtime: set the new key as secret and the old one here, then clear this. Write-only.',
+    type: 'string',
+    schema: z.string().min(16, 'must be at least 16 characters').max(1024).nullable(),
+    default: null,
+    secret: true,
+    readable: false,
+  }),
+  define({
+    id: 'api.oauth.require_expires_on',
+    description: 'SWT tokens without ExpiresOn are refused (the SWT specification makes it optional, so off by default).',
+    type: 'bool',
+    schema: z.boolean(),
+    default: false,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'api.oauth.max_token_lifetime_seconds',
+    description: 'An SWT token whose ExpiresOn lies further ahead than now plus this many seconds is refused (a token valid for years is a password).',
+    type: 'int_or_null',
+    schema: z.number().int().min(60).max(31 * 86400),
+    default: 86400,
+    secret: false,
+    readable: true,
+  }),
+  define({
     id: 'api.oauth.issuer',
     description: 'Expected Issuer of SWT tokens; a token with another Issuer is refused. Empty: any issuer.',
     type: 'string',

@@ -1,8 +1,43 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/** express's own names for address ranges (`trust proxy` accepts them next to addresses and CIDRs). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(v: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(v)) return true;
+  const [addr, bits, extra] = v.split('/');
+  const family = isIP(addr);
+  if (!family || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * express `trust proxy` as a hop count or a list of proxy addresses/CIDRs. "Trust every hop"
+ * (true) is refused: the client could then choose its own address by sending X-Forwarded-For,
+ * and with it reset every per-address limit.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): number | string[] => {
+    if (/^\d{1,2}$/.test(v)) return Number(v);
+    if (v === 'false') return 0;
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = list.filter((s) => !isProxyAddress(s));
+    if (list.length === 0 || bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a hop count (0-99) or a comma-separated list of proxy addresses/CIDRs (${PROXY_RANGE_NAMES.join(', ')} allowed); "trust all" (true) is refused; got ${bad.join(', ') || v}`,
+      });
+      return z.NEVER;
+    }
+    return list;
+  });
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -28,7 +63,7 @@ export const Env = z.object({
   TWILIO_BASE_URL: optionalUrl(['http://', 'https://']),
   PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUST_PROXY: trustProxy.default(0),
   DATA_DIR: z.string().default('.data'),
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(60),
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).default(12),
@@ -38,6 +73,9 @@ export const Env = z.object({
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
+  DEMO_TENANTS: booleanFlag.optional(),
+  TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
 });
 export type Env = z.infer<typeof Env>;
 

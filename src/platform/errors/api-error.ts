@@ -22,6 +22,8 @@ export class ApiError extends Error {
     readonly errorcode: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers that belong to the answer (e.g. Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -37,6 +39,13 @@ export class ApiError extends Error {
   }
   static notFound(what: string) {
     return new ApiError(404, `${what} not found`);
+  }
+  /** 429 with Retry-After in whole seconds (at least 1). */
+  static tooMany(message: string, retryAfterMs: number) {
+    return new ApiError(429, message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  }
+  static unavailable(message = 'temporarily unavailable; try again shortly') {
+    return new ApiError(503, message);
   }
   static missing(param: string) {
     return new ApiError(419, `missing parameter: ${param}`, { parameter: param });

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { CookieOptions } from 'express';
 import type { Tenant } from '../tenancy/tenant';
 import type { Principal } from '../auth/principal';
-import { ApiError } from '../errors/api-error';
+import { ApiError, type ErrorCode } from '../errors/api-error';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
@@ -49,6 +49,8 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType> {
   resource: string;
   summary: string;
   description?: string;
+  /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
+  errors?: ErrorCode[];
   input: S;
   /** Shape of one returned object (simple and full views alike); documents the 200 answer. */
   output?: z.ZodType;

@@ -31,6 +31,7 @@ export function errorMiddleware(logger: Logger) {
       apiError = new ApiError(500, `internal server error (request id ${String(req.id ?? '')})`);
     }
     if (res.headersSent) return;
+    res.set(apiError.headers);
     res.status(apiError.status).json(errorEnvelope(apiError));
   };
 }

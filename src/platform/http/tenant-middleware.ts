@@ -4,6 +4,12 @@ import { ApiError } from '../errors/api-error';
 import { TenantResolver } from '../tenancy/tenant-resolver';
 import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
+import { isValidHostName } from '../tenancy/host-name';
+
+/** The same 404 for every host without a tenant; a malformed one is not echoed back. */
+export function unknownTenant(host: string): ApiError {
+  return new ApiError(404, isValidHostName(host) ? `unknown tenant for host ${host}` : 'unknown tenant: the Host header is not a valid host name');
+}
 
 /** Host -> tenant -> child container; then the auth schemes find the principal. */
 export function tenantMiddleware(root: DependencyContainer) {
@@ -13,7 +19,7 @@ export function tenantMiddleware(root: DependencyContainer) {
     const host = req.hostname;
     if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
     const tenant = await resolver.byHostName(host);
-    if (!tenant) throw new ApiError(404, `unknown tenant for host ${host}`);
+    if (!tenant) throw unknownTenant(host);
     if (tenant.status === 'suspended') {
       throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
     }

@@ -7,7 +7,7 @@ type JsonSchema = Record<string, unknown>;
 const ERRORCODE_MEANINGS: Record<number, string> = {
   400: 'request body could not be read',
   401: 'not logged in',
-  403: 'logged in but not authorised for the resource or action',
+  403: 'logged in but not authorised for the resource or action; on POST, PUT and DELETE also: a session-cookie request from an Origin (or Referer) that is neither the tenant\'s host nor in cors.origins',
   404: 'not found (wrong URL, an id that matches no object, or an object of another tenant)',
   409: 'conflict with the object\'s state (e.g. a locked survey answer: use POST)',
   413: 'body or upload too large',
@@ -74,7 +74,9 @@ function successSchema(route: RouteDefinition): JsonSchema {
 
 function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, number[]>();
-  const codes = [419, 420, 404, 500, ...(route.access === 'user' ? [401, 403, 418] : [])];
+  // Every write can meet the cross-site check of a session cookie (403).
+  const csrf = route.method !== 'get' && route.access !== 'user' ? [403] : [];
+  const codes = [419, 420, 404, 500, ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])];
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
@@ -84,6 +86,7 @@ function errorResponses(route: RouteDefinition) {
       String(status),
       {
         description: list.map((c) => `errorcode ${c}: ${ERRORCODE_MEANINGS[c]}`).join('; '),
+        ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds until the limit\'s window has passed', schema: { type: 'integer' } } } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       },
     ]),

@@ -1,16 +1,23 @@
 import { inject, singleton } from 'tsyringe';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LRUCache } from 'lru-cache';
 import { ENV, LOGGER, REDIS } from '../tokens';
 import type { Env } from '../config/env';
 import { TenantStore } from './tenant-store';
 import type { Tenant } from './tenant';
+import { isValidHostName } from './host-name';
 
 export const TENANT_CHANGED_CHANNEL = 'platform:tenant-changed';
 
 interface Cached<T> {
   value: T;
   expires: number;
+}
+
+interface CacheLike<K, V> {
+  get(key: K): Cached<V> | undefined;
+  set(key: K, value: Cached<V>): unknown;
 }
 
 /**
@@ -21,8 +28,14 @@ interface Cached<T> {
  */
 @singleton()
 export class TenantResolver {
-  private readonly byHost = new Map<string, Cached<number | null>>();
-  private readonly byId = new Map<number, Cached<Tenant | null>>();
+  /**
+   * Known and unknown hosts in separate LRU caches of TENANT_HOST_CACHE_MAX entries each, so a
+   * flood of random Host values neither grows memory without bound nor evicts the real hosts.
+   */
+  private readonly knownHosts: LRUCache<string, Cached<number | null>>;
+  private readonly unknownHosts: LRUCache<string, Cached<number | null>>;
+  private readonly byHost: CacheLike<string, number | null>;
+  private readonly byId: LRUCache<number, Cached<Tenant | null>>;
   private readonly loading = new Map<unknown, Promise<unknown>>();
   /** Bumped by every forget/clear, so a load that started before a change is not cached. */
   private generation = 0;
@@ -33,7 +46,24 @@ export class TenantResolver {
     @inject(REDIS) private readonly redis: Redis,
     @inject(ENV) private readonly env: Env,
     @inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    const max = env.TENANT_HOST_CACHE_MAX;
+    this.knownHosts = new LRUCache({ max });
+    this.unknownHosts = new LRUCache({ max });
+    this.byId = new LRUCache({ max });
+    this.byHost = {
+      get: (host) => this.knownHosts.get(host) ?? this.unknownHosts.get(host),
+      set: (host, entry) => {
+        (entry.value === null ? this.unknownHosts : this.knownHosts).set(host, entry);
+        (entry.value === null ? this.knownHosts : this.unknownHosts).delete(host);
+      },
+    };
+  }
+
+  /** Entries held now (tests check the bound). */
+  cacheSizes(): { knownHosts: number; unknownHosts: number; tenants: number; max: number } {
+    return { knownHosts: this.knownHosts.size, unknownHosts: this.unknownHosts.size, tenants: this.byId.size, max: this.knownHosts.max };
+  }
 
   async start(): Promise<void> {
     if (this.subscriber) return;
@@ -51,7 +81,9 @@ export class TenantResolver {
     if (s) await s.quit().catch(() => s.disconnect());
   }
 
+  /** null for an unknown host; a host that is not a valid host name never reaches the database. */
   async byHostName(host: string): Promise<Tenant | null> {
+    if (!isValidHostName(host)) return null;
     const id = await this.cached(this.byHost, host.toLowerCase(), (key) => this.store.findIdByHost(key));
     return id === null ? null : this.byTenantId(id);
   }
@@ -65,7 +97,7 @@ export class TenantResolver {
    * background load replaces it: the TTL only guards against a missed change message, so
    * a request need not wait for the database. A missing entry is loaded once for all callers.
    */
-  private async cached<K, V>(cache: Map<K, Cached<V>>, key: K, load: (key: K) => Promise<V>): Promise<V> {
+  private async cached<K, V>(cache: CacheLike<K, V>, key: K, load: (key: K) => Promise<V>): Promise<V> {
     const hit = cache.get(key);
     if (hit && hit.expires >= Date.now()) return hit.value;
     let pending = this.loading.get(key);
@@ -101,14 +133,17 @@ export class TenantResolver {
     this.generation++;
     this.loading.clear();
     this.byId.delete(tenantId);
-    // Host entries may point to the tenant (or, for a removed host, used to).
-    for (const [host, entry] of this.byHost) if (entry.value === tenantId || entry.value === null) this.byHost.delete(host);
+    // Host entries may point to the tenant (or, for a removed host, used to); a new host was unknown.
+    const stale = [...this.knownHosts.entries()].filter(([, entry]) => entry.value === tenantId);
+    for (const [host] of stale) this.knownHosts.delete(host);
+    this.unknownHosts.clear();
   }
 
   clear(): void {
     this.generation++;
     this.loading.clear();
-    this.byHost.clear();
+    this.knownHosts.clear();
+    this.unknownHosts.clear();
     this.byId.clear();
   }
 
