@@ -22,6 +22,8 @@ export class ApiError extends Error {
     readonly errorcode: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers that belong to the error, e.g. Retry-After on 429 and 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
