@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
 import { asAcme } from '../support/login';
+import { REDIS } from '../../src/platform/tokens';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -74,7 +75,7 @@ describe('messages.max_per_hour_per_sender', () => {
   });
 
   it('the counter is per tenant: keys live under the tenant prefix', async () => {
-    const keys = await t.container.resolve((await import('../../src/platform/tokens')).REDIS).keys(`t:${acme.tenantId}:ratelimit:messages-per-sender*`);
+    const keys = await t.container.resolve(REDIS).keys(`t:${acme.tenantId}:ratelimit:messages-per-sender*`);
     expect(keys.length).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error';
 import { TenantResolver } from '../tenancy/tenant-resolver';
 import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
+import { CLIENT_IP } from '../tokens';
 
 /** Host -> tenant -> child container; then the auth schemes find the principal. */
 export function tenantMiddleware(root: DependencyContainer) {
@@ -18,6 +19,7 @@ export function tenantMiddleware(root: DependencyContainer) {
       throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
     }
     const scope = { tenant, container: openTenantScope(root, tenant), principal: null as any };
+    scope.container.register(CLIENT_IP, { useValue: req.ip ?? null });
     attachRequestScope(req, scope);
     for (const scheme of schemes) {
       const principal = await scheme.authenticate(req, scope);
