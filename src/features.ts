@@ -71,6 +71,8 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...auditLogRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
+import { FilesPurger } from './files/files-purger';
+import { QueuedJobsPurger } from './messages/queued-jobs-purger';
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';
 import { OutboxAge } from './platform/metrics/outbox-age';
@@ -80,8 +82,10 @@ export function registerFeatures(c: DependencyContainer): void {
   // An explicit Authorization: SWT header decides before any cookie the browser may also send.
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
-  // Queued jobs of a deleted tenant: the messaging feature registers its queue purger here too.
+  // Everything a deleted tenant keeps outside its schema: Redis keys, queued jobs, uploaded files.
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
+  c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
+  c.register(TENANT_PURGERS, { useClass: FilesPurger });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
   if (!c.isRegistered(QUEUE_REDIS)) c.register(QUEUE_REDIS, { useToken: REDIS });

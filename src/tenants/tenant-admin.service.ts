@@ -171,7 +171,7 @@ export class TenantAdminService {
     await this.resolver.publishChange(tenant.id);
     const purged: string[] = [];
     for (const purger of this.purgers) {
-      const line = await purger.purge({ id: tenant.id, slug });
+      const line = await purger.purge({ id: tenant.id, slug, schema: tenant.schema });
       purged.push(`${purger.name}: ${line}`);
       onProgress(`${slug}: ${purger.name}: ${line}`);
     }
