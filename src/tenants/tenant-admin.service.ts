@@ -179,7 +179,7 @@ export class TenantAdminService {
   }
 
   migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
-    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress });
+    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress, onTenantStateChange: (id) => this.resolver.publishChange(id) });
   }
 
   private async setStatus(slug: string, status: TenantStatus): Promise<TenantSummary> {

@@ -18,6 +18,10 @@ export function tenantMiddleware(root: DependencyContainer) {
     if (tenant.status === 'suspended') {
       throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
     }
+    if (tenant.migrationFailedAt) {
+      // the reason is for operators (npm run migrate, /platform/migrate), not for the tenant's users
+      throw new ApiError(503, `tenant ${tenant.slug} is being upgraded; try again later`, {}, { 'Retry-After': '60' });
+    }
     const scope = { tenant, container: openTenantScope(root, tenant), principal: null as any };
     scope.container.register(CLIENT_IP, { useValue: req.ip ?? null });
     attachRequestScope(req, scope);

@@ -11,6 +11,7 @@ interface TenantRow {
   name: string;
   schema_name: string;
   status: TenantStatus;
+  migration_failed_at: Date | null;
 }
 
 export interface ConfigChange {
@@ -70,6 +71,7 @@ export class TenantStore {
       status: row.status,
       hosts,
       config: new TenantConfig(values),
+      migrationFailedAt: row.migration_failed_at,
     };
   }
 
