@@ -208,7 +208,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'messages.max_per_hour_per_sender',
-    description: 'Messages a person who is not a superuser may send per hour (sliding from the first one); past it 429 with Retry-After.',
+    description: 'Messages a person who is not a superuser may send per hour (the hour starts with their first message); past it 429 with Retry-After.',
     type: 'int_or_null',
     schema: z.number().int().min(1).max(100_000),
     default: 100,
