@@ -85,7 +85,8 @@ export const personRoutes = [
     resource: 'persons',
     summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
     description:
-      'Self changing password or user_name needs old_password; a new password needs password_match. A password set by ' +
+      'Self changing password, user_name, email or mobile needs old_password (419 missing, 420 wrong); a new password needs password_match. ' +
+      'Every e-mail or mobile change is told to the previous e-mail address by mail and recorded in the security event log (GET /api/auditlog). A password set by ' +
       'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser). ' +
       'Answers the updated Person (full view by default).',
     input: z.object({
