@@ -4,26 +4,27 @@ import type { ContactChange, ContactChangeNotifier } from '../persons/contact-ch
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from './outbox-signal';
 
-const LABEL = { email: 'e-mail address', mobile: 'mobile number' } as const;
+const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
 
 /**
  * The notice to a person's previous e-mail address, through the outbox like every other mail.
- * It names neither the new address nor number: the old mailbox may no longer be the person's.
+ * It names no new value: the old mailbox may no longer be the person's.
  */
 @injectable()
 export class ContactChangeNotice implements ContactChangeNotifier {
   constructor(@inject(OutboxSignal) private readonly signal: OutboxSignal) {}
 
   async write(db: TenantDb, change: ContactChange): Promise<void> {
-    const what = change.fields.map((f) => LABEL[f]).join(' and ');
+    const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
+    const was = change.fields.length > 1 ? 'were' : 'was';
     const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
     await new MessagesRepository(db).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: change.personId,
-      title: `The ${what} of your account was changed`,
+      title: `The ${what} of your account ${was} changed`,
       text:
-        `The ${what} of your account ${change.userName} was changed by ${who} at ${new Date().toISOString()}.\n\n` +
+        `The ${what} of your account ${change.userName} ${was} changed by ${who} at ${new Date().toISOString()}.\n\n` +
         'If this was not you, contact your administrator at once: someone may be using your account.',
       cc: [],
       reply_to: null,

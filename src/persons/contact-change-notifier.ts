@@ -6,13 +6,13 @@ export interface ContactChange {
   userName: string;
   /** The address the notice goes to: the e-mail before the change. */
   oldEmail: string;
-  fields: ('email' | 'mobile')[];
+  fields: ('email' | 'mobile' | 'password')[];
   changedBy: string;
 }
 
 /**
- * Tells a person's previous e-mail address that their e-mail or mobile changed, so a
- * taken-over account is noticed. Implemented by the messaging feature (registerFeatures).
+ * Tells a person's previous e-mail address that their password, e-mail or mobile changed, so
+ * a taken-over account is noticed (ASVS 2.2.3). Implemented by the messaging feature (registerFeatures).
  */
 export interface ContactChangeNotifier {
   /** Writes the notice on `db`, the change's own transaction, so both commit or neither. */

@@ -19,8 +19,9 @@ export interface PersonChange {
 const sorted = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b);
 
 /**
- * The security side of a person change, written in the change's transaction: audit
- * entries (password, e-mail, mobile, roles) and the notice to the previous e-mail address.
+ * The security side of a person change, written in the change's transaction: audit entries
+ * (password, e-mail, mobile, roles) and the notice of a password, e-mail or mobile change to
+ * the previous e-mail address.
  */
 @injectable()
 export class PersonChangeRecorder {
@@ -40,20 +41,21 @@ export class PersonChangeRecorder {
   async record(db: TenantDb, c: PersonChange): Promise<void> {
     const base = { actor: c.user.userName, subject: c.target.user_name };
     const self = c.user.personId === c.target.id;
+    const noticed: ('email' | 'mobile' | 'password')[] = [];
     if (c.changes.password_hash !== undefined) {
+      noticed.push('password');
       // set by someone else, the person must choose a new one at next login: that is a reset
       await this.audit.record({ ...base, type: self ? 'password.changed' : 'password.reset', details: { by: self ? 'self' : 'other' } }, db);
     }
-    const contact: ('email' | 'mobile')[] = [];
     for (const field of ['email', 'mobile'] as const) {
       if (c.changes[field] === undefined || c.changes[field] === c.target[field]) continue;
-      contact.push(field);
+      noticed.push(field);
       // the values themselves are personal data the log does not need; whether one was set is enough
       await this.audit.record({ ...base, type: `${field}.changed`, details: { by: self ? 'self' : 'other', had_value: c.target[field] !== null, has_value: c.changes[field] !== null } }, db);
     }
     if (c.rolesAfter) await this.rolesChanged(db, c.user, c.target.user_name, c.rolesBefore ?? [], c.rolesAfter);
-    if (contact.length && c.target.email) {
-      await this.notifier.write(db, { personId: c.target.id, userName: c.target.user_name, oldEmail: c.target.email, fields: contact, changedBy: c.user.userName });
+    if (noticed.length && c.target.email) {
+      await this.notifier.write(db, { personId: c.target.id, userName: c.target.user_name, oldEmail: c.target.email, fields: noticed, changedBy: c.user.userName });
       this.notices++;
     }
   }

@@ -4,6 +4,7 @@ import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '
 import { ACME_PASSWORDS, asAcme } from '../support/login';
 import { idsByRef } from '../persons/demo-refs';
 import { KNEX } from '../../src/platform/tokens';
+import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
 
 const TOKEN = 'operator-token-0123456789abcdef';
 let t: TestApp;
@@ -88,6 +89,17 @@ describe('GET /api/auditlog', () => {
     const entries = await log('?type=operator.host_added,operator.exported');
     expect(entries.map((e) => [e.type, e.actor])).toEqual([['operator.exported', 'operator'], ['operator.host_added', 'operator']]);
     expect(entries[1].details).toMatchObject({ host: `extra-${acme.host}`, via: 'http' });
+  });
+
+  it('records operator actions through the CLI code path (TenantAdminService) with via cli', async () => {
+    const ops = t.container.resolve(TenantAdminService);
+    await ops.suspend(globex.slug);
+    await ops.resume(globex.slug);
+    const rows = await t.container.resolve(KNEX).withSchema(globex.schema).table('audit_log').whereLike('type', 'operator.%').orderBy('audit_id');
+    expect(rows.map((r: any) => [r.type, r.actor, r.details.via])).toEqual([
+      ['operator.suspended', 'operator', 'cli'],
+      ['operator.resumed', 'operator', 'cli'],
+    ]);
   });
 
   it('filters by date and pages newest first', async () => {

@@ -32,6 +32,19 @@ describe('changing your own e-mail or mobile needs your password and tells the o
     expect(notice.body).not.toContain('ola.hansen@acme.example');
   });
 
+  it('a password change is told to the e-mail address too, with the e-mail change of the same request to the old one', async () => {
+    const siri = await asAcme(bed.t, bed.acme.host, 'siri');
+    const res = await siri.put('/api/persons/siri').send({
+      person_data: { password: 'Siri-New-Pass-2', email: 'siri.berg@acme.example' },
+      old_password: ACME_PASSWORDS.siri,
+      password_match: 'Siri-New-Pass-2',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const notice = await waitFor('notice to siri', () => bed.smtp.mails.find((m) => m.rcptTo.includes('siri@acme.example')));
+    expect(notice.headers.subject).toBe('The password and e-mail address of your account were changed');
+    expect(notice.body).not.toContain('Siri-New-Pass-2');
+  });
+
   it('a manager changes an e-mail without old_password; the old address is told too', async () => {
     const kari = await asAcme(bed.t, bed.acme.host, 'kari');
     const res = await kari.put('/api/persons/nils').send({ person_data: { email: 'nils.dahl@acme.example' } });
