@@ -31,6 +31,8 @@ export interface TenantSummary {
   schema_version: string | null;
   schema_size_bytes: number;
   created_at: Date;
+  /** Set while the last migration of the tenant failed (it answers 503 meanwhile). */
+  migration_failed_at: Date | null;
 }
 
 export interface DeleteReport {
@@ -217,6 +219,7 @@ export class TenantAdminService {
       schema_version: await schemaVersion(this.knex, tenant.schema),
       schema_size_bytes: Number(size.rows[0].bytes),
       created_at: row.created_at,
+      migration_failed_at: tenant.migrationFailedAt ?? null,
     };
   }
 }

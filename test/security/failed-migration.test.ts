@@ -6,6 +6,7 @@ import { migrateAll } from '../../src/platform/migrations/migrate-all';
 import { tenantMigrations } from '../../migrations/tenant';
 import { KNEX } from '../../src/platform/tokens';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
 
 let t: TestApp;
 let knex: Knex;
@@ -49,6 +50,8 @@ describe('a tenant whose migration failed', () => {
     expect((await call(healthy.host)).status).toBe(401);
     const row = await knex.withSchema('platform').table('tenants').where({ id: broken.tenantId }).first('migration_error');
     expect(row.migration_error).toMatch(/998_failure_probe/);
+    // operators see it in tenant list and /platform/tenants
+    expect((await t.container.resolve(TenantAdminService).get(broken.slug)).migration_failed_at).toBeInstanceOf(Date);
 
     // still failing: still 503
     expect((await migrate()).ok).toBe(false);
