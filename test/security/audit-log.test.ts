@@ -27,6 +27,13 @@ const log = async (query = '') => {
 };
 
 describe('GET /api/auditlog', () => {
+  it('is in the OpenAPI document with its filters and the entry shape', async () => {
+    const doc = (await request(t.app).get('/api/openapi.json').set('Host', acme.host)).body;
+    const op = doc.paths['/api/auditlog'].get;
+    expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['type', 'user_name', 'startdate', 'enddate', 'limit', 'offset']));
+    expect(JSON.stringify(op.responses['200'])).toContain('audit_id');
+  });
+
   it('is for superusers only: 401 anonymous, 403 for a manager', async () => {
     const kari = await asAcme(t, acme.host, 'kari');
     const res = await kari.get('/api/auditlog');
