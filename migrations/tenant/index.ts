@@ -7,6 +7,7 @@ import * as m050 from './050_outbox_pending_index';
 import * as m060 from './060_persons_name_order_index';
 import * as m070 from './070_principal_change_notify';
 import * as m080 from './080_security_audit';
+import * as m085 from './085_role_admins_superadmin';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -18,4 +19,5 @@ export const tenantMigrations: Migration[] = [
   { name: '060_persons_name_order_index', up: m060.up },
   { name: '070_principal_change_notify', up: m070.up },
   { name: '080_security_audit', up: m080.up },
+  { name: '085_role_admins_superadmin', up: m085.up },
 ];

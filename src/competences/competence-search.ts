@@ -90,7 +90,7 @@ export class CompetenceSearch {
       if (q.instructor_only) f.instructorId = who.id;
     }
     if (q.organisation_ids || q.external_organisation_ids) {
-      this.policy.assertSuperuser(user, 'filter competences by organisation_ids');
+      await this.policy.assertSuperuserOrSuperadmin(user, 'filter competences by organisation_ids');
       const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.repo.organisationIdsByExternalId(q.external_organisation_ids) : [])];
       if (ids.length === 0) return null;
       f.validIn = [ids];

@@ -31,7 +31,7 @@ export const competenceRoutes = [
       "custom_attributes.<name>=<value>: the name must be defined for competences in the tenant's custom_attributes config item (else 420); values compare as text. " +
       'course_template_usage_allowed_only: types course and group; superusers and managers may use every template, others only those they own. ' +
       'owner_only / instructor_only: for the caller or user_name (self, their manager, superuser). ' +
-      'organisation_ids / external_organisation_ids (superusers only, else 403) and users_organisations_only=1 keep competences valid there, looking up the tree; ' +
+      'organisation_ids / external_organisation_ids (superusers and superadmins only, else 403) and users_organisations_only=1 keep competences valid there, looking up the tree; ' +
       'a competence restricted to no organisation is valid everywhere. organisation_owner_only answers 501. Unknown types are a 420.',
     output: CompetenceView,
     input: z

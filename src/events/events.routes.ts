@@ -89,7 +89,7 @@ export const eventRoutes = [
     summary: 'Whether a person may sign on, with a reason and a text per unmet criterion',
     description:
       'Answers the envelope itself (no check_join array): can_join (boolean), places (free seats, null = no limit), reason (list) and one text attribute per reason. ' +
-      'Reasons: cancelled, locked, signon_period (our addition: before signon_opens, after signon_closes or once the event started), prerequisites, age ' +
+      'Reasons: cancelled, locked, signon_period (our addition: before signon_opens, after signon_closes or once the event started), prerequisites (each held: current, passed > 0, not expired), age ' +
       '(age on the day of the check; no birthdate = not blocked), required_fields, conflicting_course, already_joined, event_full (the only one that keeps can_join true).',
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {

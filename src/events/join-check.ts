@@ -59,6 +59,8 @@ export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow
         .where('pc.person_id', person.id)
         .whereNull('pc.superseded_at')
         .whereNull('pc.deleted_at')
+        // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
+        .where('pc.passed', '>', 0)
         .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', day(now))),
     )
     .orderBy('c.title')

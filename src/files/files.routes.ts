@@ -15,7 +15,7 @@ export const fileRoutes = [
     resource: 'files',
     summary: 'Uploads a file (multipart/form-data, part "file") for the caller or user_name; ceid shares it with the event instructor',
     description:
-      'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content. user_name: upload for someone (their manager or a superuser). ' +
+      'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content. user_name: upload for someone (their manager, not for a person who manages the caller, or a superuser). ' +
       'The spec leaves the answer\'s contents open: it is the File description below.',
     output: FileView,
     input: z.object({
@@ -26,7 +26,7 @@ export const fileRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const owner = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'upload files for this person');
+      const owner = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'upload files for this person');
       if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
       const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
       const files = ctx.resolve(FilesService);

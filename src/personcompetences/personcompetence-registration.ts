@@ -65,8 +65,8 @@ export class PersonCompetenceRegistration {
   async register(user: Principal, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: TargetPerson; competence: CompetenceRow }> {
     const c = await this.competence(competenceId);
     const person = await this.persons.find(user, input.user_name);
-    if (!person.isSelf && !person.managedByCaller) {
-      throw ApiError.forbidden(`not authorised to register competences of ${person.user_name}: only the person, their manager or a superuser may`);
+    if (!person.isSelf && !person.asManager) {
+      throw ApiError.forbidden(`not authorised to register competences of ${person.user_name}: only the person, their manager (not someone they manage) or a superuser may`);
     }
     if (c.type === 'survey' || c.type === 'question') {
       throw new ApiError(409, 'surveys are answered with POST /api/surveyanswer, not registered');
@@ -99,7 +99,7 @@ export class PersonCompetenceRegistration {
     };
     if (c.type === 'checklist_item') this.checklistItem(c, person, input, row);
     else if (c.type === 'signature') await this.signature(person, input, row);
-    else if (!person.managedByCaller && !SELF_REGISTERED.includes(c.type)) {
+    else if (!person.asManager && !SELF_REGISTERED.includes(c.type)) {
       throw ApiError.forbidden(`a ${c.type} is registered by a manager or a superuser, not by the person`);
     }
     if (COURSE_TYPES.includes(c.type)) {
@@ -118,12 +118,16 @@ export class PersonCompetenceRegistration {
   /** checked_by self: only the person; manager: only a manager/superuser; both: either. No action: a manager's override. */
   private checklistItem(c: CompetenceRow, person: TargetPerson, input: RegistrationInput, row: NewRegistration): void {
     if (input.action === undefined) {
-      if (!person.managedByCaller) throw ApiError.missing('action');
+      if (!person.asManager) {
+        // A manager checking their own item would override what only their own manager may.
+        if (person.isSelf && person.managedByCaller) throw ApiError.forbidden(`"${c.title}": a manager cannot override their own checklist item`);
+        throw ApiError.missing('action');
+      }
       Object.assign(row, { checked: true, override: true });
       return;
     }
     const by = c.checked_by ?? 'self';
-    const allowed = by === 'both' ? person.isSelf || person.managedByCaller : by === 'self' ? person.isSelf : person.managedByCaller && !person.isSelf;
+    const allowed = by === 'both' ? person.isSelf || person.asManager : by === 'self' ? person.isSelf : person.asManager;
     if (!allowed) {
       const who = by === 'self' ? 'the person themselves' : 'a manager of the person or a superuser';
       throw ApiError.forbidden(`"${c.title}" is checked by ${who}`);
@@ -148,7 +152,7 @@ export class PersonCompetenceRegistration {
     const c = await this.competence(competenceId);
     const person = await this.persons.accessible(user, userName, 'remove competences');
     const selfMay = SELF_REGISTERED.includes(c.type) || c.type === 'signature' || (c.type === 'checklist_item' && c.checked_by !== 'manager');
-    if (!person.managedByCaller && !selfMay) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
+    if (!person.asManager && !(person.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
     const current = (await this.repo.current(person.id)).find((r) => r.competence_id === c.id);
     const removed = await this.repo.deleteAll(person.id, c.id);
     if (removed === 0) throw ApiError.notFound(`registration of "${c.title}" for ${person.user_name}`);

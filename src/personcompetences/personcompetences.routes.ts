@@ -70,10 +70,10 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: 'Registers a competence for a person (a new registration; the previous one stays as history)',
     description:
-      "user_name other than self: the person's manager or a superuser (else 403). passed 0-100 default 100; date default today; " +
+      "user_name other than self: the person's manager or a superuser (else 403); \"manager\" never means the caller themself or a person who manages the caller. passed 0-100 default 100; date default today; " +
       'valid_until default date + the competence\'s valid_months; valid_until before date is a 420; file is a 501; parameters of another type are a 420. ' +
       'Formal competences and skills may be registered by the person; course, module, ecourse, group and checklist only by a manager or superuser; ' +
-      'surveys are answered with POST /api/surveyanswer (409). Checklist item with action on/off follows its checked_by; without action a manager override. ' +
+      'surveys are answered with POST /api/surveyanswer (409). Checklist item with action on/off follows its checked_by; without action a manager override (a manager overriding their own item: 403). ' +
       'Signature: only for oneself, with the current password (wrong: 420, nothing stored; 5 wrong within 15 minutes: 429). ' +
       'show_course_diploma present with any value means true; skill_level defaults to passed. Inactive competences may be registered.',
     output: PersonCompetenceView,
@@ -108,7 +108,7 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: 'Removes every registration (all occurrences) of a competence for a person',
     description:
-      'Self may remove formal competences, skills, signatures and checklist items not checked by a manager; other types need the person\'s manager or a superuser. ' +
+      'Self may remove formal competences, skills, signatures and checklist items not checked by a manager; other types need the person\'s manager (not the person themself) or a superuser. ' +
       '404 when nothing was registered. Returns the removed current registration with state deleted and `deleted: true`.',
     output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),

@@ -11,8 +11,10 @@ export interface TargetPerson {
   organisation_id: number | null;
   password_hash: string | null;
   isSelf: boolean;
-  /** The caller is a superuser or manages the person's organisation. */
+  /** The caller is a superuser or manages the person's organisation (enough to read). */
   managedByCaller: boolean;
+  /** The caller may use manager-only powers on the person (AccessPolicy.canActAsManagerOf): never on themself or their own manager. */
+  asManager: boolean;
 }
 
 /** The person a call is about: `user_name` when given, else the caller ("Superuser, person's manager, self"). */
@@ -27,7 +29,8 @@ export class TargetPersons {
     const name = userName ?? user.userName;
     const row = await this.db.table('persons').where({ user_name: name }).select('id', 'user_name', 'organisation_id', 'password_hash').first();
     if (!row) throw ApiError.notFound(`person ${name}`);
-    return { ...row, isSelf: row.id === user.personId, managedByCaller: await this.policy.canManagePerson(user, row) };
+    const [managedByCaller, asManager] = await Promise.all([this.policy.canManagePerson(user, row), this.policy.canActAsManagerOf(user, row)]);
+    return { ...row, isSelf: row.id === user.personId, managedByCaller, asManager };
   }
 
   /** Self, the person's manager or a superuser; anyone else gets 403. */

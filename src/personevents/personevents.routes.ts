@@ -19,9 +19,9 @@ export const personEventRoutes = [
     path: '/personevents',
     access: 'user',
     resource: 'personevents',
-    summary: 'Sign-ons of a person, of an organisation (and below), or (superuser) of everyone',
+    summary: 'Sign-ons of a person, of an organisation (and below), or (superuser, superadmin) of everyone',
     description:
-      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser sees everyone\'s sign-ons, ' +
+      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser or superadmin sees everyone\'s sign-ons, ' +
       'anyone else their own (as the earlier reference did). waitlist=0 (default) lists seats, waitlist=1 wait-list entries only; signed-off rows are never listed. ' +
       'mode: future (default, not ended yet), finished, all. Paging: limit default 20, at most 100.',
     output: PersonEventView,
@@ -46,8 +46,8 @@ export const personEventRoutes = [
         personIds = personsInSubtree(db, input.organisation_id);
       } else if (input.user_name) {
         personIds = [(await ctx.resolve(TargetPerson).resolve(user, input.user_name, 'list the sign-ons of this person')).id];
-      } else if (!user.superuser) {
-        // Without user_name and organisation_id a non-superuser gets their own sign-ons (as the earlier reference did).
+      } else if (!user.superuser && !(await ctx.resolve(AccessPolicy).isSuperadmin(user))) {
+        // Without user_name and organisation_id anyone else gets their own sign-ons (as the earlier reference did).
         personIds = [user.personId];
       }
       const rows = await ctx.resolve(PersonEventsRepository).list(
@@ -81,7 +81,8 @@ export const personEventRoutes = [
     description:
       'Checked like check_join in one transaction on the locked event row (seats are never oversold). A refused sign-on is errorcode 409 with the reason texts ' +
       'in message plus can_join and reason in the envelope; module events cannot be signed on to (409). order_id/order_reference only with the order system ' +
-      'enabled (otherwise ignored with a note in message).',
+      "enabled (otherwise ignored with a note in message); order_id must be an order of that person (else 420). Security: superuser, the person's manager " +
+      '(not for a person who manages the caller), self.',
     output: PersonEventView,
     input: z.object({
       event_id: p.id(),
@@ -92,7 +93,7 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person on');
+      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person on');
       const r = await ctx.resolve(SignOnService).signOn(person, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
@@ -105,7 +106,8 @@ export const personEventRoutes = [
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
     description:
       'Returns the signed-off PersonEvent. 404 when not signed on; 409 on a locked event unless superuser; action=update answers 501. ' +
-      'The seat goes to the longest-waiting person on the wait list; the message only says how many moved up.',
+      'The seat goes to the longest-waiting person on the wait list; the message only says how many moved up. ' +
+      "Security: superuser, the person's manager (not for a person who manages the caller), self.",
     output: PersonEventView,
     input: z.object({
       event_id: p.id(),
@@ -116,7 +118,7 @@ export const personEventRoutes = [
     async handler(ctx, input) {
       if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'sign this person off');
+      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person off');
       const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id, ctx.container);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },

@@ -55,8 +55,9 @@ export class SignOnService {
       }
       let orderId: number | null = null;
       if (orders && order.order_id !== undefined) {
-        const found = await tx.table('orders').where({ id: order.order_id }).first('id');
-        if (!found) throw ApiError.malformed('order_id', `no order ${order.order_id} exists`);
+        // Someone else's order would bill them for this sign-on (and tell the caller it exists).
+        const found = await tx.table('orders').where({ id: order.order_id, person_id: person.id }).first('id');
+        if (!found) throw ApiError.malformed('order_id', `no order ${order.order_id} of ${person.user_name} exists`);
         orderId = found.id;
       } else if (orders && order.order_reference !== undefined) {
         const [created] = await tx.table('orders').insert({ reference: order.order_reference, person_id: person.id }).returning('id');

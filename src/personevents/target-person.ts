@@ -49,8 +49,19 @@ export class TargetPerson {
 
   /** user_name or the caller, checked for "superuser, person's manager, self". */
   async resolve(user: Principal, userName: string | undefined, action: string): Promise<PersonRow> {
-    const person = userName ? await this.byUserName(userName) : await this.byId(user.personId);
+    const person = await this.named(user, userName);
     await this.access.assertSelfOrManager(user, person, action);
     return person;
+  }
+
+  /** As resolve, for a change made for the person: a manager acts only on persons they manage, never on their own manager. */
+  async resolveForChange(user: Principal, userName: string | undefined, action: string): Promise<PersonRow> {
+    const person = await this.named(user, userName);
+    await this.access.assertSelfOrActingManager(user, person, action);
+    return person;
+  }
+
+  private named(user: Principal, userName: string | undefined): Promise<PersonRow> {
+    return userName ? this.byUserName(userName) : this.byId(user.personId);
   }
 }

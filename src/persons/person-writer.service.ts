@@ -46,11 +46,9 @@ export class PersonWriter {
     if (user.mustChangePassword && !(isSelf && data.password !== undefined)) {
       throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[user.mustChangePassword]}`);
     }
-    await this.policy.assertSelfOrManager(user, target, 'update this person');
+    await this.policy.assertSelfOrActingManager(user, target, 'update this person');
     this.assertNotSuperuserOf(user, target);
-    if (input.role_ids !== undefined && !(await this.policy.canManagePerson(user, target))) {
-      throw ApiError.forbidden("not authorised to set roles: only the person's manager or a superuser may");
-    }
+    if (input.role_ids !== undefined) await this.policy.assertActsAsManagerOf(user, target, 'set roles');
     await this.checkCredentials(isSelf, target, data, input);
     if (data.user_name !== undefined && (await this.persons.userNameTaken(data.user_name, target.id))) {
       throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
@@ -113,9 +111,7 @@ export class PersonWriter {
 
   async removeRoles(user: Principal, userName: string, roleIds: number[]): Promise<{ person: PersonRow; removed: number }> {
     const target = await this.reader.requireByUserName(userName);
-    if (!(await this.policy.canManagePerson(user, target))) {
-      throw ApiError.forbidden("not authorised to remove roles: only the person's manager or a superuser may");
-    }
+    await this.policy.assertActsAsManagerOf(user, target, 'remove roles');
     this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
     const removed = await this.db.transaction(async (trx) => {

@@ -31,6 +31,7 @@ export const PersonView = z
     source: z.string().nullable().optional(),
     code: z.string().nullable().optional(),
     superuser: z.boolean().optional().describe('may do everything in the tenant (full view)'),
+    superadmin: z.boolean().optional().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons (full view)"),
     organisation: OrganisationRef.nullable().optional().describe('the member organisation (full view)'),
     roles: z
       .array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') }))
@@ -85,6 +86,7 @@ export function presentPersonFull(p: PersonRow, d: PersonDetails) {
     source: p.source,
     code: p.code,
     superuser: p.superuser,
+    superadmin: p.superadmin,
     organisation: d.organisation ? { organisation_id: d.organisation.id, name: d.organisation.name } : null,
     roles: d.roles.map((r) => ({ role_id: r.id, name: r.name, meta_type: r.meta_type })),
     manages: d.manages.map((o) => ({ organisation_id: o.id, name: o.name })),

@@ -28,6 +28,7 @@ export interface PersonRow {
   code: string | null;
   organisation_id: number | null;
   superuser: boolean;
+  superadmin: boolean;
   password_changed_at: Date | null;
   must_change_password: PasswordChangeReason | null;
   created_at: Date;
@@ -82,6 +83,7 @@ export class PersonsRepository {
         this.db.raw("to_char(p.birthdate, 'YYYY-MM-DD') as birthdate"),
         'p.organisation_id',
         'p.superuser',
+        'p.superadmin',
         'p.password_changed_at',
         'p.must_change_password',
         'p.created_at',

@@ -86,8 +86,9 @@ export const personRoutes = [
     summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
     description:
       'Self changing password, user_name, email or mobile needs old_password (419 missing, 420 wrong); a new password needs password_match. ' +
-      'Every e-mail or mobile change is told to the previous e-mail address by mail and recorded in the security event log (GET /api/auditlog). A password set by ' +
-      'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser). ' +
+      'A password, e-mail or mobile change is told to the previous e-mail address by mail and recorded in the security event log (GET /api/auditlog). A password set by ' +
+      'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser; ' +
+      'a manager never sets their own). A person who manages the caller (their organisation or one above it) cannot be changed by them (403). ' +
       'Answers the updated Person (full view by default).',
     input: z.object({
       user_name: userNameParam,
@@ -111,7 +112,7 @@ export const personRoutes = [
     summary: "Remove roles from a person. Security: superuser, person's manager",
     description:
       'The spec\'s "status as JSON" is the envelope (message: how many roles were removed) with the updated Person (full view by default). ' +
-      'Self is refused (403): a person cannot drop their own obligations. role_ids is required (419).',
+      'Self is refused (403): a person cannot drop their own obligations, managers neither; so is a person who manages the caller. role_ids is required (419).',
     input: z.object({
       user_name: userNameParam,
       role_ids: p.idList().pipe(z.array(z.number()).min(1, 'must name at least one role')),

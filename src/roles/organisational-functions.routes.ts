@@ -36,8 +36,8 @@ export const organisationalFunctionRoutes = [
     resource: 'organisationalfunctions',
     summary: 'update: the person takes on the function; off: the person gives it up',
     description:
-      "user_name defaults to the caller. update gives the person the role (the person's manager or a superuser only; self-assignment is 403); " +
-      "off takes it away (also allowed for self). The function must be available in the person's organisation, else 404. Returns the function with `held`.",
+      "user_name defaults to the caller. update gives the person the role (the person's manager or a superuser only; self-assignment is 403, managers too); " +
+      "off takes it away (also allowed for self). Neither for a person who manages the caller (403). The function must be available in the person's organisation, else 404. Returns the function with `held`.",
     output: OrganisationalFunctionView,
     input: z.object({
       organisationalfunction_id: p.id(),

@@ -77,15 +77,12 @@ export class OrganisationalFunctions {
     return (await this.available(person.organisation_id, metaTypes)).filter((f) => held.has(f.role_id)).map((f) => this.present(f, person.organisation_id!, true));
   }
 
-  /** update: the person takes on the function (managers, superusers); off: gives it up (also self). */
+  /** update: the person takes on the function (their manager, superusers); off: gives it up (also self). */
   async setForPerson(user: Principal, roleId: number, action: 'off' | 'update', userName: string | undefined) {
     const person = await this.persons.find(user, userName);
-    if (!person.managedByCaller && !(person.isSelf && action === 'off')) {
-      throw ApiError.forbidden(
-        action === 'off'
-          ? `not authorised to remove ${person.user_name}'s organisational function: only the person, their manager or a superuser may`
-          : 'only a manager of the person or a superuser may assign an organisational function',
-      );
+    // Giving up one's own function is allowed to anyone; every other change is a manager's, and never on oneself or one's own manager.
+    if (!(person.isSelf && action === 'off')) {
+      await this.policy.assertActsAsManagerOf(user, person, action === 'off' ? `remove ${person.user_name}'s organisational function` : 'assign an organisational function');
     }
     const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
     if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);

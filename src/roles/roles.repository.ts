@@ -84,8 +84,9 @@ export class RolesRepository {
       .orderBy('c.id');
   }
 
-  async holds(personId: number, roleId: number): Promise<boolean> {
-    return !!(await this.db.table('person_roles').where({ person_id: personId, role_id: roleId }).first());
+  /** "Admin for the role" of the spec (role_admins). */
+  async administers(personId: number, roleId: number): Promise<boolean> {
+    return !!(await this.db.table('role_admins').where({ person_id: personId, role_id: roleId }).first());
   }
 
   async organisationIdsByExternalId(externalIds: string[]): Promise<number[]> {

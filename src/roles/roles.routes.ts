@@ -57,8 +57,8 @@ export const roleRoutes = [
     path: '/roles/:role_id',
     access: 'user',
     resource: 'roles',
-    summary: 'One role with its requirements (superusers, managers and holders of the role)',
-    description: 'Security: superusers, any manager, and persons who hold the role; others 403.',
+    summary: 'One role with its requirements (superusers, superadmins and admins of the role)',
+    description: 'Security: superusers, superadmins and the admins of this role; others 403 (managers and holders of the role too).',
     output: RoleView,
     input: z.object({ role_id: p.id(), ...fieldsShape }),
     async handler(ctx, input) {
@@ -66,8 +66,8 @@ export const roleRoutes = [
       const role = await repo.byId(input.role_id);
       if (!role) throw ApiError.notFound(`role ${input.role_id}`);
       const user = ctx.user;
-      const allowed = user.superuser || (await ctx.resolve(AccessPolicy).isManager(user)) || (await repo.holds(user.personId, role.id));
-      if (!allowed) throw ApiError.forbidden('not authorised to see this role: superusers, managers and holders of the role only');
+      const allowed = user.superuser || (await ctx.resolve(AccessPolicy).isSuperadmin(user)) || (await repo.administers(user.personId, role.id));
+      if (!allowed) throw ApiError.forbidden('not authorised to see this role: superusers, superadmins and admins of the role only');
       return { items: [{ ...presentRole(role), requirements: await repo.requirementsOf(role.id) }] };
     },
   }),

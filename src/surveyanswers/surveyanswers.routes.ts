@@ -23,7 +23,7 @@ const lockRoute = (action: 'lock' | 'unlock') =>
     access: 'user',
     resource: 'surveyanswers',
     summary: `${action === 'lock' ? 'Locks' : 'Unlocks'} a survey answer (superuser, manager, owner or instructor of the survey)`,
-    description: 'Returns the full SurveyAnswer. The answering person cannot unlock their own answer.',
+    description: 'Returns the full SurveyAnswer. The answering person cannot unlock their own answer; a manager cannot lock or unlock the answer of a person who manages them.',
     input: z.object({ ...idParam, ...fieldsShape }),
     output: SurveyAnswerView,
     async handler(ctx, input) {
@@ -90,7 +90,7 @@ export const surveyAnswerRoutes = [
     description:
       'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id. ' +
       'Items must follow the survey\'s question tree (else 420 naming the item). file_data is stored as a file of the answering person and the item keeps its file_id ' +
-      '(UPLOAD_MAX_BYTES per file, 413 beyond). Returns the full SurveyAnswer.',
+      '(UPLOAD_MAX_BYTES per file, 413 beyond). user_name: superuser, the person\'s manager (not for a person who manages the caller), self. Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
@@ -99,7 +99,7 @@ export const surveyAnswerRoutes = [
         await assertOrganisation(ctx, input.organisation_id, 'answer surveys for this organisation');
         who = { organisationId: input.organisation_id };
       } else {
-        who = { personId: (await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'answer surveys for this person')).id };
+        who = { personId: (await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'answer surveys for this person')).id };
       }
       const a = await ctx.resolve(SurveyAnswersService).create(ctx.user, who, input.data, input.survey_id);
       return { items: [presentAnswer(a, 'full')], message: 'survey answer stored' };
@@ -111,7 +111,7 @@ export const surveyAnswerRoutes = [
     access: 'user',
     resource: 'surveyanswers',
     summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
-    description: 'Superuser, the person, their manager. Items keep uploaded files with file_id (a file of this answer); file_data is refused (420). Returns the full SurveyAnswer.',
+    description: 'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420). Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
     input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {

@@ -97,11 +97,13 @@ export class SurveyAnswersService {
     return row;
   }
 
-  /** The person themself, their (or the answering organisation's) manager, or a superuser. */
-  async isAnswerSide(user: Principal, a: AnswerRow): Promise<boolean> {
+  /** The person themself, their (or the answering organisation's) manager, or a superuser; a change never by a manager for their own manager. */
+  async isAnswerSide(user: Principal, a: AnswerRow, change = false): Promise<boolean> {
     if (user.superuser) return true;
-    if (a.person_id !== null) return a.person_id === user.personId || this.access.managesOrganisation(user, a.person_organisation_id);
-    return this.access.managesOrganisation(user, a.organisation_id);
+    if (a.person_id === null) return this.access.managesOrganisation(user, a.organisation_id);
+    if (a.person_id === user.personId) return true;
+    const person = { id: a.person_id, organisation_id: a.person_organisation_id };
+    return change ? this.access.canActAsManagerOf(user, person) : this.access.managesOrganisation(user, a.person_organisation_id);
   }
 
   /** Owner or instructor of the survey competence: "admin for the event or competence". */
@@ -155,7 +157,7 @@ export class SurveyAnswersService {
   /** Replaces the items; a locked answer is refused (409). Files of earlier answers are kept. */
   async replace(user: Principal, id: number, data: SurveyData): Promise<AnswerRow> {
     const a = await this.find(id);
-    if (!(await this.isAnswerSide(user, a))) throw ApiError.forbidden('not authorised to change this survey answer: only the person, their manager or a superuser may');
+    if (!(await this.isAnswerSide(user, a, true))) throw ApiError.forbidden('not authorised to change this survey answer: only the person, their manager or a superuser may');
     const tree = (await loadSurvey(this.db, a.survey_id)) as SurveyTree;
     validateItems(tree, data.items, false);
     for (const [it, path] of walkItems(data.items)) {
@@ -176,7 +178,7 @@ export class SurveyAnswersService {
   /** Superuser, manager of the answering person/organisation, or owner/instructor of the survey. */
   async setLocked(user: Principal, id: number, locked: boolean): Promise<AnswerRow> {
     const a = await this.find(id);
-    const allowed = user.superuser || this.isSurveyAdmin(user, a) || (a.person_id !== user.personId && (await this.isAnswerSide(user, a)));
+    const allowed = user.superuser || this.isSurveyAdmin(user, a) || (a.person_id !== user.personId && (await this.isAnswerSide(user, a, true)));
     if (!allowed) throw ApiError.forbidden(`not authorised to ${locked ? 'lock' : 'unlock'} this survey answer: only a superuser, a manager or the survey's owner may`);
     await this.db
       .table('survey_answers')

@@ -94,10 +94,11 @@ class Snapshot {
     const events = await this.load('events', 'event');
     // Link tables have no id; physical order keeps the order they were written in (the document's).
     const links = (t: string) => this.db.table(t).select('*').orderByRaw('ctid');
-    const [personRoles, managers, compCats, compAttrs, requirements, prerequisites, personEvents, personCompetences] =
+    const [personRoles, managers, roleAdmins, compCats, compAttrs, requirements, prerequisites, personEvents, personCompetences] =
       await Promise.all([
         links('person_roles'),
         links('organisation_managers'),
+        links('role_admins'),
         links('competence_categories'),
         links('competence_attributes'),
         links('requirements'),
@@ -116,6 +117,7 @@ class Snapshot {
     };
     const rolesOf = refsOf(personRoles, 'person_id', 'roles', 'role_id');
     const managesOf = refsOf(managers, 'person_id', 'organisations', 'organisation_id');
+    const adminsOf = refsOf(roleAdmins, 'role_id', 'persons', 'person_id');
     const catsOf = refsOf(compCats, 'competence_id', 'categories', 'category_id');
     const attrsOf = refsOf(compAttrs, 'competence_id', 'attributes', 'attribute_id');
     const prereqsOf = refsOf(prerequisites, 'event_id', 'competences', 'competence_id');
@@ -132,7 +134,9 @@ class Snapshot {
         phone: o.phone,
         extern_organisation_id: o.extern_organisation_id,
       })),
-      roles: roles.map((r) => compact({ ref: this.ref('roles', r.id)!, name: r.name, description: r.description, meta_type: r.meta_type })),
+      roles: roles.map((r) =>
+        compact({ ref: this.ref('roles', r.id)!, name: r.name, description: r.description, meta_type: r.meta_type, admins: adminsOf(r.id) }),
+      ),
       competence_groups: this.tree(groups, (g) => ({ ref: this.ref('competence_groups', g.id), name: g.name, external_id: g.external_id })),
       categories: this.tree(categories, (c) => ({ ref: this.ref('categories', c.id), name: c.name, description: c.description })),
       attributes: attributes.map((a) => ({ ref: this.ref('attributes', a.id)!, name: a.name })),
@@ -170,6 +174,7 @@ class Snapshot {
           organisation: this.ref('organisations', p.organisation_id),
           roles: rolesOf(p.id),
           superuser: p.superuser ? true : undefined,
+          superadmin: p.superadmin ? true : undefined,
           manages: managesOf(p.id),
           password_changed_at: isoTime(p.password_changed_at) ?? undefined,
           must_change_password: p.must_change_password,

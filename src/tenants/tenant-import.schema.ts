@@ -177,6 +177,7 @@ const Person = z
     organisation: ref.optional(),
     roles: z.array(ref).optional(),
     superuser: z.boolean().optional(),
+    superadmin: z.boolean().optional(),
     manages: z.array(ref).optional(),
     password_changed_at: isoDateTime.optional(),
     must_change_password: z.enum(['expired', 'changed_by_other', 'sent_by_mail']).optional(),
@@ -193,7 +194,16 @@ export const TenantImport = z.object({
   config: z.record(z.string(), z.unknown()).default({}),
   organisations: z.array(Organisation).default([]),
   roles: z
-    .array(z.object({ ref, name: z.string().min(1), description: z.string().optional(), meta_type: z.enum(['role', 'specialrole', 'position']).default('role') }))
+    .array(
+      z.object({
+        ref,
+        name: z.string().min(1),
+        description: z.string().optional(),
+        meta_type: z.enum(['role', 'specialrole', 'position']).default('role'),
+        /** Persons (user names) who administer the role: "admin for the role" of the spec. */
+        admins: z.array(ref).optional(),
+      }),
+    )
     .default([]),
   competence_groups: z.array(Named).default([]),
   categories: z.array(Named).default([]),

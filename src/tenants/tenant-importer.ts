@@ -231,6 +231,7 @@ class DataImport {
         must_change_password: p.must_change_password ?? null,
         birthdate: p.birthdate ?? null,
         superuser: p.superuser ?? false,
+        superadmin: p.superadmin ?? false,
         organisation_id: p.organisation ? need(this.orgs, 'organisation', p.organisation, where) : null,
       };
       for (const f of PERSON_TEXT_FIELDS) row[f] = p[f] ?? null;
@@ -251,6 +252,10 @@ class DataImport {
     }
     await this.insertBatched('person_roles', roleRows);
     await this.insertBatched('organisation_managers', managerRows);
+    const adminRows = this.doc.roles.flatMap((r, i) =>
+      (r.admins ?? []).map((a) => ({ role_id: this.roles.get(r.ref), person_id: need(this.persons, 'person', a, `roles[${i}] (${r.ref}) admins`) })),
+    );
+    await this.insertBatched('role_admins', adminRows);
   }
 
   /** Multi-row inserts; large documents (benchmark, big customers) would take minutes row by row. */

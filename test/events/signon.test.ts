@@ -83,14 +83,19 @@ describe('POST /api/personevents/[event_id]', () => {
     expect(twice.body.reason).toEqual(['already_joined']);
   });
 
-  it('with the order system on, order_reference creates an order and order_id must exist', async () => {
+  it("with the order system on, order_reference creates an order and order_id must be an existing order of that person", async () => {
     const event = await newEvent(10, 'Order day');
     const admin = await asAcme(t, acme.host, 'admin');
     const created = await admin.post(`/api/personevents/${event}`).send({ user_name: 'nils', order_reference: 'PO-77' });
     expect(created.body.personevents[0]).toMatchObject({ order_reference: 'PO-77' });
     const orderId = created.body.personevents[0].order_id;
     expect(orderId).toBeGreaterThan(0);
-    const attached = await admin.post(`/api/personevents/${event}`).send({ user_name: 'ola', order_id: orderId });
+    const foreign = await admin.post(`/api/personevents/${event}`).send({ user_name: 'ola', order_id: orderId });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ valid: false, errorcode: 420 });
+    expect(foreign.body.message).toContain('order_id');
+    const second = await newEvent(10, 'Order day, second run', '2033-02-10');
+    const attached = await admin.post(`/api/personevents/${second}`).send({ user_name: 'nils', order_id: orderId });
     expect(attached.body.personevents[0]).toMatchObject({ order_id: orderId, order_reference: 'PO-77' });
     const missing = await admin.post(`/api/personevents/${event}`).send({ user_name: 'kari', order_id: 999999 });
     expect(missing.body).toMatchObject({ errorcode: 420 });

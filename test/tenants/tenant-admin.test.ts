@@ -58,6 +58,21 @@ describe('export of an imported tenant', () => {
     expect(exported.persons.every((p) => p.password_hash?.startsWith('$'))).toBe(true);
   });
 
+  it('keeps superadmin and role admins through export and import (the format only grows)', async () => {
+    const input = readDemoDocument('acme');
+    input.persons.find((p: any) => p.user_name === 'nils').superadmin = true;
+    input.roles.find((r: any) => r.ref === 'welder').admins = ['per', 'kari'];
+    const slug = unique('admins');
+    await admin.import(input, { slug, hosts: [`${slug}.test`] });
+    const exported = await admin.export(slug);
+    expect(normalise(exported)).toEqual(normalise({ ...input, tenant: exported.tenant }));
+    expect(exported.roles.find((r) => r.ref === 'welder')!.admins).toEqual(['per', 'kari']);
+    expect(exported.persons.find((p) => p.user_name === 'nils')!.superadmin).toBe(true);
+    const unknown = unique('bad');
+    input.roles[0].admins = ['nobody'];
+    await expect(admin.import(input, { slug: unknown, hosts: [`${unknown}.test`] })).rejects.toThrow(/admins.*nobody/);
+  });
+
   it('imports again into an identical tenant where the old passwords still work', async () => {
     const first = unique('first');
     await admin.import(readDemoDocument('acme'), { slug: first, hosts: [`${first}.test`] });
