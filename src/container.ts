@@ -9,6 +9,7 @@ import { DATABASE_URL, ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform
 import { createTenantPools } from './platform/db/tenant-pools';
 import { registerFeatures } from './features';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
+import { QueueRegistry } from './platform/queue/queue-registry';
 
 export interface Connections {
   databaseUrl: string;
@@ -46,6 +47,8 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
 
 /** Closes what buildContainer opened. */
 export async function closeContainer(c: DependencyContainer): Promise<void> {
+  // open queues keep sockets (and a CLI process) alive; the registry opens none until used
+  if (c.isRegistered(QueueRegistry, true)) await c.resolve(QueueRegistry).close();
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
   await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);

@@ -13,6 +13,8 @@ import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
 import { WAITLIST_NOTIFIER } from './personevents/waitlist-notifier';
 import { NEW_PERSON_NOTIFIER } from './persons/new-person-notifier';
+import { CONTACT_CHANGE_NOTIFIER } from './persons/contact-change-notifier';
+import { ContactChangeNotice } from './messages/contact-change-notice';
 import { forgotPasswordRoutes } from './messages/forgot-password.routes';
 import { OutboxRelay, RELAY_TIMING, DEFAULT_RELAY_TIMING } from './messages/outbox-relay';
 import { MailSender } from './messages/mail-sender';
@@ -41,6 +43,7 @@ import { locationRoutes } from './locations/locations.routes';
 import { surveyAnswerRoutes } from './surveyanswers/surveyanswers.routes';
 import { fileRoutes } from './files/files.routes';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
+import { auditLogRoutes } from './audit/audit-log.routes';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -65,8 +68,11 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...locationRoutes,
   ...surveyAnswerRoutes,
   ...fileRoutes,
+  ...auditLogRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
+import { FilesPurger } from './files/files-purger';
+import { QueuedJobsPurger } from './messages/queued-jobs-purger';
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';
 import { OutboxAge } from './platform/metrics/outbox-age';
@@ -76,8 +82,10 @@ export function registerFeatures(c: DependencyContainer): void {
   // An explicit Authorization: SWT header decides before any cookie the browser may also send.
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
-  // Queued jobs of a deleted tenant: the messaging feature registers its queue purger here too.
+  // Everything a deleted tenant keeps outside its schema: Redis keys, queued jobs, uploaded files.
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
+  c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
+  c.register(TENANT_PURGERS, { useClass: FilesPurger });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
   if (!c.isRegistered(QUEUE_REDIS)) c.register(QUEUE_REDIS, { useToken: REDIS });
@@ -95,5 +103,6 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(BACKGROUND_WORKERS, { useClass: JobWorkers });
   c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
   c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
+  c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
   c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
 }

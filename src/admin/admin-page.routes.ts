@@ -9,6 +9,7 @@ import { unknownTenant } from '../platform/http/tenant-middleware';
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/admin': { file: 'admin.html', type: 'text/html; charset=utf-8' },
   '/admin/admin.js': { file: 'admin.js', type: 'text/javascript; charset=utf-8' },
+  '/admin/admin-audit.js': { file: 'admin-audit.js', type: 'text/javascript; charset=utf-8' },
   '/admin/admin.css': { file: 'admin.css', type: 'text/css; charset=utf-8' },
 };
 

@@ -164,10 +164,13 @@ async function showItems() {
   const items = $('#items');
   items.replaceChildren(...data.configitems.map(renderItem));
   items.hidden = false;
+  // admin-audit.js (loaded after this script) shows the security event log
+  if (typeof showAuditLog === 'function') showAuditLog();
 }
 
 function showLogin() {
   $('#items').hidden = true;
+  $('#audit').hidden = true;
   $('#logout').hidden = true;
   $('#login').hidden = false;
 }

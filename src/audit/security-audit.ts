@@ -16,6 +16,12 @@ export const SECURITY_EVENT_TYPES = [
   'roles.changed',
   'config.changed',
   'operator.action',
+  'operator.imported',
+  'operator.exported',
+  'operator.host_added',
+  'operator.host_removed',
+  'operator.suspended',
+  'operator.resumed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { ENV, KNEX } from '../platform/tokens';
+import { ENV, KNEX, REDIS } from '../platform/tokens';
+import { TENANT_CHANGED_CHANNEL } from '../platform/tenancy/tenant-resolver';
 import { migrateAll } from '../platform/migrations/migrate-all';
 import { LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
 
@@ -10,7 +11,9 @@ const program = new Command('migrate')
   .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\n`)
   .action(() =>
     runWithContainer(async (c) => {
-      const report = await migrateAll(c.resolve(KNEX), { concurrency: c.resolve(ENV).MIGRATE_CONCURRENCY, onProgress: progress });
+      // running API processes drop the tenant from their caches: a failed one answers 503 at once, a recovered one is served again
+      const onTenantStateChange = async (id: number) => void (await c.resolve(REDIS).publish(TENANT_CHANGED_CHANNEL, String(id)).catch(() => 0));
+      const report = await migrateAll(c.resolve(KNEX), { concurrency: c.resolve(ENV).MIGRATE_CONCURRENCY, onProgress: progress, onTenantStateChange });
       const failed = report.tenants.filter((t) => t.error);
       progress(failed.length ? `${failed.length} of ${report.tenants.length} tenants FAILED: ${failed.map((t) => t.slug).join(', ')}` : `${report.tenants.length} tenants up to date`);
       if (!report.ok) process.exitCode = 1;

@@ -15,13 +15,16 @@ function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+// a tenant whose migration failed answers 503: the operator must see it in every listing
+const state = (t: TenantSummary) => (t.migration_failed_at ? `${t.status}, migration failed` : t.status);
+
 function describe(t: TenantSummary): string {
-  return `${t.slug}  "${t.name}"  ${t.status}  hosts: ${t.hosts.join(', ')}  schema ${t.schema} @ ${t.schema_version ?? '-'}  ${mib(t.schema_size_bytes)}`;
+  return `${t.slug}  "${t.name}"  ${state(t)}  hosts: ${t.hosts.join(', ')}  schema ${t.schema} @ ${t.schema_version ?? '-'}  ${mib(t.schema_size_bytes)}`;
 }
 
 function table(rows: TenantSummary[]): string {
   const head = ['SLUG', 'NAME', 'STATUS', 'HOSTS', 'SCHEMA VERSION', 'SIZE'];
-  const cells = rows.map((t) => [t.slug, t.name, t.status, t.hosts.join(','), t.schema_version ?? '-', mib(t.schema_size_bytes)]);
+  const cells = rows.map((t) => [t.slug, t.name, state(t), t.hosts.join(','), t.schema_version ?? '-', mib(t.schema_size_bytes)]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
   return [head, ...cells].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }

@@ -1,5 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
+import type { Knex } from 'knex';
+import { KNEX, TENANT } from '../platform/tokens';
+import { TenantDb } from '../platform/tenancy/tenant-db';
+import { AuditTrail } from '../audit/audit-trail';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { TenantStore } from '../platform/tenancy/tenant-store';
 import { TenantResolver } from '../platform/tenancy/tenant-resolver';
@@ -80,6 +83,8 @@ export class ConfigItemsAdminService {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   definition(user: Principal, id: string): ConfigItemDefinition {
@@ -98,7 +103,13 @@ export class ConfigItemsAdminService {
     const def = this.definition(user, id);
     if (raw === undefined) throw ApiError.missing('value');
     try {
-      await this.store.setConfigItem(this.tenant.id, id, fromForm(def, raw), user.userName);
+      const value = fromForm(def, raw);
+      // the platform's history and the tenant's security log commit together
+      await this.knex.transaction(async (trx) => {
+        const change = await this.store.setConfigItem(this.tenant.id, id, value, user.userName, trx);
+        const details = change.secret ? { value_hidden: true } : { old_value: change.oldValue, new_value: change.newValue };
+        await this.audit.record({ type: 'config.changed', actor: user.userName, subject: id, details }, new TenantDb(trx, this.tenant.schema));
+      });
     } catch (err) {
       if (err instanceof ConfigValueError) {
         throw new ApiError(420, `malformed parameter value: ${err.message}`, { parameter: 'value', config_item_id: id });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InjectionToken } from 'tsyringe';
 
@@ -12,6 +12,8 @@ export interface FileStore {
   /** null when the object is gone. */
   get(namespace: string, key: string): Promise<Buffer | null>;
   remove(namespace: string, key: string): Promise<void>;
+  /** Removes every object of a namespace (a deleted tenant); returns how many there were. */
+  removeNamespace(namespace: string): Promise<number>;
 }
 
 export const FILE_STORE: InjectionToken<FileStore> = Symbol('FileStore');
@@ -46,5 +48,13 @@ export class LocalFileStore implements FileStore {
 
   async remove(namespace: string, key: string): Promise<void> {
     await rm(this.path(namespace, key), { force: true });
+  }
+
+  async removeNamespace(namespace: string): Promise<number> {
+    if (!SAFE.test(namespace)) throw new Error('file store: unsafe namespace');
+    const dir = join(this.root, namespace);
+    const count = await readdir(dir).then((names) => names.filter((n) => !n.endsWith('.part')).length, () => 0);
+    await rm(dir, { recursive: true, force: true });
+    return count;
   }
 }

@@ -5,6 +5,8 @@ import { MessagesService } from './messages.service';
 import { MessageOutput, presentMessage } from './message.presenter';
 
 const SECURITY = 'Security: Superuser, person\'s manager, self.';
+// A CR or LF in a value that becomes a mail header could add headers (recipients) of its own.
+const noLineBreak = <T extends z.ZodString>(s: T) => s.refine((v) => !/[\r\n]/.test(v), 'must not contain CR or LF');
 
 export const messageRoutes = [
   defineRoute({
@@ -15,14 +17,17 @@ export const messageRoutes = [
     summary: 'Send a message to a person by e-mail, SMS or both',
     description:
       `${SECURITY} Stored with one delivery per medium and answered at once; workers deliver it. ` +
-      'cc: e-mail addresses separated by comma, semicolon or space. reply_to: empty, "manager" (the nearest manager above the recipient) or an address.',
+      'cc: e-mail addresses separated by comma, semicolon or space, at most config item messages.max_cc (default 10; more is a 420). ' +
+      'reply_to: empty, "manager" (the nearest manager above the recipient) or an address. A CR or LF in title, cc or reply_to is a 420 naming it. ' +
+      'A sender who is not a superuser may send at most messages.max_per_hour_per_sender (default 100) messages per hour (window from the first); ' +
+      'past it errorcode 429 with a Retry-After header (seconds).',
     input: z.object({
       user_name: p.string(200).min(1, 'must not be empty'),
-      title: p.string(500).min(1, 'must not be empty'),
+      title: noLineBreak(p.string(500).min(1, 'must not be empty')),
       text: z.string().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
-      cc: p.string(5000).optional(),
+      cc: noLineBreak(p.string(5000)).optional(),
       send_medium: z.enum(['email', 'sms', 'both'], { message: 'must be email, sms or both' }).optional(),
-      reply_to: p.string(320).optional(),
+      reply_to: noLineBreak(p.string(320)).optional(),
       ...fieldsShape,
     }),
     output: MessageOutput,

@@ -9,6 +9,7 @@ import type { Paging } from '../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
 import { Recipients, type RecipientRow } from './recipients';
 import { OutboxSignal } from './outbox-signal';
+import { SenderRateLimit } from './sender-rate-limit';
 
 export interface SendMessageInput {
   user_name: string;
@@ -26,13 +27,14 @@ export interface MessageView {
 
 const email = z.email();
 
-/** Addresses separated by comma, semicolon or white space; each must be an e-mail address. */
-export function parseCc(raw: string | undefined): string[] {
-  const parts = (raw ?? '').split(/[,;\s]+/).filter((s) => s !== '');
+/** Addresses separated by comma, semicolon or white space; each must be an e-mail address; at most `max` of them. */
+export function parseCc(raw: string | undefined, max = Infinity): string[] {
+  const parts = [...new Set((raw ?? '').split(/[,;\s]+/).filter((s) => s !== ''))];
+  if (parts.length > max) throw ApiError.malformed('cc', `at most ${max} addresses (config item messages.max_cc)`);
   for (const a of parts) {
     if (!email.safeParse(a).success) throw ApiError.malformed('cc', `"${a}" is not an e-mail address`);
   }
-  return [...new Set(parts)];
+  return parts;
 }
 
 @injectable()
@@ -43,6 +45,7 @@ export class MessagesService {
     @inject(Recipients) private readonly recipients: Recipients,
     @inject(AccessPolicy) private readonly access: AccessPolicy,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
+    @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
   private async recipient(user: Principal, userName: string, action: string): Promise<RecipientRow> {
@@ -55,7 +58,7 @@ export class MessagesService {
   async send(user: Principal, input: SendMessageInput): Promise<MessageView> {
     const person = await this.recipient(user, input.user_name, 'send messages to this person');
     const medium = input.send_medium ?? 'email';
-    const cc = parseCc(input.cc);
+    const cc = parseCc(input.cc, this.tenant.config.get('messages.max_cc'));
     const deliveries: { medium: Medium; address: string }[] = [];
     if (medium === 'email' || medium === 'both') {
       if (!person.email) throw ApiError.malformed('send_medium', `${person.user_name} has no e-mail address; use send_medium=sms or add one`);
@@ -66,6 +69,8 @@ export class MessagesService {
       deliveries.push({ medium: 'sms', address: person.mobile });
     }
     const replyTo = await this.replyTo(person, input.reply_to);
+    // Counted once the request is valid, so typos do not use up the sender's hour.
+    await this.rateLimit.consume(user);
     const stored = await this.repo.insert({
       kind: 'message',
       sender_id: user.personId,

@@ -1,6 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT } from '../platform/tokens';
+import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { AuditTrail } from '../audit/audit-trail';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
 import { Recipients } from './recipients';
@@ -24,10 +26,11 @@ const TEXTS: Record<PasswordMailReason, { title: string; intro: string }> = {
 export class PasswordMailer {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
-    @inject(MessagesRepository) private readonly repo: MessagesRepository,
     @inject(Recipients) private readonly recipients: Recipients,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   /** Queues the mail (SMS when the person has a mobile but no e-mail). False when the person cannot be reached. */
@@ -40,18 +43,24 @@ export class PasswordMailer {
       return false;
     }
     const t = TEXTS[reason];
-    await this.repo.insert({
-      kind: 'password',
-      sender_id: null,
-      recipient_id: person.id,
-      title: t.title,
-      text:
-        `${t.intro}\n\nUser name: ${person.user_name}\nPassword: ${PASSWORD_PLACEHOLDER}\n\n` +
-        `The password works for ${PENDING_PASSWORD_HOURS} hours; you will be asked to choose your own when you log in with it.`,
-      cc: [],
-      reply_to: null,
-      send_medium: medium,
-      deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+    // the mail and its audit entry commit together
+    await this.db.transaction(async (trx) => {
+      await new MessagesRepository(trx).insert({
+        kind: 'password',
+        sender_id: null,
+        recipient_id: person.id,
+        title: t.title,
+        text:
+          `${t.intro}\n\nUser name: ${person.user_name}\nPassword: ${PASSWORD_PLACEHOLDER}\n\n` +
+          `The password works for ${PENDING_PASSWORD_HOURS} hours; you will be asked to choose your own when you log in with it.`,
+        cc: [],
+        reply_to: null,
+        send_medium: medium,
+        deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+      });
+      // forgot_password comes from someone not logged in; send_login from the person's creation
+      const actor = reason === 'forgot_password' ? 'anonymous' : 'system';
+      await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, trx);
     });
     await this.signal.notify(this.tenant.id);
     return true;

@@ -10,6 +10,7 @@ import { SessionStore } from '../accounts/session-store';
 import { LoginThrottle } from '../accounts/login-throttle';
 import { PersonsRepository, type PersonRow } from './persons.repository';
 import { PersonsService } from './persons.service';
+import { PersonChangeRecorder } from './person-change-recorder';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
 
 export interface PersonUpdate {
@@ -36,6 +37,7 @@ export class PersonWriter {
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(SessionStore) private readonly sessions: SessionStore,
     @inject(LoginThrottle) private readonly throttle: LoginThrottle,
+    @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
   ) {}
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
@@ -66,9 +68,12 @@ export class PersonWriter {
     }
     await this.db.transaction(async (trx) => {
       const repo = new PersonsRepository(trx);
+      const rolesBefore = input.role_ids ? await this.recorder.roleIds(trx, target.id) : undefined;
       if (Object.keys(changes).length) await repo.update(target.id, changes);
       if (input.role_ids) await repo.setRoles(target.id, [...new Set(input.role_ids)]);
+      await this.recorder.record(trx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
     });
+    await this.recorder.committed();
     if (data.password !== undefined) {
       // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
       await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
@@ -83,12 +88,16 @@ export class PersonWriter {
     }
   }
 
-  /** Self needs old_password (and password_match for a new password); managers and superusers need neither. */
+  /**
+   * Self needs old_password for a new password, user name, e-mail or mobile (and password_match for a new password),
+   * so a stolen session cannot redirect password mail; managers and superusers need neither.
+   */
   private async checkCredentials(isSelf: boolean, target: PersonRow, data: PersonUpdateData, input: PersonUpdate, ip: string): Promise<void> {
     const oldPassword = input.old_password ?? data.old_password;
     const passwordMatch = input.password_match ?? data.password_match;
     const changesUserName = data.user_name !== undefined && data.user_name !== target.user_name;
-    if (isSelf && (data.password !== undefined || changesUserName)) {
+    const changesContact = (['email', 'mobile'] as const).some((f) => data[f] !== undefined && data[f] !== target[f]);
+    if (isSelf && (data.password !== undefined || changesUserName || changesContact)) {
       if (oldPassword === undefined) throw ApiError.missing('old_password');
       if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
       // A stolen session must not become a password-guessing oracle: the login limits apply.
@@ -111,7 +120,12 @@ export class PersonWriter {
     await this.policy.assertActsAsManagerOf(user, target, 'remove roles');
     this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
-    const removed = await this.persons.removeRoles(target.id, [...new Set(roleIds)]);
+    const removed = await this.db.transaction(async (trx) => {
+      const before = await this.recorder.roleIds(trx, target.id);
+      const n = await new PersonsRepository(trx).removeRoles(target.id, [...new Set(roleIds)]);
+      await this.recorder.rolesChanged(trx, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+      return n;
+    });
     return { person: target, removed };
   }
 
@@ -135,6 +149,7 @@ export class PersonWriter {
       const repo = new PersonsRepository(trx);
       const newId = await repo.insert(row);
       await repo.addRole(newId, input.role_id);
+      await this.recorder.rolesChanged(trx, user, data.user_name, [], [input.role_id]);
       return newId;
     });
     return (await this.persons.findById(id))!;

@@ -86,7 +86,8 @@ export const personRoutes = [
     errors: [429, 503],
     summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
     description:
-      'Self changing password or user_name needs old_password; a new password needs password_match. A password set by ' +
+      'Self changing password, user_name, email or mobile needs old_password (419 missing, 420 wrong); a new password needs password_match. ' +
+      'A password, e-mail or mobile change is told to the previous e-mail address by mail and recorded in the security event log (GET /api/auditlog). A password set by ' +
       'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser; ' +
       'a manager never sets their own). A person who manages the caller (their organisation or one above it) cannot be changed by them (403). ' +
       'Answers the updated Person (full view by default). old_password checks count against the login limits of the ' +

@@ -21,3 +21,5 @@ export const TENANT_POOLS: InjectionToken<TenantPools> = Symbol('TenantPools');
 /** Registered only in a request's or job's child container. */
 export const TENANT: InjectionToken<Tenant> = Symbol('Tenant');
 export const TENANT_DB: InjectionToken<TenantDb> = Symbol('TenantDb');
+/** The caller's address (req.ip) in a request's scope; null in a job's. For the security event log. */
+export const CLIENT_IP: InjectionToken<string | null> = Symbol('ClientIp');

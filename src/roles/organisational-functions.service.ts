@@ -6,6 +6,7 @@ import { AccessPolicy } from '../platform/auth/access-policy';
 import { ApiError } from '../platform/errors/api-error';
 import { TargetPersons } from '../personcompetences/target-person';
 import { RolesRepository } from './roles.repository';
+import { AuditTrail } from '../audit/audit-trail';
 
 interface FunctionRow {
   role_id: number;
@@ -26,6 +27,7 @@ export class OrganisationalFunctions {
     @inject(RolesRepository) private readonly roles: RolesRepository,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(TargetPersons) private readonly persons: TargetPersons,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   async organisation(id: number): Promise<{ id: number; name: string }> {
@@ -85,8 +87,15 @@ export class OrganisationalFunctions {
     const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
     if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);
     const key = { person_id: person.id, role_id: roleId };
-    if (action === 'update') await this.db.table('person_roles').insert(key).onConflict(['person_id', 'role_id']).ignore();
-    else await this.db.table('person_roles').where(key).delete();
+    await this.db.transaction(async (trx) => {
+      const changed =
+        action === 'update'
+          ? (await trx.table('person_roles').insert(key).onConflict(['person_id', 'role_id']).ignore().returning('role_id')).length
+          : await trx.table('person_roles').where(key).delete();
+      if (!changed) return;
+      const details = { added: action === 'update' ? [roleId] : [], removed: action === 'off' ? [roleId] : [], via: 'organisationalfunction' };
+      await this.audit.record({ type: 'roles.changed', actor: user.userName, subject: person.user_name, details }, trx);
+    });
     return this.present(fn, person.organisation_id!, action === 'update');
   }
 

@@ -36,41 +36,41 @@ export function platformRoutes(container: DependencyContainer): Router {
   // Whole tenant documents arrive here, so the limit is larger than the tenant API's.
   router.use(express.json({ limit: '100mb' }));
   router.use(express.urlencoded({ extended: true, limit: '1mb' }));
-  const admin = () => container.resolve(TenantAdminService);
+  const admin = (req: Request) => container.resolve(TenantAdminService).by({ via: 'http', ip: req.ip ?? null });
   const one = (message: string) => (t: object) => okEnvelope('tenants', [t], message);
 
-  router.get('/tenants', async (_req, res) => {
-    res.json(okEnvelope('tenants', await admin().list()));
+  router.get('/tenants', async (req, res) => {
+    res.json(okEnvelope('tenants', await admin(req).list()));
   });
   router.post('/tenants', async (req, res) => {
-    const t = await admin().create({ slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] });
+    const t = await admin(req).create({ slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] });
     res.status(201).json(one(`tenant ${t.slug} created`)(t));
   });
   router.post('/tenants/import', async (req, res) => {
     const q = req.query as Record<string, unknown>;
     const lines: string[] = [];
-    const t = await admin().import(req.body, { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l) => lines.push(l) });
+    const t = await admin(req).import(req.body, { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l) => lines.push(l) });
     res.status(201).json({ ...one(`tenant ${t.slug} imported`)(t), progress: lines });
   });
   router.get('/tenants/:slug', async (req, res) => {
-    res.json(okEnvelope('tenants', [await admin().get(req.params.slug)]));
+    res.json(okEnvelope('tenants', [await admin(req).get(req.params.slug)]));
   });
   // The bare document (no envelope), so that it can be posted to /platform/tenants/import as is.
   router.get('/tenants/:slug/export', async (req, res) => {
     const secrets = req.query.secrets === undefined ? true : isTrue(req.query.secrets);
-    res.json(await admin().export(req.params.slug, { secrets }));
+    res.json(await admin(req).export(req.params.slug, { secrets }));
   });
   router.post('/tenants/:slug/hosts', async (req, res) => {
-    res.json(one('host added')(await admin().addHost(req.params.slug, text(req, 'host'))));
+    res.json(one('host added')(await admin(req).addHost(req.params.slug, text(req, 'host'))));
   });
   router.delete('/tenants/:slug/hosts/:host', async (req, res) => {
-    res.json(one('host removed')(await admin().removeHost(req.params.slug, req.params.host)));
+    res.json(one('host removed')(await admin(req).removeHost(req.params.slug, req.params.host)));
   });
   router.post('/tenants/:slug/suspend', async (req, res) => {
-    res.json(one('tenant suspended')(await admin().suspend(req.params.slug)));
+    res.json(one('tenant suspended')(await admin(req).suspend(req.params.slug)));
   });
   router.post('/tenants/:slug/resume', async (req, res) => {
-    res.json(one('tenant resumed')(await admin().resume(req.params.slug)));
+    res.json(one('tenant resumed')(await admin(req).resume(req.params.slug)));
   });
   // Like the CLI's --yes-delete-everything: the caller repeats the slug in `confirm`.
   router.delete('/tenants/:slug', async (req, res) => {
@@ -78,12 +78,12 @@ export function platformRoutes(container: DependencyContainer): Router {
     if (param(req, 'confirm') !== slug) {
       throw new ApiError(409, `deleting tenant ${slug} drops all its data; repeat the slug as confirm=${slug} to proceed`);
     }
-    const report = await admin().delete(slug);
+    const report = await admin(req).delete(slug);
     res.json({ ...okEnvelope('tenants', [], `tenant ${slug} deleted`), purged: report.purged });
   });
-  router.post('/migrate', async (_req, res) => {
+  router.post('/migrate', async (req, res) => {
     const lines: string[] = [];
-    const report = await admin().migrateAll((l) => lines.push(l));
+    const report = await admin(req).migrateAll((l) => lines.push(l));
     res.status(report.ok ? 200 : 500).json({
       valid: report.ok,
       message: report.ok ? 'all schemas up to date' : 'some tenants failed to migrate',

@@ -13,6 +13,14 @@ import { ImportError, TenantImporter } from './tenant-importer';
 import { TenantExporter, type ExportOptions } from './tenant-exporter';
 import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema';
 import { TENANT_PURGERS, type TenantPurger } from './tenant-purger';
+import { TenantDb } from '../platform/tenancy/tenant-db';
+import { recordSecurityEvent } from '../audit/security-audit';
+
+/** Where an operator action came from, for the tenant's security event log. */
+export interface OperatorOrigin {
+  via: 'cli' | 'http';
+  ip?: string | null;
+}
 
 export interface TenantSummary {
   slug: string;
@@ -23,6 +31,8 @@ export interface TenantSummary {
   schema_version: string | null;
   schema_size_bytes: number;
   created_at: Date;
+  /** Set while the last migration of the tenant failed (it answers 503 meanwhile). */
+  migration_failed_at: Date | null;
 }
 
 export interface DeleteReport {
@@ -44,6 +54,8 @@ function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } 
  */
 @injectable()
 export class TenantAdminService {
+  private origin: OperatorOrigin = { via: 'cli' };
+
   constructor(
     @inject(KNEX) private readonly knex: Knex,
     @inject(ENV) private readonly env: Env,
@@ -54,6 +66,22 @@ export class TenantAdminService {
     @inject(TenantExporter) private readonly exporter: TenantExporter,
     @injectAll(TENANT_PURGERS) private readonly purgers: TenantPurger[],
   ) {}
+
+  /** The /platform API says so; the CLI is the default. */
+  by(origin: OperatorOrigin): this {
+    this.origin = origin;
+    return this;
+  }
+
+  /** operator.* entry in the tenant's own log; in `trx` when the action changes something. */
+  private async recordOperator(tenant: Pick<Tenant, 'schema'>, action: string, details: Record<string, unknown>, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await recordSecurityEvent(new TenantDb(trx, tenant.schema), {
+      type: `operator.${action}`,
+      actor: 'operator',
+      ip: this.origin.ip ?? null,
+      details: { ...details, via: this.origin.via },
+    });
+  }
 
   async list(): Promise<TenantSummary[]> {
     const rows = await this.store.list();
@@ -81,6 +109,7 @@ export class TenantAdminService {
         hosts: options.hosts?.length ? options.hosts : undefined,
         onProgress: options.onProgress ?? (() => {}),
       });
+      await this.recordOperator(r, 'imported', { slug: options.slug ?? null });
       return this.summary(r.tenantId);
     } catch (err) {
       if (err instanceof ImportError) {
@@ -91,7 +120,10 @@ export class TenantAdminService {
   }
 
   async export(slug: string, options: ExportOptions = {}): Promise<TenantImport> {
-    return this.exporter.export(await this.tenant(slug), options);
+    const tenant = await this.tenant(slug);
+    const document = await this.exporter.export(tenant, options);
+    await this.recordOperator(tenant, 'exported', { with_secret_items: options.secrets !== false });
+    return document;
   }
 
   async addHost(slug: string, host: string): Promise<TenantSummary> {
@@ -100,7 +132,10 @@ export class TenantAdminService {
     const owner = await this.store.findIdByHost(name);
     if (owner === tenant.id) return this.summary(tenant.id);
     if (owner !== null) throw new ApiError(409, `host ${name} already belongs to another tenant`);
-    await this.platform.table('tenant_hosts').insert({ host: name, tenant_id: tenant.id });
+    await this.knex.transaction(async (trx) => {
+      await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').insert({ host: name, tenant_id: tenant.id });
+      await this.recordOperator(tenant, 'host_added', { host: name }, trx);
+    });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
   }
@@ -111,7 +146,10 @@ export class TenantAdminService {
     if (!tenant.hosts.includes(name)) throw new ApiError(404, `host ${name} is not a host of tenant ${slug}`);
     // A tenant without a host cannot be reached at all; suspend or delete it instead.
     if (tenant.hosts.length === 1) throw new ApiError(409, `host ${name} is the last host of tenant ${slug}; add another first`);
-    await this.platform.table('tenant_hosts').where({ host: name, tenant_id: tenant.id }).delete();
+    await this.knex.transaction(async (trx) => {
+      await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').where({ host: name, tenant_id: tenant.id }).delete();
+      await this.recordOperator(tenant, 'host_removed', { host: name }, trx);
+    });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
   }
@@ -135,7 +173,7 @@ export class TenantAdminService {
     await this.resolver.publishChange(tenant.id);
     const purged: string[] = [];
     for (const purger of this.purgers) {
-      const line = await purger.purge({ id: tenant.id, slug });
+      const line = await purger.purge({ id: tenant.id, slug, schema: tenant.schema });
       purged.push(`${purger.name}: ${line}`);
       onProgress(`${slug}: ${purger.name}: ${line}`);
     }
@@ -143,12 +181,15 @@ export class TenantAdminService {
   }
 
   migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
-    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress });
+    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress, onTenantStateChange: (id) => this.resolver.publishChange(id) });
   }
 
   private async setStatus(slug: string, status: TenantStatus): Promise<TenantSummary> {
     const tenant = await this.tenant(slug);
-    await this.platform.table('tenants').where({ id: tenant.id }).update({ status, updated_at: this.knex.fn.now() });
+    await this.knex.transaction(async (trx) => {
+      await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).update({ status, updated_at: this.knex.fn.now() });
+      await this.recordOperator(tenant, status === 'active' ? 'resumed' : 'suspended', {}, trx);
+    });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
   }
@@ -178,6 +219,7 @@ export class TenantAdminService {
       schema_version: await schemaVersion(this.knex, tenant.schema),
       schema_size_bytes: Number(size.rows[0].bytes),
       created_at: row.created_at,
+      migration_failed_at: tenant.migrationFailedAt ?? null,
     };
   }
 }

@@ -7,6 +7,8 @@ import { tenantKeyPrefix } from '../platform/tenancy/tenant';
 export interface PurgedTenant {
   id: number;
   slug: string;
+  /** The dropped schema's name; also the tenant's namespace in the file store. */
+  schema: string;
 }
 
 /**

@@ -25,9 +25,19 @@ describe('operators see the queues', () => {
     expect((await request(without.app).get('/platform/queues/api/queues').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(404);
   });
 
-  it('GET /readyz reports queue depth and failures per queue', async () => {
-    const res = await request(without.app).get('/readyz');
+  it('GET /readyz without the operator token says only ready or not, with any other token too', async () => {
+    for (const app of [withToken.app, without.app]) {
+      expect((await request(app).get('/readyz')).body).toEqual({ valid: true, message: 'ready' });
+      expect((await request(app).get('/readyz').set('Authorization', `Bearer wrong-token-000000000`)).body).toEqual({ valid: true, message: 'ready' });
+    }
+    // without a configured token nobody gets the details, whatever they send
+    expect((await request(without.app).get('/readyz').set('Authorization', `Bearer ${TOKEN}`)).body).toEqual({ valid: true, message: 'ready' });
+  });
+
+  it('GET /readyz with the operator token reports the checks and queue depth and failures per queue', async () => {
+    const res = await request(withToken.app).get('/readyz').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(200);
+    expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'ok' });
     expect(res.body.queues.messages).toMatchObject({ waiting: expect.any(Number), failed: expect.any(Number) });
     expect(res.body.queues['mail-priority']).toMatchObject({ waiting: expect.any(Number), failed: expect.any(Number) });
   });

@@ -226,6 +226,24 @@ export const CONFIG_ITEMS = [
     secret: false,
     readable: true,
   }),
+  define({
+    id: 'messages.max_cc',
+    description: 'Most cc addresses one POST /api/messages may name (more is a 420 on cc); keeps the API from becoming a mail relay.',
+    type: 'int_or_null',
+    schema: z.number().int().min(0).max(100),
+    default: 10,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'messages.max_per_hour_per_sender',
+    description: 'Messages a person who is not a superuser may send per hour (the hour starts with their first message); past it 429 with Retry-After.',
+    type: 'int_or_null',
+    schema: z.number().int().min(1).max(100_000),
+    default: 100,
+    secret: false,
+    readable: true,
+  }),
 ] as const;
 
 export type ConfigItemId = (typeof CONFIG_ITEMS)[number]['id'];

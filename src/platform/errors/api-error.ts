@@ -22,7 +22,7 @@ export class ApiError extends Error {
     readonly errorcode: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
-    /** Response headers that belong to the answer (e.g. Retry-After of a 429). */
+    /** Response headers that belong to the error, e.g. Retry-After on 429 and 503. */
     readonly headers: Record<string, string> = {},
   ) {
     super(message);

@@ -31,7 +31,6 @@ export function errorMiddleware(logger: Logger) {
       apiError = new ApiError(500, `internal server error (request id ${String(req.id ?? '')})`);
     }
     if (res.headersSent) return;
-    res.set(apiError.headers);
-    res.status(apiError.status).json(errorEnvelope(apiError));
+    res.set(apiError.headers).status(apiError.status).json(errorEnvelope(apiError));
   };
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { KNEX, REDIS } from '../tokens';
+import { ENV, KNEX, REDIS } from '../tokens';
+import { hasPlatformToken } from './require-platform-token';
 import { QueueRegistry } from '../queue/queue-registry';
 
 async function check(fn: () => Promise<unknown>, timeoutMs = 2000): Promise<string> {
@@ -26,22 +27,22 @@ export function healthRoutes(container: DependencyContainer): Router {
   router.get('/healthz', (_req, res) => {
     res.json({ valid: true, message: 'alive' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get('/readyz', async (req, res) => {
     const [postgres, redis] = await Promise.all([
       check(() => container.resolve(KNEX).raw('select 1')),
       check(() => container.resolve(REDIS).ping()),
     ]);
     const ready = postgres === 'ok' && redis === 'ok';
+    const status = { valid: ready, message: ready ? 'ready' : 'not ready', ...(ready ? {} : { errorcode: 503 }) };
+    // Error texts and queue depths tell an attacker what runs inside; only the operator sees them.
+    if (!hasPlatformToken(container.resolve(ENV), req.headers.authorization)) {
+      res.status(ready ? 200 : 503).json(status);
+      return;
+    }
     // Queue depth and failures for operators; informative only, never a reason to be unready.
     let queues: unknown = 'unavailable';
     if (redis === 'ok') await check(async () => (queues = await container.resolve(QueueRegistry).counts()));
-    res.status(ready ? 200 : 503).json({
-      valid: ready,
-      message: ready ? 'ready' : 'not ready',
-      ...(ready ? {} : { errorcode: 503 }),
-      checks: { postgres, redis },
-      queues,
-    });
+    res.status(ready ? 200 : 503).json({ ...status, checks: { postgres, redis }, queues });
   });
   return router;
 }

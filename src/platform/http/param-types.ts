@@ -52,6 +52,20 @@ export const p = {
   fields: () => z.preprocess(toList, z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'must be field names separated by commas')).max(100)),
 };
 
+/** The exclusive end of a period: like p.date(), but a date without time includes that whole day. */
+export const periodEnd = () =>
+  z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const r = p.date().safeParse(v);
+      if (!r.success) {
+        ctx.addIssue({ code: 'custom', message: r.error.issues[0].message });
+        return z.NEVER;
+      }
+      return v.length === 10 ? new Date(r.data.getTime() + 86_400_000) : r.data;
+    });
+
 export const pagingShape = {
   limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
   offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),

@@ -5,6 +5,13 @@ import { ApiError } from '../errors/api-error';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
+/** Whether an Authorization header carries the operator token (false when none is configured). */
+export function hasPlatformToken(env: Pick<Env, 'PLATFORM_ADMIN_TOKEN'>, header: string | undefined): boolean {
+  if (!env.PLATFORM_ADMIN_TOKEN) return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return !!match && timingSafeEqual(digest(match[1]), digest(env.PLATFORM_ADMIN_TOKEN));
+}
+
 /**
  * Guards operator endpoints (/platform/*) with `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>`.
  * Without a configured token the whole operator API does not exist (404). Both sides are

@@ -5,6 +5,7 @@ import { TenantResolver } from '../tenancy/tenant-resolver';
 import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
 import { isValidHostName } from '../tenancy/host-name';
+import { CLIENT_IP } from '../tokens';
 
 /** The same 404 for every host without a tenant; a malformed one is not echoed back. */
 export function unknownTenant(host: string): ApiError {
@@ -23,7 +24,12 @@ export function tenantMiddleware(root: DependencyContainer) {
     if (tenant.status === 'suspended') {
       throw new ApiError(423, `tenant ${tenant.slug} is suspended; contact the service operator`);
     }
+    if (tenant.migrationFailedAt) {
+      // the reason is for operators (npm run migrate, /platform/migrate), not for the tenant's users
+      throw new ApiError(503, `tenant ${tenant.slug} is being upgraded; try again later`, {}, { 'Retry-After': '60' });
+    }
     const scope = { tenant, container: openTenantScope(root, tenant), principal: null as any };
+    scope.container.register(CLIENT_IP, { useValue: req.ip ?? null });
     attachRequestScope(req, scope);
     for (const scheme of schemes) {
       const principal = await scheme.authenticate(req, scope);

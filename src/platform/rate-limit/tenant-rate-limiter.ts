@@ -23,16 +23,19 @@ export interface RateLimitRule {
  */
 @singleton()
 export class RateLimiterPool {
+  // Bounded by the rules in code times the distinct config values seen; small.
   private readonly limiters = new Map<string, RateLimiterRedis>();
 
   constructor(@inject(REDIS) private readonly redis: Redis) {}
 
   limiter(rule: RateLimitRule): RateLimiterRedis {
-    let l = this.limiters.get(rule.name);
+    // Limits that come from config items may change: a new size is a new limiter over the same keys.
+    const id = `${rule.name}:${rule.points}:${rule.durationSeconds}`;
+    let l = this.limiters.get(id);
     if (!l) {
       // rejectIfRedisNotReady: Redis down answers 503 at once instead of waiting in the offline queue.
       l = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: '', points: rule.points, duration: rule.durationSeconds, rejectIfRedisNotReady: true });
-      this.limiters.set(rule.name, l);
+      this.limiters.set(id, l);
     }
     return l;
   }

@@ -11,6 +11,7 @@ interface TenantRow {
   name: string;
   schema_name: string;
   status: TenantStatus;
+  migration_failed_at: Date | null;
 }
 
 export interface ConfigChange {
@@ -70,6 +71,7 @@ export class TenantStore {
       status: row.status,
       hosts,
       config: new TenantConfig(values),
+      migrationFailedAt: row.migration_failed_at,
     };
   }
 
@@ -99,7 +101,7 @@ export class TenantStore {
     rawValue: unknown,
     changedBy: string,
     trx?: Knex.Transaction,
-  ): Promise<void> {
+  ): Promise<{ oldValue: unknown; newValue: unknown; secret: boolean }> {
     const def = configItemDefinition(itemId);
     const value = parseConfigValue(itemId, rawValue);
     const run = async (tx: Knex.Transaction) => {
@@ -120,9 +122,9 @@ export class TenantStore {
           old_value: def!.secret ? null : JSON.stringify(old?.value ?? null),
           new_value: def!.secret ? null : JSON.stringify(value),
         });
+      return { oldValue: old?.value ?? null, newValue: value, secret: def!.secret };
     };
-    if (trx) await run(trx);
-    else await this.db.knex.transaction(run);
+    return trx ? run(trx) : this.db.knex.transaction(run);
   }
 
   async configHistory(tenantId: number, itemId: string, limit = 100): Promise<ConfigChange[]> {

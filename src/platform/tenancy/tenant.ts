@@ -10,6 +10,8 @@ export interface Tenant {
   status: TenantStatus;
   hosts: string[];
   config: TenantConfig;
+  /** Set while the tenant's last migration failed: it answers 503 until one succeeds. */
+  migrationFailedAt?: Date | null;
 }
 
 /** Redis keys of a tenant all start with this prefix, so they can be found and dropped together. */

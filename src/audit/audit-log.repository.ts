@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Paging } from '../platform/http/param-types';
+
+export const AuditLogEntry = z.object({
+  audit_id: z.number().int(),
+  at: z.string(),
+  type: z.string(),
+  actor: z.string(),
+  subject: z.string().nullable(),
+  ip: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditLogEntry = z.infer<typeof AuditLogEntry>;
+
+export interface AuditLogFilter {
+  types?: string[];
+  /** Matches the actor or the subject. */
+  userName?: string;
+  start?: Date;
+  /** Exclusive. */
+  end?: Date;
+}
+
+export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: Paging): Promise<AuditLogEntry[]> {
+  const q = db.table('audit_log').select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details');
+  if (filter.types?.length) q.whereIn('type', filter.types);
+  if (filter.userName) {
+    const name = filter.userName;
+    q.where((w) => w.where('actor', name).orWhere('subject', name));
+  }
+  if (filter.start) q.where('at', '>=', filter.start);
+  if (filter.end) q.where('at', '<', filter.end);
+  const rows = await q.orderBy([{ column: 'at', order: 'desc' }, { column: 'audit_id', order: 'desc' }]).limit(page.limit).offset(page.offset);
+  return rows.map((r: any) => ({ ...r, audit_id: Number(r.audit_id), at: new Date(r.at).toISOString() }));
+}

@@ -1,0 +1,39 @@
+import { inject, injectable } from 'tsyringe';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { ContactChange, ContactChangeNotifier } from '../persons/contact-change-notifier';
+import { MessagesRepository } from './messages.repository';
+import { OutboxSignal } from './outbox-signal';
+
+const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
+
+/**
+ * The notice to a person's previous e-mail address, through the outbox like every other mail.
+ * It names no new value: the old mailbox may no longer be the person's.
+ */
+@injectable()
+export class ContactChangeNotice implements ContactChangeNotifier {
+  constructor(@inject(OutboxSignal) private readonly signal: OutboxSignal) {}
+
+  async write(db: TenantDb, change: ContactChange): Promise<void> {
+    const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
+    const was = change.fields.length > 1 ? 'were' : 'was';
+    const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
+    await new MessagesRepository(db).insert({
+      kind: 'message',
+      sender_id: null,
+      recipient_id: change.personId,
+      title: `The ${what} of your account ${was} changed`,
+      text:
+        `The ${what} of your account ${change.userName} ${was} changed by ${who} at ${new Date().toISOString()}.\n\n` +
+        'If this was not you, contact your administrator at once: someone may be using your account.',
+      cc: [],
+      reply_to: null,
+      send_medium: 'email',
+      deliveries: [{ medium: 'email', address: change.oldEmail }],
+    });
+  }
+
+  committed(tenantId: number): Promise<void> {
+    return this.signal.notify(tenantId);
+  }
+}
