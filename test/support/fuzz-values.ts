@@ -23,6 +23,12 @@ export const CANONICAL: unknown[] = [
   new Raw('%zz'), new Raw('%E0%A4%A'), new Raw('%C0%80'), new Raw('%ED%A0%80'), new Raw('%00'), new Raw('a[b][c][d][e][f][g]'),
 ];
 
+/** The part of CANONICAL each parameter meets in the sweep (the random phase draws from all). */
+export const SWEEP: unknown[] = [
+  'a\u0000b', '\ud800', '', '1e400', '-0x1', '3000000000', '100000000000000000000', '2024-02-30', 'x'.repeat(5000),
+  ['1', '2'], { a: '1' }, nest(40, '1'), null, 1.5, new Raw('%zz'), new Raw('a[b][c][d][e][f][g]'),
+];
+
 export const PATH_BAD: string[] = [
   '%00', 'a%00b', '%zz', '%', '%E0%A4%A', '%C0%80', '%ED%A0%80', '%F0%9F%98%80', '%20', '..', '%2F', '-1', '0', '1.5',
   '3000000000', '99999999999999999999', '1e400', 'NaN', 'x'.repeat(3000), '%E2%80%AE', '%27%20or%201%3D1--', '%5B%5D',
