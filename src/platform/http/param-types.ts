@@ -28,14 +28,15 @@ const intIn = (range: { min: number; max: number }) =>
   z
     .union([z.number().int('must be an integer'), z.string().trim().regex(/^[-+]?\d{1,20}$/, 'must be an integer')])
     .transform((v) => Number(v))
-    .pipe(z.number().min(range.min, `is out of range (${range.min}..${range.max})`).max(range.max, `is out of range (${range.min}..${range.max})`));
+    .pipe(z.number().min(range.min, `is out of range (${range.min}..${range.max})`).max(range.max, `is out of range (${range.min}..${range.max})`))
+    .describe(`integer, digits only, ${range.min}..${range.max}`);
 
 const intFromString = intIn(INT4);
 
 export const p = {
   /** An int4 unless a range is given (e.g. INT8 for a bigint column). */
   int: (range: { min: number; max: number } = INT4) => (range === INT4 ? intFromString : intIn(range)),
-  id: () => intFromString.pipe(z.number().min(1, 'must be a positive id')),
+  id: () => intFromString.pipe(z.number().min(1, 'must be a positive id')).describe('id: integer 1..2147483647'),
   /** 0/1, true/false, yes/no, on/off. */
   bool: () =>
     z
@@ -49,7 +50,9 @@ export const p = {
       }),
   string: (max = 1000) => z.string().trim().max(max, `must be at most ${max} characters`),
   idList: () =>
-    z.preprocess(toList, z.array(intFromString.pipe(z.number().min(1, 'must be positive ids'))).max(LIST_MAX, `must hold at most ${LIST_MAX} ids`)),
+    z
+      .preprocess(toList, z.array(intFromString.pipe(z.number().min(1, 'must be positive ids'))).max(LIST_MAX, `must hold at most ${LIST_MAX} ids`))
+      .describe(`ids (1..2147483647), at most ${LIST_MAX}: ids=1&ids=2, ids[]=1 or ids=1,2`),
   stringList: () => z.preprocess(toList, z.array(z.string().trim().min(1)).max(LIST_MAX, `must hold at most ${LIST_MAX} values`)),
   /** ISO 8601 date or date-time; returned as Date. */
   date: () =>
@@ -66,7 +69,11 @@ export const p = {
         return d;
       }),
   /** 1.. ; above LIMIT_MAX it is served as LIMIT_MAX (older clients send larger pages). */
-  limit: () => intFromString.pipe(z.number().min(1, 'must be at least 1')).transform((v) => Math.min(v, LIMIT_MAX)),
+  limit: () =>
+    intFromString
+      .pipe(z.number().min(1, 'must be at least 1'))
+      .transform((v) => Math.min(v, LIMIT_MAX))
+      .describe(`page size, default 20; above ${LIMIT_MAX} it is served as ${LIMIT_MAX} and the message says so; below 1 or not an integer: 420`),
   view: () => z.enum(['simple', 'full'], { message: 'must be simple or full' }),
   /** Comma-separated top-level field names, see README "fields". */
   fields: () => z.preprocess(toList, z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'must be field names separated by commas')).max(100)),
@@ -74,9 +81,9 @@ export const p = {
 
 export const pagingShape = {
   limit: p.limit().optional(),
-  offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+  offset: p.int().pipe(z.number().min(0, 'must not be negative')).describe('objects to skip, 0..2147483647 (default 0)').optional(),
   /** Deprecated alias of offset. */
-  start: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+  start: p.int().pipe(z.number().min(0, 'must not be negative')).describe('deprecated alias of offset').optional(),
 };
 
 export interface Paging {
