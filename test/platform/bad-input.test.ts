@@ -40,6 +40,13 @@ describe('no bad input is ever a 500', () => {
     expect420(await admin.put('/api/configitems/cors.origins').type('form').send({ value: '["\\u0000"]' }), 'value[0]');
   });
 
+  it('a NUL in a multipart field or file name is a 420; a bad file id in the download path too', async () => {
+    const upload = await admin.post('/api/files').field('filetitle', 'a\u0000b').attach('file', Buffer.from('x'), 'x.txt');
+    expect420(upload, 'filetitle');
+    expect420(await admin.post('/api/files').attach('file', Buffer.from('x'), 'x\u0000.txt'));
+    for (const bad of ['%00', '3000000000', '1e400']) expect420(await admin.get(`/api/files/${bad}/content`), 'file_id');
+  });
+
   it('a lone surrogate is a 420 (jsonb refuses it, text would mangle it)', async () => {
     expect420(await admin.put('/api/persons/ola').send({ person_data: { jobtitle: 'a\ud800b' } }), 'person_data[jobtitle]');
   });
