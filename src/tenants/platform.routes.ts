@@ -37,7 +37,8 @@ export function platformRoutes(container: DependencyContainer): Router {
   // Whole tenant documents arrive here, so the limit is larger than the tenant API's.
   router.use(express.json({ limit: '100mb' }));
   router.use(express.urlencoded({ extended: true, limit: '1mb' }));
-  router.use(inputGuard());
+  // Tenant documents nest organisation and competence trees: deeper than API parameters ever do.
+  router.use(inputGuard(256));
   for (const name of ['slug', 'host']) router.param(name, (_req, _res, next, value) => (checkInputValues(value, [name]), next()));
   const admin = () => container.resolve(TenantAdminService);
   const one = (message: string) => (t: object) => okEnvelope('tenants', [t], message);

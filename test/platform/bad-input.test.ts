@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme } from '../support/login';
+import { readDemoDocument } from '../../seeds/demo-tenants';
 
+const OPERATOR_TOKEN = 'bad-input-operator-token-0123';
 let t: TestApp;
 let acme: DemoTenant;
 let admin: Awaited<ReturnType<typeof asAcme>>;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN });
   acme = await importDemoTenant(t, 'acme');
   admin = await asAcme(t, acme.host, 'admin');
 });
@@ -94,6 +96,17 @@ describe('no bad input is ever a 500', () => {
     expect420(await admin.get('/api/persons/%E0%A4%A'));
     const res = await request(t.app).get('/platform/tenants/%00').set('Authorization', 'Bearer x');
     expect(res.status).toBeLessThan(500);
+  });
+
+  it('the operator API refuses NUL in a path parameter and integers its columns cannot hold in a document', async () => {
+    const op = (r: request.Test) => r.set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
+    expect420(await op(request(t.app).get('/platform/tenants/a%00b')), 'slug');
+    const doc = readDemoDocument('acme');
+    doc.tenant = { ...doc.tenant, slug: `big-${Date.now()}`, hosts: [`big-${Date.now()}.test`] };
+    doc.locations[0].capacity = 3_000_000_000;
+    const res = await op(request(t.app).post('/platform/tenants/import')).send(doc);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toMatchObject({ valid: false, errorcode: 420 });
   });
 
   it('a limit above 100 is served as 100 and the message says so; 0, negative and text stay 420', async () => {

@@ -63,14 +63,14 @@ export function nestingDepth(value: unknown, limit: number): number {
 }
 
 /** After the body parsers: query string and body, for every route (defineRoute, files, /platform). */
-export function inputGuard() {
+export function inputGuard(maxDepth = MAX_INPUT_DEPTH) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const query = req.query as Record<string | symbol, unknown>;
     if (query[TOO_DEEP]) {
       throw new ApiError(420, `malformed request: the query string nests parameters deeper than ${QS_OPTIONS.depth} bracket levels`);
     }
-    checkInputValues(query);
-    checkInputValues(req.body);
+    checkInputValues(query, [], maxDepth);
+    checkInputValues(req.body, [], maxDepth);
     next();
   };
 }
