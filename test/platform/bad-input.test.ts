@@ -56,6 +56,7 @@ describe('no bad input is ever a 500', () => {
   it('integers beyond what their column holds are a 420', async () => {
     expect420(await admin.get('/api/competences?category_ids=3000000000'), 'category_ids[0]');
     expect420(await admin.get('/api/events?offset=100000000000000000000'), 'offset');
+    expect((await admin.get(`/api/events?offset=${'9'.repeat(400)}`)).body.message).toMatch(/out of range/);
     expect420(await admin.get('/api/organisations?parent_id=99999999999'), 'parent_id');
     expect420(await admin.get('/api/locations?minimum_capacity=99999999999'), 'minimum_capacity');
     expect420(await admin.get('/api/persons?organisation_id=-1'), 'organisation_id');

@@ -26,8 +26,9 @@ export const LIST_MAX = 1000;
  */
 const intIn = (range: { min: number; max: number }) =>
   z
-    .union([z.number().int('must be an integer'), z.string().trim().regex(/^[-+]?\d{1,20}$/, 'must be an integer')])
-    .transform((v) => Number(v))
+    .union([z.number().int('must be an integer'), z.string().trim().regex(/^[-+]?\d+$/, 'must be an integer')])
+    // Hundreds of digits make Infinity, which the range check below must still see as out of range.
+    .transform((v) => Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, Number(v))))
     .pipe(z.number().min(range.min, `is out of range (${range.min}..${range.max})`).max(range.max, `is out of range (${range.min}..${range.max})`))
     .describe(`integer, digits only, ${range.min}..${range.max}`);
 
