@@ -66,6 +66,7 @@ describe('no bad input is ever a 500', () => {
     for (const v of ['1e400', 'NaN', 'Infinity', '-0x1', '1.5', '%20']) expect420(await admin.get(`/api/events?offset=${v}`), 'offset');
     expect420(await admin.get('/api/events?offset='), 'offset');
     expect420(await admin.get('/api/events').send({ offset: 1e300 }), 'offset');
+    expect420(await admin.get('/api/events').set('Content-Type', 'application/json').send('{"offset":1e400}'), 'offset');
   });
 
   it('lists hold at most 1,000 values', async () => {
@@ -91,6 +92,9 @@ describe('no bad input is ever a 500', () => {
     let eleven: unknown[] = [{ competence_id: 1 }];
     for (let i = 0; i < 11; i++) eleven = [{ competence_id: 1, children: eleven }];
     expect420(await admin.post('/api/surveyanswer').send({ competence_id: 1, data: JSON.stringify({ items: eleven }) }), 'data');
+    const huge = await admin.post('/api/surveyanswer').send({ competence_id: 1, data: { items: [{ competence_id: 1, value: 'x'.repeat(1_100_000) }] } });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ valid: false, errorcode: 413 });
   });
 
   it('a bad percent-encoding in the path is a 420, also outside /api', async () => {

@@ -105,7 +105,8 @@ describe('PostgreSQL errors in the error middleware', () => {
   };
 
   it('a refused connection and a statement timeout are 503; a unique violation 409; a bug 500 without details', async () => {
-    const closed = knex({ client: 'pg', connection: `postgres://x:y@127.0.0.1:${await freePort()}/none`, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
+    const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
+    const closed = knex({ client: 'pg', connection: `postgres://x:y@127.0.0.1:${await freePort()}/none`, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000, log: quiet });
     const db = knex({ client: 'pg', connection: inject('databaseUrl'), pool: { min: 0, max: 1 } });
     try {
       expect503(await request(appThrowing(() => closed.raw('select 1'))).get('/x'));

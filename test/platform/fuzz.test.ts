@@ -105,7 +105,7 @@ async function inBatches(cases: FuzzCase[]): Promise<void> {
   for (let i = 0; i < cases.length; i += BATCH) await Promise.all(cases.slice(i, i + BATCH).map(run));
 }
 
-/** The file download, the operator API and the admin page parse their own parameters. */
+/** The file download, the operator API, the admin page and the auth headers parse their own input. */
 async function outsideDefineRoute(): Promise<void> {
   const urls = (bad: string) => [`/api/files/${bad}/content`, `/platform/tenants/${bad}`, `/platform/tenants/${bad}/export`, `/platform/tenants/x/hosts/${bad}`, `/admin?x=${bad}`];
   const headers = { Host: acme.host, Cookie: cookie, Authorization: `Bearer ${PLATFORM_TOKEN}` };
@@ -118,6 +118,13 @@ async function outsideDefineRoute(): Promise<void> {
         if (problem) found.set(`${method} ${path}`.slice(0, 120), `${method} ${path.slice(0, 120)} -> ${problem}`);
       }),
     );
+    // A session cookie or SWT token is input too, checked before any route.
+    const authHeaders = [{ Cookie: `tg-visit=${bad}` }, { Authorization: `SWT ${bad}` }, { Authorization: `SWT username=${bad}&HMACSHA256=${bad}` }];
+    for (const h of authHeaders) {
+      requests++;
+      const problem = problemWith(await sendRaw(port, { method: 'GET', path: '/api/person', headers: { Host: acme.host, ...h } }), [bad]);
+      if (problem) found.set(`header ${JSON.stringify(h)}`, `GET /api/person with ${JSON.stringify(h).slice(0, 120)} -> ${problem}`);
+    }
   }
 }
 
