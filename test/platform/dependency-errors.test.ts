@@ -79,6 +79,15 @@ describe('dependencies down answer 503, concurrent identical writes never 500', 
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
+  it('creating the same person twice at once: one is created, the other told the user name is taken', async () => {
+    const admin = client(t, acme.host, await loginCookie(t, acme.host, 'admin', ACME_PASSWORDS.admin));
+    const ola = (await admin.get('/api/persons/ola')).body.persons[0];
+    const body = { organisation_id: ola.organisation_id, role_id: ola.roles[0].role_id, person_data: { user_name: 'twin' } };
+    const answers = await Promise.all([1, 2, 3].map(() => admin.post('/api/persons').send(body)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 200)) expect(r.body).toMatchObject({ errorcode: 420, parameter: 'person_data[user_name]' });
+  });
+
   it('with Redis stopped, session calls, logout and login answer 503 with Retry-After; back once it is up', async () => {
     const cookie = await loginCookie(t, acme.host, 'admin', ACME_PASSWORDS.admin);
     const admin = client(t, acme.host, cookie);
