@@ -119,7 +119,7 @@ async function outsideDefineRoute(): Promise<void> {
       }),
     );
     // A session cookie or SWT token is input too, checked before any route.
-    const authHeaders = [{ Cookie: `tg-visit=${bad}` }, { Authorization: `SWT ${bad}` }, { Authorization: `SWT username=${bad}&HMACSHA256=${bad}` }];
+    const authHeaders: Record<string, string>[] = [{ Cookie: `tg-visit=${bad}` }, { Authorization: `SWT ${bad}` }, { Authorization: `SWT username=${bad}&HMACSHA256=${bad}` }];
     for (const h of authHeaders) {
       requests++;
       const problem = problemWith(await sendRaw(port, { method: 'GET', path: '/api/person', headers: { Host: acme.host, ...h } }), [bad]);
