@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import cookieParser from 'cookie-parser';
-import qs from 'qs';
 import type { DependencyContainer } from 'tsyringe';
 import { ENV, LOGGER } from './platform/tokens';
 import { requestLogging } from './platform/http/request-logging';
@@ -20,8 +19,7 @@ import { adminPageRoutes } from './admin/admin-page.routes';
 import { queueDashboard } from './platform/queue/queue-dashboard';
 import { filesHttp } from './files/files.http';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
-
-const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } as const;
+import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -31,7 +29,7 @@ export function buildApp(container: DependencyContainer): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', env.TRUST_PROXY);
   // Bracket form (person_data[email]=x) and repeated keys (ids=1&ids=2) in query strings.
-  app.set('query parser', (str: string) => qs.parse(str, QS_OPTIONS));
+  app.set('query parser', parseQueryString);
 
   app.use(requestLogging(logger));
   app.use(httpMetrics(container));
@@ -51,6 +49,8 @@ export function buildApp(container: DependencyContainer): Express {
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
   api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
+  // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
+  api.use(inputGuard());
   api.use(cookieParser());
   api.use(tenantCors(container));
   api.use(tenantMiddleware(container));

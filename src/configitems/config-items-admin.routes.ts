@@ -41,7 +41,7 @@ export const configItemAdminRoutes = [
     summary: 'Audit log of one config item, newest first (superusers); secrets show "[secret changed]"',
     input: z.object({
       config_item_id: itemId,
-      limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
+      limit: p.limit().optional(),
     }),
     output: ConfigItemChangeView,
     async handler(ctx, input) {

@@ -6,6 +6,7 @@ import { AuditTrail } from '../audit/audit-trail';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { TenantStore } from '../platform/tenancy/tenant-store';
 import { TenantResolver } from '../platform/tenancy/tenant-resolver';
+import { checkInputValues } from '../platform/http/input-guard';
 import { ApiError } from '../platform/errors/api-error';
 import type { Principal } from '../platform/auth/principal';
 import {
@@ -66,14 +67,18 @@ function fromForm(def: ConfigItemDefinition, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (value.trim() === '' && def.schema.safeParse(null).success) return null;
   if (def.type === 'string' || def.type === 'enum') return value;
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new ApiError(420, `malformed parameter value: config item ${def.id}: not valid JSON for a ${def.type} item`, {
       parameter: 'value',
       config_item_id: def.id,
     });
   }
+  // The text had no NUL, but a \u0000 escape in it decodes to one, which jsonb refuses.
+  checkInputValues(parsed, ['value']);
+  return parsed;
 }
 
 /** Tenant superusers tune their tenant's config items; every change is audited and pushed to all processes. */

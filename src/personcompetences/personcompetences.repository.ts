@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { isUniqueViolation } from '../platform/errors/error-classes';
 
 /** One registration row; calendar dates come out as YYYY-MM-DD text. */
 export interface RegistrationRow {
@@ -49,8 +50,22 @@ export class PersonCompetencesRepository {
     return rows.map((r: any) => ({ ...r, id: Number(r.id) }));
   }
 
-  /** A new registration supersedes the current one; the old row stays as history. */
+  /**
+   * A new registration supersedes the current one; the old row stays as history. Two identical
+   * registrations at once both find no current row and one insert hits person_competences_current;
+   * it is tried again, now superseding the winner, as if the requests had come one after the other.
+   */
   async register(row: NewRegistration): Promise<RegistrationRow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.registerOnce(row);
+      } catch (err) {
+        if (attempt >= 5 || !isUniqueViolation(err)) throw err;
+      }
+    }
+  }
+
+  private async registerOnce(row: NewRegistration): Promise<RegistrationRow> {
     return this.db.transaction(async (db) => {
       await db
         .table('person_competences')

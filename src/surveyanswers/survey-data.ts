@@ -2,6 +2,17 @@ import { z } from 'zod';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import { ApiError } from '../platform/errors/api-error';
 import { p } from '../platform/http/param-types';
+import { MAX_INPUT_DEPTH, nestingDepth } from '../platform/http/input-guard';
+
+/** Levels of nested items (children of children ...); deeper is a 420, before zod recurses. */
+export const SURVEY_MAX_ITEM_DEPTH = 10;
+
+function itemDepth(items: unknown, limit: number): number {
+  if (!Array.isArray(items) || limit <= 0) return 0;
+  let deepest = 0;
+  for (const it of items) deepest = Math.max(deepest, itemDepth((it as { children?: unknown } | null)?.children, limit - 1));
+  return deepest + 1;
+}
 
 const scalar = z.union([z.string().max(10000), z.number(), z.boolean(), z.null()]);
 
@@ -30,13 +41,21 @@ const item: z.ZodType<SurveyItem> = z.lazy(() =>
 /** `data` as JSON text (form and query) or as an object (JSON body). */
 export const surveyData = z.preprocess(
   (v, ctx) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"items": [...]}' });
+    let data = v;
+    if (typeof v === 'string') {
+      try {
+        data = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"items": [...]}' });
+        return z.NEVER;
+      }
+    }
+    // A JSON text escapes the body's nesting check; zod's recursion must not meet it unbounded.
+    if (nestingDepth(data, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH || itemDepth((data as { items?: unknown } | null)?.items, SURVEY_MAX_ITEM_DEPTH + 1) > SURVEY_MAX_ITEM_DEPTH) {
+      ctx.addIssue({ code: 'custom', message: `must not nest items deeper than ${SURVEY_MAX_ITEM_DEPTH} levels` });
       return z.NEVER;
     }
+    return data;
   },
   z.object({ items: z.array(item).min(1, 'must hold at least one item').max(1000) }),
 );

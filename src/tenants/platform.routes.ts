@@ -5,6 +5,7 @@ import { requirePlatformToken } from '../platform/http/require-platform-token';
 import { okEnvelope } from '../platform/http/envelope';
 import { ApiError } from '../platform/errors/api-error';
 import { TenantAdminService } from './tenant-admin.service';
+import { checkInputValues, inputGuard } from '../platform/http/input-guard';
 
 /** A body or query parameter as a list: hosts=a&hosts=b, hosts=a,b or a JSON array. */
 function list(v: unknown): string[] | undefined {
@@ -36,6 +37,9 @@ export function platformRoutes(container: DependencyContainer): Router {
   // Whole tenant documents arrive here, so the limit is larger than the tenant API's.
   router.use(express.json({ limit: '100mb' }));
   router.use(express.urlencoded({ extended: true, limit: '1mb' }));
+  // Tenant documents nest organisation and competence trees: deeper than API parameters ever do.
+  router.use(inputGuard(256));
+  for (const name of ['slug', 'host']) router.param(name, (_req, _res, next, value) => (checkInputValues(value, [name]), next()));
   const admin = (req: Request) => container.resolve(TenantAdminService).by({ via: 'http', ip: req.ip ?? null });
   const one = (message: string) => (t: object) => okEnvelope('tenants', [t], message);
 

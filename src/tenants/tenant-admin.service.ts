@@ -85,7 +85,9 @@ export class TenantAdminService {
 
   async list(): Promise<TenantSummary[]> {
     const rows = await this.store.list();
-    return Promise.all(rows.map((r) => this.summary(r.id)));
+    // A tenant deleted between the list and its summary is simply no longer listed (was a 500).
+    const summaries = await Promise.all(rows.map((r) => this.summary(r.id).catch((e) => (e instanceof ApiError && e.errorcode === 404 ? null : Promise.reject(e)))));
+    return summaries.filter((x): x is TenantSummary => x !== null);
   }
 
   async get(slug: string): Promise<TenantSummary> {
@@ -202,8 +204,10 @@ export class TenantAdminService {
   }
 
   private async summary(id: number): Promise<TenantSummary> {
-    const tenant = (await this.store.load(id))!;
+    const tenant = await this.store.load(id);
+    if (!tenant) throw new ApiError(404, `tenant ${id} not found`);
     const row = await this.platform.table('tenants').where({ id }).first('created_at');
+    if (!row) throw new ApiError(404, `tenant ${id} not found`);
     const size = await this.knex.raw(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
          from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INT4 } from '../platform/http/param-types';
 
 /** The tenant-import/1 document (seeds/*.json). New optional keys may appear; meanings never change. */
 const ref = z.string().min(1).max(200);
@@ -136,7 +137,7 @@ const Event: z.ZodType<EventNode> = z.lazy(() =>
     end: isoDateTime,
     signon_opens: isoDateTime.optional(),
     signon_closes: isoDateTime.optional(),
-    max_participants: z.number().int().min(0).optional(),
+    max_participants: z.number().int().min(0).max(INT4.max).optional(),
     min_age: z.number().int().min(0).max(150).optional(),
     prerequisites: z.array(ref).optional(),
     cancelled: z.boolean().optional(),
@@ -216,7 +217,7 @@ export const TenantImport = z.object({
         ref,
         name: z.string().min(1),
         address: z.string().optional(),
-        capacity: z.number().int().min(0).optional(),
+        capacity: z.number().int().min(0).max(INT4.max).optional(),
         latitude: z.number().min(-90).max(90).optional(),
         longitude: z.number().min(-180).max(180).optional(),
       }),
@@ -246,7 +247,7 @@ export const TenantImport = z.object({
         school: z.string().optional(),
         graduation_year: z.string().regex(/^\d{4}$/, 'must be a four-digit year').optional(),
         comments: z.string().optional(),
-        skill_level: z.number().int().optional(),
+        skill_level: z.number().int().min(INT4.min).max(INT4.max).optional(),
         checked: z.boolean().optional(),
         signed: z.boolean().optional(),
       }),

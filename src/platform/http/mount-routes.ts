@@ -9,10 +9,27 @@ import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
 import { requestLog, requestScope } from '../tenancy/request-scope';
 import { rememberRouteTemplate } from '../metrics/route-template';
 import { PrincipalCache } from '../auth/principal-cache';
+import { checkInputValues } from './input-guard';
+import { LIMIT_MAX } from './param-types';
 
 function mergedInput(req: Request): Record<string, unknown> {
   const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
   return { ...(req.query as object), ...body, ...req.params };
+}
+
+/** Older clients ask for pages above the maximum; they get LIMIT_MAX and are told so. */
+function clampNote(raw: Record<string, unknown>, parsed: unknown): string | undefined {
+  const asked = Number(raw.limit);
+  const served = (parsed as { limit?: unknown } | null)?.limit;
+  if (served === LIMIT_MAX && asked > LIMIT_MAX) return `limit ${asked} is above the maximum ${LIMIT_MAX}; served ${LIMIT_MAX}`;
+  return undefined;
+}
+
+function withNote(result: RouteResult, note: string | undefined): RouteResult {
+  if (!note) return result;
+  if ('items' in result) return { ...result, message: `${result.message ?? 'OK'}; ${note}` };
+  if ('body' in result && typeof result.body.message === 'string') return { ...result, body: { ...result.body, message: `${result.body.message}; ${note}` } };
+  return result;
 }
 
 function send(res: Response, route: RouteDefinition, result: RouteResult, fields: string[] | undefined): void {
@@ -44,9 +61,13 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
       if (principal?.mustChangePassword && !route.duringPasswordChange) {
         throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[principal.mustChangePassword]}`);
       }
+      // Query and body were checked by inputGuard; path parameters are only known here.
+      checkInputValues(req.params);
       const raw = mergedInput(req);
       const parsed = route.input.safeParse(raw);
       if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
+      // Values decoded from JSON text parameters (person_data, survey data) meet the same check.
+      checkInputValues(parsed.data);
       const ctx: RouteContext = {
         tenant: scope.tenant,
         principal,
@@ -70,7 +91,7 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
         if (route.method !== 'get') scope.container.resolve(PrincipalCache).forgetSchema(scope.tenant.schema);
       }
       const fields = (parsed.data as { fields?: string[] })?.fields;
-      send(res, route, result, fields);
+      send(res, route, withNote(result, clampNote(raw, parsed.data)), fields);
     });
   }
   return router;

@@ -12,13 +12,32 @@ const toList = (v: unknown): unknown => {
   return [v];
 };
 
-const intFromString = z
-  .union([z.number().int('must be an integer'), z.string().trim().regex(/^-?\d+$/, 'must be an integer')])
-  .transform((v) => Number(v));
+/** PostgreSQL integer (int4): ids, counts, capacities, years. */
+export const INT4 = { min: -2147483648, max: 2147483647 } as const;
+/** bigint columns, as far as a JS number holds them exactly. */
+export const INT8 = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
+/** The spec's largest page; a larger limit is served as this (see mountRoutes' clamp note). */
+export const LIMIT_MAX = 100;
+export const LIST_MAX = 1000;
+
+/**
+ * Digits only (a sign allowed): 1e400, NaN, Infinity, 0x1, 1.0 and "" are refused rather than
+ * coerced, and the range is the column's, so PostgreSQL never sees a value it cannot hold.
+ */
+const intIn = (range: { min: number; max: number }) =>
+  z
+    .union([z.number().int('must be an integer'), z.string().trim().regex(/^[-+]?\d+$/, 'must be an integer')])
+    // Hundreds of digits make Infinity, which the range check below must still see as out of range.
+    .transform((v) => Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, Number(v))))
+    .pipe(z.number().min(range.min, `is out of range (${range.min}..${range.max})`).max(range.max, `is out of range (${range.min}..${range.max})`))
+    .describe(`integer, digits only, ${range.min}..${range.max}`);
+
+const intFromString = intIn(INT4);
 
 export const p = {
-  int: () => intFromString,
-  id: () => intFromString.pipe(z.number().int().min(1, 'must be a positive id').max(2147483647, 'is out of range')),
+  /** An int4 unless a range is given (e.g. INT8 for a bigint column). */
+  int: (range: { min: number; max: number } = INT4) => (range === INT4 ? intFromString : intIn(range)),
+  id: () => intFromString.pipe(z.number().min(1, 'must be a positive id')).describe('id: integer 1..2147483647'),
   /** 0/1, true/false, yes/no, on/off. */
   bool: () =>
     z
@@ -31,8 +50,11 @@ export const p = {
         return z.NEVER;
       }),
   string: (max = 1000) => z.string().trim().max(max, `must be at most ${max} characters`),
-  idList: () => z.preprocess(toList, z.array(intFromString.pipe(z.number().int().min(1, 'must be positive ids'))).max(1000)),
-  stringList: () => z.preprocess(toList, z.array(z.string().trim().min(1)).max(1000)),
+  idList: () =>
+    z
+      .preprocess(toList, z.array(intFromString.pipe(z.number().min(1, 'must be positive ids'))).max(LIST_MAX, `must hold at most ${LIST_MAX} ids`))
+      .describe(`ids (1..2147483647), at most ${LIST_MAX}: ids=1&ids=2, ids[]=1 or ids=1,2`),
+  stringList: () => z.preprocess(toList, z.array(z.string().trim().min(1)).max(LIST_MAX, `must hold at most ${LIST_MAX} values`)),
   /** ISO 8601 date or date-time; returned as Date. */
   date: () =>
     z
@@ -47,6 +69,12 @@ export const p = {
         }
         return d;
       }),
+  /** 1.. ; above LIMIT_MAX it is served as LIMIT_MAX (older clients send larger pages). */
+  limit: () =>
+    intFromString
+      .pipe(z.number().min(1, 'must be at least 1'))
+      .transform((v) => Math.min(v, LIMIT_MAX))
+      .describe(`page size, default 20; above ${LIMIT_MAX} it is served as ${LIMIT_MAX} and the message says so; below 1 or not an integer: 420`),
   view: () => z.enum(['simple', 'full'], { message: 'must be simple or full' }),
   /** Comma-separated top-level field names, see README "fields". */
   fields: () => z.preprocess(toList, z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'must be field names separated by commas')).max(100)),
@@ -67,10 +95,10 @@ export const periodEnd = () =>
     });
 
 export const pagingShape = {
-  limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
-  offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+  limit: p.limit().optional(),
+  offset: p.int().pipe(z.number().min(0, 'must not be negative')).describe('objects to skip, 0..2147483647 (default 0)').optional(),
   /** Deprecated alias of offset. */
-  start: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+  start: p.int().pipe(z.number().min(0, 'must not be negative')).describe('deprecated alias of offset').optional(),
 };
 
 export interface Paging {

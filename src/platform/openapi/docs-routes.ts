@@ -13,8 +13,15 @@ ${errorcodeTable()}
 
 Parameters may come in the query string, a form body or a JSON body; lists as \`ids=1&ids=2\`,
 \`ids[]=1\` or \`ids=1,2\`; nested objects in bracket form (\`person_data[email]=x\`).
-Paging: limit 1-100 (default 20; more is a 420), offset (default 0), start (deprecated alias).
-\`fields=a,b\` keeps only those attributes of each returned object; \`view=simple|full\`.`;
+Paging: limit 1-100 (default 20; a larger limit is served as 100 and the message says so), offset (default 0), start (deprecated alias).
+\`fields=a,b\` keeps only those attributes of each returned object; \`view=simple|full\`.
+
+Bad input is a 419/420 naming the parameter, never a 500: text may not hold NUL or unpaired surrogates;
+integers are digits only (no 1e5, 0x1, NaN, "") within their column's range (int4, -2147483648..2147483647,
+unless documented otherwise); lists hold at most 1,000 values; query strings nest at most 5 bracket levels,
+form and JSON bodies at most 32 levels (deeper is refused, never flattened); survey \`data\` nests at most
+10 item levels; bodies are at most 1 MiB (413). A database or Redis outage is a 503 with \`Retry-After\`;
+two identical writes at once answer as if sent one after the other (success, or a 409).`;
 
 /** GET /api/openapi.json and the rendered docs at /docs; the same on every host. */
 export function docsRoutes(routes: readonly RouteDefinition[], version: string): Router {

@@ -9,7 +9,7 @@ const ERRORCODE_MEANINGS: Record<number, string> = {
   401: 'not logged in',
   403: 'logged in but not authorised for the resource or action; on POST, PUT and DELETE also: a session-cookie request from an Origin (or Referer) that is neither the tenant\'s host nor in cors.origins',
   404: 'not found (wrong URL, an id that matches no object, or an object of another tenant)',
-  409: 'conflict with the object\'s state (e.g. a locked survey answer: use POST)',
+  409: 'conflict with the object\'s state (e.g. a locked survey answer: use POST), or an identical write handled at the same time',
   413: 'body or upload too large',
   418: 'must change password: every call except login, logout and the password update answers this',
   419: 'missing parameter (named in the message)',
@@ -18,7 +18,7 @@ const ERRORCODE_MEANINGS: Record<number, string> = {
   429: 'too many requests',
   500: 'unexpected server error (logged with the request id)',
   501: 'not implemented',
-  503: 'a dependency (database, Redis) is unavailable',
+  503: 'a dependency (database, Redis) is unavailable; retry after the Retry-After header\'s seconds',
 };
 
 /** Sub-schemas that zod emits as $defs (recursive ones); hoisted into components.schemas. */
@@ -56,6 +56,7 @@ const errorEnvelope: JsonSchema = {
     errorcode: { type: 'integer', enum: Object.keys(ERROR_STATUS).map(Number) },
     parameter: { type: 'string', description: 'the parameter a 419/420 is about' },
     problems: { type: 'array', items: { type: 'string' } },
+    retry_after_seconds: { type: 'integer', description: 'with a 503: seconds to wait before retrying (also the Retry-After header)' },
   },
 };
 
@@ -76,7 +77,7 @@ function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, number[]>();
   // Every write can meet the cross-site check of a session cookie (403).
   const csrf = route.method !== 'get' && route.access !== 'user' ? [403] : [];
-  const codes = [419, 420, 404, 500, ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])];
+  const codes = [...new Set([419, 420, 404, 500, 503, ...(route.method === 'get' ? [] : [409]), ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])])];
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
