@@ -124,7 +124,7 @@ export class TenantAdminService {
   async export(slug: string, options: ExportOptions = {}): Promise<TenantImport> {
     const tenant = await this.tenant(slug);
     const document = await this.exporter.export(tenant, options);
-    await this.recordOperator(tenant, 'exported', { with_secret_items: options.secrets !== false });
+    await this.recordOperator(tenant, 'exported', { config_values: options.secrets !== false ? 'all' : 'without write-only items' });
     return document;
   }
 
