@@ -41,6 +41,7 @@ import { locationRoutes } from './locations/locations.routes';
 import { surveyAnswerRoutes } from './surveyanswers/surveyanswers.routes';
 import { fileRoutes } from './files/files.routes';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
+import { FilesPurger } from './files/files-purger';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -78,6 +79,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
   // Queued jobs of a deleted tenant: the messaging feature registers its queue purger here too.
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
+  c.register(TENANT_PURGERS, { useClass: FilesPurger });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
   if (!c.isRegistered(QUEUE_REDIS)) c.register(QUEUE_REDIS, { useToken: REDIS });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InjectionToken } from 'tsyringe';
 
@@ -12,6 +12,10 @@ export interface FileStore {
   /** null when the object is gone. */
   get(namespace: string, key: string): Promise<Buffer | null>;
   remove(namespace: string, key: string): Promise<void>;
+  /** Every key of a namespace: a tenant export takes what the store holds, not what rows point at. */
+  list(namespace: string): Promise<string[]>;
+  /** Drops a whole namespace (tenant delete). */
+  removeAll(namespace: string): Promise<void>;
 }
 
 export const FILE_STORE: InjectionToken<FileStore> = Symbol('FileStore');
@@ -46,5 +50,21 @@ export class LocalFileStore implements FileStore {
 
   async remove(namespace: string, key: string): Promise<void> {
     await rm(this.path(namespace, key), { force: true });
+  }
+
+  async list(namespace: string): Promise<string[]> {
+    if (!SAFE.test(namespace)) throw new Error('file store: unsafe namespace');
+    try {
+      // Half-written `.part` files are not objects yet.
+      return (await readdir(join(this.root, namespace))).filter((k) => SAFE.test(k)).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  async removeAll(namespace: string): Promise<void> {
+    if (!SAFE.test(namespace)) throw new Error('file store: unsafe namespace');
+    await rm(join(this.root, namespace), { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import { tenantKeyPrefix } from '../platform/tenancy/tenant';
 export interface PurgedTenant {
   id: number;
   slug: string;
+  schema: string;
 }
 
 /**

@@ -1,0 +1,225 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import * as tar from 'tar-stream';
+import { KNEX } from '../../platform/tokens';
+import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { schemaNameForSlug } from '../../platform/tenancy/tenant-db';
+import { migrateSchema } from '../../platform/migrations/migration-runner';
+import { tenantMigrations } from '../../../migrations/tenant';
+import { FILE_STORE, type FileStore } from '../../files/file-store';
+import { ImportError, type ImportOptions } from '../tenant-importer';
+import { catalogTables } from './schema-catalog';
+import { HostName, TenantSlug } from '../tenant-import.schema';
+import { ArchiveEnd, ArchiveManifest, FILE_ENTRY, PLATFORM_ENTRY, TABLE_ENTRY } from './tenant-archive.format';
+import { disableTriggers, enableTriggers, resetSequences } from './archive-load';
+
+type Source = AsyncIterable<unknown> & { header: tar.Header };
+
+/** Largest table or manifest entry accepted; the exporter writes at most CHUNK_BYTES. */
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+
+async function read(entry: Source, name: string, limit = Infinity): Promise<Buffer> {
+  if (entry.header.size > limit) throw new ImportError(`archive: entry ${name} is larger than ${limit} bytes`);
+  const parts: Buffer[] = [];
+  for await (const part of entry) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+function parseJson<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, name: string, data: Buffer): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(data.toString('utf8'));
+  } catch (err) {
+    throw new ImportError(`archive: ${name} is not JSON: ${(err as Error).message}`);
+  }
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ImportError(`archive: ${name} at ${r.error.issues[0].path.join('.') || '(root)'}: ${r.error.issues[0].message}`);
+  return r.data;
+}
+
+/** Data errors of PostgreSQL (bad values, broken keys, unknown columns) are the archive's fault: 420. */
+async function blamed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (/^(22|23|42)/.test(String((err as { code?: string }).code))) throw new ImportError(`archive: ${name}: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/**
+ * Recreates a tenant from a tenant-archive/1 exactly (same ids, timestamps, relations): schema
+ * migrated to the archive's version, rows loaded as they were with triggers off, sequences
+ * restored, then the newer migrations run over the loaded data. One transaction: a bad or
+ * truncated archive leaves nothing behind (files written so far are removed again).
+ */
+@injectable()
+export class ArchiveImporter {
+  constructor(
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(TenantResolver) private readonly resolver: TenantResolver,
+    @inject(FILE_STORE) private readonly files: FileStore,
+  ) {}
+
+  async import(input: Readable, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string }> {
+    const progress = options.onProgress ?? (() => {});
+    const extract = tar.extract();
+    let streamError: Error | undefined;
+    const piping = pipeline(input, createGunzip(), extract as unknown as NodeJS.WritableStream).catch((err: Error) => {
+      streamError = err;
+    });
+    const entries = extract[Symbol.asyncIterator]();
+    const next = async (): Promise<Source | null> => {
+      try {
+        const r = await entries.next();
+        return r.done ? null : (r.value as Source);
+      } catch (err) {
+        await piping;
+        throw new ImportError(`archive is not a complete gzip'd tar: ${(streamError ?? (err as Error)).message}`);
+      }
+    };
+    const written: string[] = [];
+    let schema = '';
+    try {
+      const first = await next();
+      if (first?.header.name !== 'manifest.json') throw new ImportError(`archive: the first entry must be manifest.json, found ${first?.header.name ?? 'nothing'}`);
+      const manifest = parseJson(ArchiveManifest, 'manifest.json', await read(first, 'manifest.json', MAX_ENTRY_BYTES));
+      const version = manifest.schema.version;
+      const known = version === null ? 0 : tenantMigrations.findIndex((m) => m.name === version) + 1;
+      if (known === 0 && version !== null) {
+        throw new ImportError(`archive: schema version ${version} is newer than this server's (${tenantMigrations.at(-1)!.name}); upgrade the server first`);
+      }
+      const slug = options.slug ?? manifest.tenant.slug;
+      const hosts = (options.hosts ?? manifest.tenant.hosts).map((h) => h.toLowerCase());
+      for (const [param, schemaOf, value] of [['slug', TenantSlug, slug], ...hosts.map((h) => ['host', HostName, h] as const)] as const) {
+        if (!schemaOf.safeParse(value).success) throw new ImportError(`archive: bad ${param} "${value}"`);
+      }
+      schema = schemaNameForSlug(slug);
+      await this.assertFree(slug, hosts);
+      const tenantSchema = schema;
+      const tenantId = await this.knex.transaction(async (trx) => {
+        const id = await this.store.insert(trx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts });
+        await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
+        await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations.slice(0, known));
+        progress(`${slug}: schema ${tenantSchema} created at version ${version ?? '(none)'}`);
+        const target = new Map((await catalogTables(trx, tenantSchema)).map((t) => [t.name, t]));
+        const mode = await disableTriggers(trx, tenantSchema, [...target.keys()]);
+        const counts: Record<string, number> = {};
+        let end: ArchiveEnd | null = null;
+        let current = '';
+        const platform = { config_items: 0, config_item_changes: 0 };
+        const stored = { files: 0, bytes: 0 };
+        for (let e = await next(); e; e = await next()) {
+          const name = e.header.name;
+          if (end) throw new ImportError(`archive: entry ${name} after end.json`);
+          const table = TABLE_ENTRY.exec(name)?.[1];
+          const file = FILE_ENTRY.exec(name)?.[1];
+          const platformTable = PLATFORM_ENTRY.exec(name)?.[1] as keyof typeof platform | undefined;
+          if (table) {
+            const declared = manifest.tables.find((t) => t.name === table);
+            const into = target.get(table);
+            if (!declared || !into) throw new ImportError(`archive: ${name}: table ${table} is not ${declared ? 'in the schema at this version' : 'in manifest.json'}`);
+            const missing = declared.columns.filter((c) => !into.columns.includes(c));
+            if (missing.length) throw new ImportError(`archive: ${name}: unknown columns ${missing.join(', ')}`);
+            const cols = declared.columns.filter((c) => into.insertable.includes(c));
+            if (current && current !== table) progress(`${slug}: ${current}: ${counts[current]} rows`);
+            current = table;
+            const rows = await this.loadRows(trx, tenantSchema, table, cols, name, await read(e, name, MAX_ENTRY_BYTES));
+            counts[table] = (counts[table] ?? 0) + rows;
+          } else if (platformTable) {
+            platform[platformTable] += await this.loadPlatform(trx, id, platformTable, name, await read(e, name, MAX_ENTRY_BYTES));
+          } else if (file) {
+            const data = await read(e, name);
+            await this.files.put(tenantSchema, file, data);
+            written.push(file);
+            stored.files += 1;
+            stored.bytes += data.length;
+            if (stored.files % 500 === 0) progress(`${slug}: ${stored.files} files, ${stored.bytes} bytes`);
+          } else if (name === 'end.json') {
+            end = parseJson(ArchiveEnd, name, await read(e, name, MAX_ENTRY_BYTES));
+          } else {
+            throw new ImportError(`archive: unknown entry ${name}`);
+          }
+        }
+        if (current) progress(`${slug}: ${current}: ${counts[current]} rows`);
+        progress(`${slug}: ${stored.files} files, ${stored.bytes} bytes`);
+        if (!end) throw new ImportError('archive is truncated: end.json is missing');
+        const checks: [string, number, number][] = [
+          ['config_items', platform.config_items, end.config_items],
+          ['config_item_changes', platform.config_item_changes, end.config_item_changes],
+          ['files', stored.files, end.files],
+          ['file bytes', stored.bytes, end.file_bytes],
+          ...Object.entries(end.tables).map(([t, n]): [string, number, number] => [`rows of table ${t}`, counts[t] ?? 0, n]),
+        ];
+        for (const [what, got, want] of checks) {
+          if (got !== want) throw new ImportError(`archive is incomplete: ${got} ${what}, end.json says ${want}`);
+        }
+        await resetSequences(trx, tenantSchema, manifest.sequences);
+        await enableTriggers(trx, tenantSchema, [...target.keys()], mode);
+        const later = await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations);
+        if (later.applied.length) progress(`${slug}: migrated ${later.applied.join(', ')}`);
+        return id;
+      });
+      await this.resolver.publishChange(tenantId);
+      return { tenantId, slug, schema };
+    } catch (err) {
+      extract.destroy();
+      for (const key of written) await this.files.remove(schema, key).catch(() => {});
+      throw err;
+    } finally {
+      await piping;
+    }
+  }
+
+  private async loadRows(trx: Knex.Transaction, schema: string, table: string, cols: string[], name: string, data: Buffer): Promise<number> {
+    const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
+    if (rows.length === 0) return 0;
+    const list = cols.map(() => '??').join(', ');
+    // PostgreSQL reads back what its row_to_json wrote: every type round-trips without a mapping here.
+    await blamed(name, () =>
+      trx.raw(`insert into ??.?? (${list}) overriding system value select ${list} from json_populate_recordset(null::??.??, ?::json)`, [
+        schema,
+        table,
+        ...cols,
+        ...cols,
+        schema,
+        table,
+        `[${rows.join(',')}]`,
+      ]),
+    );
+    return rows.length;
+  }
+
+  private async loadPlatform(trx: Knex.Transaction, tenantId: number, table: 'config_items' | 'config_item_changes', name: string, data: Buffer): Promise<number> {
+    const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
+    if (rows.length === 0) return 0;
+    const cols = table === 'config_items' ? ['item_id', 'value', 'updated_at'] : ['item_id', 'changed_by', 'changed_at', 'secret', 'old_value', 'new_value'];
+    const list = cols.map(() => '??').join(', ');
+    await blamed(name, () =>
+      trx.raw(`insert into ??.?? (tenant_id, ${list}) select ?, ${list} from json_populate_recordset(null::??.??, ?::json)`, [
+        PlatformDb.SCHEMA,
+        table,
+        ...cols,
+        tenantId,
+        ...cols,
+        PlatformDb.SCHEMA,
+        table,
+        `[${rows.join(',')}]`,
+      ]),
+    );
+    return rows.length;
+  }
+
+  private async assertFree(slug: string, hosts: string[]): Promise<void> {
+    if (await this.store.findIdBySlug(slug)) throw new ImportError(`tenant "${slug}" already exists`);
+    for (const host of hosts) {
+      if (await this.store.findIdByHost(host)) throw new ImportError(`host "${host}" already belongs to a tenant`);
+    }
+  }
+}
