@@ -86,11 +86,11 @@ describe('tenant operations over HTTP', () => {
     expect(res.status).toBe(201);
     expect(res.body.tenants[0]).toMatchObject({ slug, hosts: [`${slug}.test`] });
     expect(res.body.progress.length).toBeGreaterThan(0);
-    const exported = await op().get(`/platform/tenants/${slug}/export`);
+    const exported = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1`);
     expect(exported.body).toMatchObject({ format: 'tenant-import/1', tenant: { slug, hosts: [`${slug}.test`] } });
     expect(exported.body.persons.map((p: any) => p.user_name)).toEqual(readDemoDocument('acme').persons.map((p: any) => p.user_name));
     expect(exported.body.config['api.oauth.secret']).toBeDefined();
-    const noSecrets = await op().get(`/platform/tenants/${slug}/export?secrets=0`);
+    const noSecrets = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=0`);
     expect(noSecrets.body.config['api.oauth.secret']).toBeUndefined();
     const bad = await op().post('/platform/tenants/import').send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });

@@ -83,11 +83,16 @@ async function sample(host: string): Promise<Record<string, unknown>> {
     '/api/configitems/password.max_age_days/history',
   ]) {
     const res = await admin.get(url);
-    out[url] = { status: res.status, body: res.body };
+    expect(res.status, url).toBe(200);
+    out[url] = res.body;
   }
   const files = (await ola.get('/api/surveyanswers')).body.surveyanswers ?? [];
   const fileIds = (await knex.withSchema(schemaNameForSlug(host.replace(/\.test$/, ''))).table('files').orderBy('id').pluck('id')) as number[];
-  for (const id of fileIds) out[`file ${id}`] = Buffer.from((await ola.get(`/api/files/${id}/content`)).body).toString('base64');
+  for (const id of fileIds) {
+    const res = await ola.get(`/api/files/${id}/content`);
+    expect(res.status).toBe(200);
+    out[`file ${id}`] = { bytes: Buffer.isBuffer(res.body) ? res.body.toString('base64') : res.text };
+  }
   out.ownSurveys = files;
   return out;
 }
