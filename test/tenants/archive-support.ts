@@ -45,7 +45,7 @@ export async function writeArchive(entries: [string, Buffer][]): Promise<Buffer>
   const pack = tar.pack();
   const parts: Buffer[] = [];
   const done = new Promise<void>((resolve) => {
-    pack.on('data', (d: Buffer) => parts.push(d));
+    pack.on('data', (d) => parts.push(d as Buffer));
     pack.on('end', () => resolve());
   });
   for (const [name, data] of entries) pack.entry({ name, size: data.length }, data);
