@@ -12,11 +12,11 @@ import { schemaNameForSlug } from '../../platform/tenancy/tenant-db';
 import { migrateSchema } from '../../platform/migrations/migration-runner';
 import { tenantMigrations } from '../../../migrations/tenant';
 import { FILE_STORE, type FileStore } from '../../files/file-store';
-import { ImportError, type ImportOptions } from '../tenant-importer';
+import { ImportError, assertTenantFree, type ImportOptions } from '../tenant-importer';
 import { catalogTables } from './schema-catalog';
 import { HostName, TenantSlug } from '../tenant-import.schema';
 import { ArchiveEnd, ArchiveManifest, FILE_ENTRY, PLATFORM_ENTRY, TABLE_ENTRY } from './tenant-archive.format';
-import { disableTriggers, enableTriggers, resetSequences } from './archive-load';
+import { PLATFORM_COLUMNS, disableTriggers, enableTriggers, insertRows, resetSequences } from './archive-load';
 
 type Source = AsyncIterable<unknown> & { header: tar.Header };
 
@@ -40,16 +40,6 @@ function parseJson<T>(schema: { safeParse(v: unknown): { success: true; data: T 
   const r = schema.safeParse(value);
   if (!r.success) throw new ImportError(`archive: ${name} at ${r.error.issues[0].path.join('.') || '(root)'}: ${r.error.issues[0].message}`);
   return r.data;
-}
-
-/** Data errors of PostgreSQL (bad values, broken keys, unknown columns) are the archive's fault: 420. */
-async function blamed<T>(name: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (/^(22|23|42)/.test(String((err as { code?: string }).code))) throw new ImportError(`archive: ${name}: ${(err as Error).message}`);
-    throw err;
-  }
 }
 
 /**
@@ -101,7 +91,7 @@ export class ArchiveImporter {
         if (!schemaOf.safeParse(value).success) throw new ImportError(`archive: bad ${param} "${value}"`);
       }
       schema = schemaNameForSlug(slug);
-      await this.assertFree(slug, hosts);
+      await assertTenantFree(this.store, slug, hosts);
       const tenantSchema = schema;
       const tenantId = await this.knex.transaction(async (trx) => {
         const id = await this.store.insert(trx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts });
@@ -130,10 +120,10 @@ export class ArchiveImporter {
             const cols = declared.columns.filter((c) => into.insertable.includes(c));
             if (current && current !== table) progress(`${slug}: ${current}: ${counts[current]} rows`);
             current = table;
-            const rows = await this.loadRows(trx, tenantSchema, table, cols, name, await read(e, name, MAX_ENTRY_BYTES));
+            const rows = await insertRows(trx, tenantSchema, table, cols, name, await read(e, name, MAX_ENTRY_BYTES));
             counts[table] = (counts[table] ?? 0) + rows;
           } else if (platformTable) {
-            platform[platformTable] += await this.loadPlatform(trx, id, platformTable, name, await read(e, name, MAX_ENTRY_BYTES));
+            platform[platformTable] += await insertRows(trx, PlatformDb.SCHEMA, platformTable, PLATFORM_COLUMNS[platformTable], name, await read(e, name, MAX_ENTRY_BYTES), { tenant_id: id });
           } else if (file) {
             const data = await read(e, name);
             await this.files.put(tenantSchema, file, data);
@@ -174,52 +164,6 @@ export class ArchiveImporter {
       throw err;
     } finally {
       await piping;
-    }
-  }
-
-  private async loadRows(trx: Knex.Transaction, schema: string, table: string, cols: string[], name: string, data: Buffer): Promise<number> {
-    const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
-    if (rows.length === 0) return 0;
-    const list = cols.map(() => '??').join(', ');
-    // PostgreSQL reads back what its row_to_json wrote: every type round-trips without a mapping here.
-    await blamed(name, () =>
-      trx.raw(`insert into ??.?? (${list}) overriding system value select ${list} from json_populate_recordset(null::??.??, ?::json)`, [
-        schema,
-        table,
-        ...cols,
-        ...cols,
-        schema,
-        table,
-        `[${rows.join(',')}]`,
-      ]),
-    );
-    return rows.length;
-  }
-
-  private async loadPlatform(trx: Knex.Transaction, tenantId: number, table: 'config_items' | 'config_item_changes', name: string, data: Buffer): Promise<number> {
-    const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
-    if (rows.length === 0) return 0;
-    const cols = table === 'config_items' ? ['item_id', 'value', 'updated_at'] : ['item_id', 'changed_by', 'changed_at', 'secret', 'old_value', 'new_value'];
-    const list = cols.map(() => '??').join(', ');
-    await blamed(name, () =>
-      trx.raw(`insert into ??.?? (tenant_id, ${list}) select ?, ${list} from json_populate_recordset(null::??.??, ?::json)`, [
-        PlatformDb.SCHEMA,
-        table,
-        ...cols,
-        tenantId,
-        ...cols,
-        PlatformDb.SCHEMA,
-        table,
-        `[${rows.join(',')}]`,
-      ]),
-    );
-    return rows.length;
-  }
-
-  private async assertFree(slug: string, hosts: string[]): Promise<void> {
-    if (await this.store.findIdBySlug(slug)) throw new ImportError(`tenant "${slug}" already exists`);
-    for (const host of hosts) {
-      if (await this.store.findIdByHost(host)) throw new ImportError(`host "${host}" already belongs to a tenant`);
     }
   }
 }

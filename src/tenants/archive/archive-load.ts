@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ArchiveManifest } from './tenant-archive.format';
+import { ImportError } from '../tenant-importer';
 
 export type LoadMode = 'replica' | 'owner';
 
@@ -40,4 +41,39 @@ export async function resetSequences(trx: Knex.Transaction, schema: string, sequ
     const [value, called] = top !== null && top > last ? [top, true] : [last, s.is_called];
     await trx.raw('select setval(?::regclass, ?::bigint, ?)', [`"${schema}"."${s.sequence}"`, value.toString(), called]);
   }
+}
+
+/** The platform rows of a tenant in the archive (tenant_id is the new tenant's; history ids are platform-wide). */
+export const PLATFORM_COLUMNS = {
+  config_items: ['item_id', 'value', 'updated_at'],
+  config_item_changes: ['item_id', 'changed_by', 'changed_at', 'secret', 'old_value', 'new_value'],
+};
+
+/**
+ * Inserts one JSON-lines entry. PostgreSQL reads back what its row_to_json wrote, so every type
+ * round-trips without a mapping here; `fixed` columns get the same value in every row.
+ */
+export async function insertRows(trx: Knex.Transaction, schema: string, table: string, cols: string[], entry: string, data: Buffer, fixed: Record<string, string | number> = {}): Promise<number> {
+  const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
+  if (rows.length === 0) return 0;
+  const names = [...Object.keys(fixed), ...cols];
+  const into = names.map(() => '??').join(', ');
+  const values = [...Object.keys(fixed).map(() => '?'), ...cols.map(() => '??')].join(', ');
+  try {
+    await trx.raw(`insert into ??.?? (${into}) overriding system value select ${values} from json_populate_recordset(null::??.??, ?::json)`, [
+      schema,
+      table,
+      ...names,
+      ...Object.values(fixed),
+      ...cols,
+      schema,
+      table,
+      `[${rows.join(',')}]`,
+    ]);
+  } catch (err) {
+    // Data errors (bad values, broken keys, unknown columns) are the archive's fault: 420, not 500.
+    if (/^(22|23|42)/.test(String((err as { code?: string }).code))) throw new ImportError(`archive: ${entry}: ${(err as Error).message}`);
+    throw err;
+  }
+  return rows.length;
 }
