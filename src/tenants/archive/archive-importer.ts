@@ -61,7 +61,12 @@ export class ArchiveImporter {
     const progress = options.onProgress ?? (() => {});
     const extract = tar.extract();
     let streamError: Error | undefined;
-    const piping = pipeline(input, createGunzip(), extract as unknown as NodeJS.WritableStream).catch((err: Error) => {
+    const gunzip = createGunzip();
+    // Not in the pipeline: a refused import drains the rest of an HTTP body instead of
+    // destroying the request, so that the client still gets its 409 / 420 answer.
+    input.on('error', (err) => gunzip.destroy(err));
+    input.pipe(gunzip);
+    const piping = pipeline(gunzip, extract as unknown as NodeJS.WritableStream).catch((err: Error) => {
       streamError = err;
     });
     const entries = extract[Symbol.asyncIterator]();
@@ -159,6 +164,8 @@ export class ArchiveImporter {
       await this.resolver.publishChange(tenantId);
       return { tenantId, slug, schema };
     } catch (err) {
+      input.unpipe(gunzip);
+      input.resume();
       extract.destroy();
       for (const key of written) await this.files.remove(schema, key).catch(() => {});
       throw err;
