@@ -94,6 +94,7 @@ program
     runWithContainer(async (c) => {
       if (o.format !== ARCHIVE_FORMAT && o.format !== 'tenant-import/1') throw new CliError(`--format must be ${ARCHIVE_FORMAT} or tenant-import/1`);
       if (o.format === ARCHIVE_FORMAT) {
+        if (!o.out && process.stdout.isTTY) throw new CliError('the archive is binary: give --out <file> or redirect stdout');
         // Holds password hashes (and secrets): readable by the owner only.
         const target = o.out ? fs.createWriteStream(o.out, { mode: 0o600 }) : process.stdout;
         const end = await admin(c).exportArchive(slug, target, { secrets: o.secrets, passwordHashes: o.passwordHashes, onProgress: progress });

@@ -4,11 +4,12 @@ import request from 'supertest';
 import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 import { KNEX } from '../../src/platform/tokens';
+import { OPERATOR_TOKEN, operator } from './archive-support';
 import { tenantMigrations } from '../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
-const TOKEN = 'operator-token-0123456789abcdef';
+const TOKEN = OPERATOR_TOKEN;
 let t: TestApp;
 let disabled: TestApp;
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -21,15 +22,7 @@ afterAll(async () => {
   await disabled?.close();
 });
 
-const op = () => {
-  const agent = request(t.app);
-  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${TOKEN}`);
-  return {
-    get: (url: string) => auth(agent.get(url)),
-    post: (url: string) => auth(agent.post(url)),
-    delete: (url: string) => auth(agent.delete(url)),
-  };
-};
+const op = () => operator(t);
 
 describe('authorisation of /platform', () => {
   it('does not exist (404) when PLATFORM_ADMIN_TOKEN is not set', async () => {

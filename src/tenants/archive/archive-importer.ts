@@ -4,6 +4,7 @@ import { createGunzip } from 'node:zlib';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
+import type { z } from 'zod';
 import { KNEX } from '../../platform/tokens';
 import { PlatformDb } from '../../platform/tenancy/platform-db';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
@@ -30,7 +31,7 @@ async function read(entry: Source, name: string, limit = Infinity): Promise<Buff
   return Buffer.concat(parts);
 }
 
-function parseJson<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, name: string, data: Buffer): T {
+function parseJson<T>(schema: z.ZodType<T>, name: string, data: Buffer): T {
   let value: unknown;
   try {
     value = JSON.parse(data.toString('utf8'));
