@@ -161,7 +161,13 @@ describe('tenant-archive/1 round trip', () => {
   it('refuses broken archives with 420 naming the problem, and leaves no tenant behind', async () => {
     const good = (await operator(t).bytes(`/platform/tenants/${acme.slug}/export`)).body as Buffer;
     const entries = [...(await readArchive(good))];
+    const future = entries.map(([n, d]): [string, Buffer] => {
+      if (n !== 'manifest.json') return [n, d];
+      const m = JSON.parse(d.toString());
+      return [n, Buffer.from(JSON.stringify({ ...m, schema: { ...m.schema, version: '999_future' } }))];
+    });
     const cases: [string, Buffer, RegExp][] = [
+      ['newer schema', await writeArchive(future), /schema version 999_future is newer than this server's/],
       ['not gzip', Buffer.from('hello'), /not a complete gzip'd tar/],
       ['cut short', good.subarray(0, Math.floor(good.length / 2)), /not a complete gzip'd tar|truncated/],
       ['no manifest first', await writeArchive(entries.slice(1)), /first entry must be manifest.json/],

@@ -28,9 +28,9 @@ export const ArchiveManifest = z.object({
   tenant: z.object({
     slug: z.string(),
     name: z.string(),
-    status: z.string(),
+    status: z.enum(['active', 'suspended']),
     hosts: z.array(z.string()),
-    created_at: z.string(),
+    created_at: z.iso.datetime({ offset: true }),
   }),
   schema: z.object({
     version: z.string().nullable(),
