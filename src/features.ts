@@ -44,6 +44,7 @@ import { surveyAnswerRoutes } from './surveyanswers/surveyanswers.routes';
 import { fileRoutes } from './files/files.routes';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
 import { auditLogRoutes } from './audit/audit-log.routes';
+import { FilesPurger } from './files/files-purger';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -71,7 +72,6 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...auditLogRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
-import { FilesPurger } from './files/files-purger';
 import { QueuedJobsPurger } from './messages/queued-jobs-purger';
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { ARCHIVE_FORMAT } from '../tenants/archive/tenant-archive.format';
 import { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantAdminService, type TenantSummary } from '../tenants/tenant-admin.service';
@@ -29,6 +32,28 @@ function table(rows: TenantSummary[]): string {
   return [head, ...cells].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
+/** A gzip stream (archive) or a JSON document, told apart by gzip's magic bytes. */
+async function openInput(file: string): Promise<{ archive?: Readable; document?: unknown }> {
+  let stream: Readable;
+  let head: Buffer;
+  try {
+    stream = file === '-' ? process.stdin : fs.createReadStream(file);
+    head = await new Promise<Buffer>((resolve, reject) => {
+      stream.once('error', reject);
+      stream.once('readable', () => resolve((stream.read() as Buffer | null) ?? Buffer.alloc(0)));
+    });
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  stream.unshift(head);
+  if (head[0] === 0x1f && head[1] === 0x8b) return { archive: stream };
+  try {
+    return { document: JSON.parse((await text(stream)).toString()) };
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
 const program = new Command('tenant')
   .description('Operate tenants: create, import, export, hosts, list, suspend/resume, delete')
   .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see README "Operating tenants").\n`)
@@ -46,35 +71,43 @@ program
 
 program
   .command('import')
-  .description('Create a tenant from a tenant-import/1 document (one transaction: all or nothing)')
-  .argument('<file>', 'the JSON document ("-" reads stdin)')
-  .option('--slug <slug>', "use this slug instead of the document's")
-  .option('--host <host>', "use these hosts instead of the document's (repeat for more)", collect)
+  .description('Create a tenant from a tenant-archive/1 (.tar.gz, as export writes) or a tenant-import/1 JSON document; one transaction: all or nothing')
+  .argument('<file>', 'the archive or JSON document ("-" reads stdin)')
+  .option('--slug <slug>', "use this slug instead of the export's")
+  .option('--host <host>', "use these hosts instead of the export's (repeat for more)", collect)
   .action((file: string, o: { slug?: string; host?: string[] }) =>
     runWithContainer(async (c) => {
-      let doc: unknown;
-      try {
-        doc = JSON.parse(fs.readFileSync(file === '-' ? 0 : file, 'utf8'));
-      } catch (err) {
-        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
-      }
+      const input = await openInput(file);
       progress(`importing ${file}`);
-      out(describe(await admin(c).import(doc, { slug: o.slug, hosts: o.host, onProgress: progress })));
+      const options = { slug: o.slug, hosts: o.host, onProgress: progress };
+      const t = input.archive ? await admin(c).importArchive(input.archive, options) : await admin(c).import(input.document, options);
+      out(describe(t));
     }),
   );
 
 program
   .command('export')
-  .description('Write a tenant as a tenant-import/1 document (with password hashes and, unless --no-secrets, secret config items)')
+  .description('Write everything of a tenant as a tenant-archive/1 (gzip\'d tar: every table, files, config and its history), or the older tenant-import/1 JSON document')
   .argument('<slug>')
-  .option('--out <file>', 'write to this file instead of stdout')
+  .option('--out <file>', 'write to this file (mode 600) instead of stdout')
+  .option('--format <format>', `${ARCHIVE_FORMAT} or tenant-import/1`, ARCHIVE_FORMAT)
   .option('--no-secrets', 'leave secret config items (api.oauth.secret) out')
-  .action((slug: string, o: { out?: string; secrets: boolean }) =>
+  .option('--no-password-hashes', 'archive only: blank the password hashes (the restored tenant then needs new passwords)')
+  .action((slug: string, o: { out?: string; format: string; secrets: boolean; passwordHashes: boolean }) =>
     runWithContainer(async (c) => {
+      if (o.format !== ARCHIVE_FORMAT && o.format !== 'tenant-import/1') throw new CliError(`--format must be ${ARCHIVE_FORMAT} or tenant-import/1`);
+      if (o.format === ARCHIVE_FORMAT) {
+        if (!o.out && process.stdout.isTTY) throw new CliError('the archive is binary: give --out <file> or redirect stdout');
+        // Holds password hashes (and secrets): readable by the owner only.
+        const target = o.out ? fs.createWriteStream(o.out, { mode: 0o600 }) : process.stdout;
+        const end = await admin(c).exportArchive(slug, target, { secrets: o.secrets, passwordHashes: o.passwordHashes, onProgress: progress });
+        const rows = Object.values(end.tables).reduce((a, b) => a + b, 0);
+        progress(`${slug}: ${Object.keys(end.tables).length} tables, ${rows} rows, ${end.files} files written${o.out ? ` to ${o.out}` : ''}`);
+        return;
+      }
       const doc = await admin(c).export(slug, { secrets: o.secrets });
       const text = `${JSON.stringify(doc, null, 2)}\n`;
       if (o.out) {
-        // The document holds password hashes (and secrets): readable by the owner only.
         fs.writeFileSync(o.out, text, { mode: 0o600 });
         progress(`${slug}: ${doc.persons.length} persons, ${doc.competences.length} top-level competences, ${doc.events.length} top-level events written to ${o.out}`);
       } else process.stdout.write(text);

@@ -6,6 +6,9 @@ import { okEnvelope } from '../platform/http/envelope';
 import { ApiError } from '../platform/errors/api-error';
 import { TenantAdminService } from './tenant-admin.service';
 import { checkInputValues, inputGuard } from '../platform/http/input-guard';
+import { ARCHIVE_FORMAT } from './archive/tenant-archive.format';
+
+const ARCHIVE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 
 /** A body or query parameter as a list: hosts=a&hosts=b, hosts=a,b or a JSON array. */
 function list(v: unknown): string[] | undefined {
@@ -50,19 +53,38 @@ export function platformRoutes(container: DependencyContainer): Router {
     const t = await admin(req).create({ slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] });
     res.status(201).json(one(`tenant ${t.slug} created`)(t));
   });
+  // A tenant-archive/1 arrives as the raw body (gzip); a tenant-import/1 document as JSON.
   router.post('/tenants/import', async (req, res) => {
     const q = req.query as Record<string, unknown>;
     const lines: string[] = [];
-    const t = await admin(req).import(req.body, { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l) => lines.push(l) });
+    const options = { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l: string) => lines.push(l) };
+    const t = req.is(ARCHIVE_TYPES) ? await admin(req).importArchive(req, options) : await admin(req).import(req.body, options);
     res.status(201).json({ ...one(`tenant ${t.slug} imported`)(t), progress: lines });
   });
   router.get('/tenants/:slug', async (req, res) => {
     res.json(okEnvelope('tenants', [await admin(req).get(req.params.slug)]));
   });
-  // The bare document (no envelope), so that it can be posted to /platform/tenants/import as is.
+  // The archive by default (everything); ?format=tenant-import/1 keeps the bare JSON document
+  // (no envelope, so it can be posted back) for clients of the older format.
   router.get('/tenants/:slug/export', async (req, res) => {
+    const slug = req.params.slug;
     const secrets = req.query.secrets === undefined ? true : isTrue(req.query.secrets);
-    res.json(await admin(req).export(req.params.slug, { secrets }));
+    const format = req.query.format ?? ARCHIVE_FORMAT;
+    if (format === 'tenant-import/1') return void res.json(await admin(req).export(slug, { secrets }));
+    if (format !== ARCHIVE_FORMAT) throw ApiError.malformed('format', `must be ${ARCHIVE_FORMAT} or tenant-import/1`);
+    const passwordHashes = req.query.password_hashes === undefined ? true : isTrue(req.query.password_hashes);
+    // An unknown tenant is a 404 envelope, so look it up before the first byte of the archive.
+    await admin(req).get(slug);
+    res.setHeader('Content-Type', 'application/gzip');
+    res.setHeader('Content-Disposition', `attachment; filename="${slug}.tenant.tar.gz"`);
+    try {
+      await admin(req).exportArchive(slug, res, { secrets, passwordHashes });
+    } catch (err) {
+      if (res.headersSent) return void res.destroy(err as Error);
+      res.removeHeader('Content-Type');
+      res.removeHeader('Content-Disposition');
+      throw err;
+    }
   });
   router.post('/tenants/:slug/hosts', async (req, res) => {
     res.json(one('host added')(await admin(req).addHost(req.params.slug, text(req, 'host'))));

@@ -9,7 +9,11 @@ import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import type { Tenant, TenantStatus } from '../platform/tenancy/tenant';
 import { schemaVersion } from '../platform/migrations/migration-runner';
 import { migrateAll, type MigrateAllReport } from '../platform/migrations/migrate-all';
-import { ImportError, TenantImporter } from './tenant-importer';
+import type { Readable, Writable } from 'node:stream';
+import { ImportError, TenantImporter, type ImportOptions } from './tenant-importer';
+import { ArchiveExporter } from './archive/archive-exporter';
+import { ArchiveImporter } from './archive/archive-importer';
+import type { ArchiveEnd } from './archive/tenant-archive.format';
 import { TenantExporter, type ExportOptions } from './tenant-exporter';
 import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema';
 import { TENANT_PURGERS, type TenantPurger } from './tenant-purger';
@@ -42,6 +46,12 @@ export interface DeleteReport {
 
 type Progress = (line: string) => void;
 
+export interface ImportOverrides {
+  slug?: string;
+  hosts?: string[];
+  onProgress?: Progress;
+}
+
 function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, param: string, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success) throw ApiError.malformed(param, r.error.issues[0].message);
@@ -64,6 +74,8 @@ export class TenantAdminService {
     @inject(TenantResolver) private readonly resolver: TenantResolver,
     @inject(TenantImporter) private readonly importer: TenantImporter,
     @inject(TenantExporter) private readonly exporter: TenantExporter,
+    @inject(ArchiveExporter) private readonly archiveExporter: ArchiveExporter,
+    @inject(ArchiveImporter) private readonly archiveImporter: ArchiveImporter,
     @injectAll(TENANT_PURGERS) private readonly purgers: TenantPurger[],
   ) {}
 
@@ -102,23 +114,15 @@ export class TenantAdminService {
     return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts } }, { onProgress });
   }
 
-  async import(document: unknown, options: { slug?: string; hosts?: string[]; onProgress?: Progress } = {}): Promise<TenantSummary> {
-    if (options.slug !== undefined) checked(TenantSlug, 'slug', options.slug);
-    for (const h of options.hosts ?? []) checked(HostName, 'host', h);
-    try {
-      const r = await this.importer.import(document, {
-        slug: options.slug,
-        hosts: options.hosts?.length ? options.hosts : undefined,
-        onProgress: options.onProgress ?? (() => {}),
-      });
-      await this.recordOperator(r, 'imported', { slug: options.slug ?? null });
-      return this.summary(r.tenantId);
-    } catch (err) {
-      if (err instanceof ImportError) {
-        throw new ApiError(/already (exists|belongs)/.test(err.message) ? 409 : 420, err.message);
-      }
-      throw err;
-    }
+  async import(document: unknown, options: ImportOverrides = {}): Promise<TenantSummary> {
+    return this.importing(options, (o) => this.importer.import(document, o), true);
+  }
+
+  /** A tenant-archive/1 stream (gzip'd tar), as written by exportArchive. */
+  async importArchive(input: Readable, options: ImportOverrides = {}): Promise<TenantSummary> {
+    // A restore gives back the tenant exactly, its security event log included: it adds no entry
+    // of its own (a second export equals the first); the CLI and HTTP answers report it instead.
+    return this.importing(options, (o) => this.archiveImporter.import(input, o), false);
   }
 
   async export(slug: string, options: ExportOptions = {}): Promise<TenantImport> {
@@ -126,6 +130,20 @@ export class TenantAdminService {
     const document = await this.exporter.export(tenant, options);
     await this.recordOperator(tenant, 'exported', { config_values: options.secrets !== false ? 'all' : 'without write-only items' });
     return document;
+  }
+
+  /**
+   * Everything of the tenant as a tenant-archive/1 stream. Secrets and password hashes are in
+   * by default: a backup without them cannot restore logins or SWT; the flags leave them out.
+   */
+  async exportArchive(slug: string, out: Writable, options: { secrets?: boolean; passwordHashes?: boolean; onProgress?: Progress } = {}): Promise<ArchiveEnd> {
+    const tenant = await this.tenant(slug);
+    const secrets = options.secrets ?? true;
+    const passwordHashes = options.passwordHashes ?? true;
+    const end = await this.archiveExporter.export(tenant, out, { secrets, passwordHashes, onProgress: options.onProgress });
+    // After the snapshot, so an archive never holds the record of its own making.
+    await this.recordOperator(tenant, 'exported', { format: 'tenant-archive/1', config_values: secrets ? 'all' : 'without write-only items', logins_restorable: passwordHashes });
+    return end;
   }
 
   async addHost(slug: string, host: string): Promise<TenantSummary> {
@@ -184,6 +202,25 @@ export class TenantAdminService {
 
   migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
     return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress, onTenantStateChange: (id) => this.resolver.publishChange(id) });
+  }
+
+  private async importing(
+    options: ImportOverrides,
+    run: (o: ImportOptions) => Promise<{ tenantId: number; schema: string }>,
+    audited: boolean,
+  ): Promise<TenantSummary> {
+    if (options.slug !== undefined) checked(TenantSlug, 'slug', options.slug);
+    for (const h of options.hosts ?? []) checked(HostName, 'host', h);
+    try {
+      const r = await run({ slug: options.slug, hosts: options.hosts?.length ? options.hosts : undefined, onProgress: options.onProgress ?? (() => {}) });
+      if (audited) await this.recordOperator(r, 'imported', { slug: options.slug ?? null });
+      return this.summary(r.tenantId);
+    } catch (err) {
+      if (err instanceof ImportError) {
+        throw new ApiError(/already (exists|belongs)/.test(err.message) ? 409 : 420, err.message);
+      }
+      throw err;
+    }
   }
 
   private async setStatus(slug: string, status: TenantStatus): Promise<TenantSummary> {

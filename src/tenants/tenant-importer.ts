@@ -21,6 +21,14 @@ import type { CustomAttributeDefinition } from '../platform/config-items/config-
 
 export class ImportError extends Error {}
 
+/** A taken slug or host is refused before anything is written (the admin service makes it a 409). */
+export async function assertTenantFree(store: TenantStore, slug: string, hosts: string[]): Promise<void> {
+  if (await store.findIdBySlug(slug)) throw new ImportError(`tenant "${slug}" already exists`);
+  for (const host of hosts) {
+    if (await store.findIdByHost(host)) throw new ImportError(`host "${host}" already belongs to a tenant`);
+  }
+}
+
 export interface ImportOptions {
   /** Override the document's slug / hosts (import a copy as another tenant). */
   slug?: string;
@@ -66,7 +74,7 @@ export class TenantImporter {
     const hosts = (options.hosts ?? doc.tenant.hosts).map((h) => h.toLowerCase());
     const schema = schemaNameForSlug(slug);
     const progress = options.onProgress ?? ((m: string) => this.logger.info(m));
-    await this.assertFree(slug, hosts);
+    await assertTenantFree(this.store, slug, hosts);
 
     const tenantId = await this.knex.transaction(async (trx) => {
       const id = await this.store.insert(trx, { slug, name: doc.tenant.name, schema, hosts });
@@ -86,13 +94,6 @@ export class TenantImporter {
     });
     await this.resolver.publishChange(tenantId);
     return { tenantId, slug, schema };
-  }
-
-  private async assertFree(slug: string, hosts: string[]): Promise<void> {
-    if (await this.store.findIdBySlug(slug)) throw new ImportError(`tenant "${slug}" already exists`);
-    for (const host of hosts) {
-      if (await this.store.findIdByHost(host)) throw new ImportError(`host "${host}" already belongs to a tenant`);
-    }
   }
 }
 

@@ -4,11 +4,12 @@ import request from 'supertest';
 import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 import { KNEX } from '../../src/platform/tokens';
+import { OPERATOR_TOKEN, operator } from './archive-support';
 import { tenantMigrations } from '../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
-const TOKEN = 'operator-token-0123456789abcdef';
+const TOKEN = OPERATOR_TOKEN;
 let t: TestApp;
 let disabled: TestApp;
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -21,15 +22,7 @@ afterAll(async () => {
   await disabled?.close();
 });
 
-const op = () => {
-  const agent = request(t.app);
-  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${TOKEN}`);
-  return {
-    get: (url: string) => auth(agent.get(url)),
-    post: (url: string) => auth(agent.post(url)),
-    delete: (url: string) => auth(agent.delete(url)),
-  };
-};
+const op = () => operator(t);
 
 describe('authorisation of /platform', () => {
   it('does not exist (404) when PLATFORM_ADMIN_TOKEN is not set', async () => {
@@ -86,11 +79,11 @@ describe('tenant operations over HTTP', () => {
     expect(res.status).toBe(201);
     expect(res.body.tenants[0]).toMatchObject({ slug, hosts: [`${slug}.test`] });
     expect(res.body.progress.length).toBeGreaterThan(0);
-    const exported = await op().get(`/platform/tenants/${slug}/export`);
+    const exported = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1`);
     expect(exported.body).toMatchObject({ format: 'tenant-import/1', tenant: { slug, hosts: [`${slug}.test`] } });
     expect(exported.body.persons.map((p: any) => p.user_name)).toEqual(readDemoDocument('acme').persons.map((p: any) => p.user_name));
     expect(exported.body.config['api.oauth.secret']).toBeDefined();
-    const noSecrets = await op().get(`/platform/tenants/${slug}/export?secrets=0`);
+    const noSecrets = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=0`);
     expect(noSecrets.body.config['api.oauth.secret']).toBeUndefined();
     const bad = await op().post('/platform/tenants/import').send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });

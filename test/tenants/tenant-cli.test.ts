@@ -60,7 +60,7 @@ describe('npm run tenant', () => {
     expect(JSON.parse(listed.stdout).find((x: any) => x.slug === slug)).toMatchObject({ hosts: [host], schema_version: CURRENT_TENANT_VERSION });
 
     const file = path.join(dir, `${slug}.json`);
-    const exported = await cli('tenant', ['export', slug, '--out', file]);
+    const exported = await cli('tenant', ['export', slug, '--out', file, '--format', 'tenant-import/1']);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(doc.tenant).toEqual({ slug, name: 'Acme Industries', hosts: [host] });
@@ -75,6 +75,32 @@ describe('npm run tenant', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stderr).toMatch(/redis-keys: [1-9]\d* Redis keys/);
     expect((await client(t, host).get('/api/configitems/mail.from')).status).toBe(404);
+  });
+
+  it('backs a tenant up as an archive, deletes it and restores it under the same slug with logins and files intact', async () => {
+    const slug = `cli-${randomBytes(4).toString('hex')}`;
+    const host = `${slug}.test`;
+    expect((await cli('tenant', ['import', DEMO_DOCUMENTS[0], '--slug', slug, '--host', host])).code).toBe(0);
+    const ola = client(t, host, await loginCookie(t, host, 'ola', ACME_PASSWORDS.ola));
+    const up = await ola.post('/api/files').attach('file', Buffer.from('kept through a restore'), { filename: 'note.txt', contentType: 'text/plain' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+
+    const file = path.join(dir, `${slug}.tar.gz`);
+    const exported = await cli('tenant', ['export', slug, '--out', file]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(new RegExp(`${slug}: persons: 7 rows`));
+    expect(exported.stderr).toContain('1 files');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect((await cli('tenant', ['delete', slug, '--yes-delete-everything'])).stderr).toContain('files: 1 files');
+
+    const restored = await cli('tenant', ['import', file]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain(`${slug}: persons: 7 rows`);
+    expect(restored.stdout).toContain(`${slug}  "Acme Industries"  active  hosts: ${host}`);
+    const again = client(t, host, await loginCookie(t, host, 'ola', ACME_PASSWORDS.ola));
+    const content = await again.get(`/api/files/${up.body.files[0].file_id}/content`);
+    expect(content.status).toBe(200);
+    expect(content.text).toBe('kept through a restore');
   });
 
   it('suspends and resumes, and names an unknown tenant', async () => {

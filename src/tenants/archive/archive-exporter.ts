@@ -1,0 +1,168 @@
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import * as tar from 'tar-stream';
+import { KNEX } from '../../platform/tokens';
+import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { configItemDefinition } from '../../platform/config-items/config-item-registry';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { FILE_STORE, type FileStore } from '../../files/file-store';
+import { catalogSequences, catalogTables, type CatalogTable } from './schema-catalog';
+import {
+  ARCHIVE_FORMAT,
+  CHUNK_BYTES,
+  CHUNK_ROWS,
+  CREDENTIAL_COLUMNS,
+  tableEntry,
+  type ArchiveEnd,
+  type ArchiveManifest,
+} from './tenant-archive.format';
+
+export interface ArchiveExportOptions {
+  /** Secret config item values (api.oauth.secret). */
+  secrets: boolean;
+  /** persons.password_hash and pending_password_hash; without them nobody can log in after a restore. */
+  passwordHashes: boolean;
+  onProgress?: (line: string) => void;
+}
+
+type Pack = tar.Pack;
+
+function entry(pack: Pack, name: string, data: Buffer): Promise<void> {
+  // The callback fires once the pack has taken the bytes, which follows the reader's pace.
+  return new Promise((resolve, reject) =>
+    pack.entry({ name, size: data.length, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+const json = (v: unknown) => Buffer.from(`${JSON.stringify(v, null, 2)}\n`);
+const lines = (rows: string[]) => Buffer.from(rows.length ? `${rows.join('\n')}\n` : '');
+
+/**
+ * Streams one tenant as a tenant-archive/1 (tenant-archive.format.ts): every table of its
+ * schema as-is, from one repeatable-read snapshot, read with a cursor so that no table is
+ * ever held in memory; then its platform rows and its file store namespace.
+ */
+@injectable()
+export class ArchiveExporter {
+  constructor(
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(FILE_STORE) private readonly files: FileStore,
+  ) {}
+
+  async export(tenant: Tenant, out: Writable, options: ArchiveExportOptions): Promise<ArchiveEnd> {
+    const progress = options.onProgress ?? (() => {});
+    const pack = tar.pack();
+    const piping = pipeline(pack as unknown as NodeJS.ReadableStream, createGzip(), out);
+    try {
+      const end = await this.knex.transaction((trx) => this.writeDatabase(trx, tenant, pack, options, progress), {
+        isolationLevel: 'repeatable read',
+        readOnly: true,
+      });
+      for (const key of await this.files.list(tenant.schema)) {
+        const data = await this.files.get(tenant.schema, key);
+        // Removed since the listing: its row is gone from the snapshot's future too.
+        if (!data) continue;
+        await entry(pack, `files/${key}`, data);
+        end.files += 1;
+        end.file_bytes += data.length;
+        if (end.files % 500 === 0) progress(`${tenant.slug}: ${end.files} files, ${end.file_bytes} bytes`);
+      }
+      progress(`${tenant.slug}: ${end.files} files, ${end.file_bytes} bytes`);
+      await entry(pack, 'end.json', json(end));
+      pack.finalize();
+      await piping;
+      return end;
+    } catch (err) {
+      pack.destroy(err as Error);
+      await piping.catch(() => {});
+      throw err;
+    }
+  }
+
+  private async writeDatabase(trx: Knex.Transaction, tenant: Tenant, pack: Pack, o: ArchiveExportOptions, progress: (l: string) => void) {
+    const schema = tenant.schema;
+    const tables = await catalogTables(trx, schema);
+    const sequences = [];
+    for (const s of await catalogSequences(trx, schema)) {
+      const v = await trx.raw('select last_value::text as last_value, is_called from ??.??', [schema, s.sequence]);
+      sequences.push({ ...s, ...v.rows[0] });
+    }
+    const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name')) as string[];
+    const platform = await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
+    const manifest: ArchiveManifest = {
+      format: ARCHIVE_FORMAT,
+      exported_at: new Date().toISOString(),
+      tenant: { slug: tenant.slug, name: tenant.name, status: platform.status, hosts: [...tenant.hosts], created_at: platform.created_at.toISOString() },
+      schema: { version: migrations.at(-1) ?? null, migrations },
+      secrets: o.secrets,
+      password_hashes: o.passwordHashes,
+      tables: tables.map((t) => ({ name: t.name, columns: t.columns })),
+      sequences,
+    };
+    await entry(pack, 'manifest.json', json(manifest));
+    const end: ArchiveEnd = { tables: {}, config_items: 0, config_item_changes: 0, files: 0, file_bytes: 0 };
+    for (const t of tables) {
+      end.tables[t.name] = await this.writeTable(trx, schema, t, pack, o.passwordHashes, (rows) => progress(`${tenant.slug}: ${t.name}: ${rows} rows`));
+    }
+
+    const items = await trx.raw(
+      'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',
+      [PlatformDb.SCHEMA, tenant.id],
+    );
+    const kept = (items.rows as { item_id: string; j: string }[]).filter((r) => o.secrets || !configItemDefinition(r.item_id)?.secret);
+    await entry(pack, 'platform/config_items.jsonl', lines(kept.map((r) => r.j)));
+    // Secret changes carry no values (config_item_changes stores none), so history is always complete.
+    const changes = await trx.raw(
+      `select row_to_json(x)::text as j from (select item_id, changed_by, changed_at, secret, old_value, new_value
+         from ??.config_item_changes where tenant_id = ? order by id) x`,
+      [PlatformDb.SCHEMA, tenant.id],
+    );
+    await entry(pack, 'platform/config_item_changes.jsonl', lines(changes.rows.map((r: { j: string }) => r.j)));
+    end.config_items = kept.length;
+    end.config_item_changes = changes.rows.length;
+    return end;
+  }
+
+  /** One table through a server-side cursor, in entries of at most CHUNK_ROWS rows / CHUNK_BYTES. */
+  private async writeTable(trx: Knex.Transaction, schema: string, t: CatalogTable, pack: Pack, hashes: boolean, progress: (rows: number) => void): Promise<number> {
+    const blank = hashes ? [] : (CREDENTIAL_COLUMNS[t.name] ?? []);
+    const select = t.columns.map((c) => (blank.includes(c) ? 'null as ??' : 't.??')).join(', ');
+    // Primary key order makes two exports of equal data equal; link tables keep their physical order.
+    const order = t.primaryKey.length ? t.primaryKey.map(() => 't.??').join(', ') : 't.ctid';
+    await trx.raw(`declare archive_rows no scroll cursor for select row_to_json(x)::text as j from (select ${select} from ??.?? t order by ${order}) x`, [
+      ...t.columns,
+      schema,
+      t.name,
+      ...t.primaryKey,
+    ]);
+    let rows = 0;
+    let chunk: string[] = [];
+    let bytes = 0;
+    let n = 0;
+    const flush = async () => {
+      await entry(pack, tableEntry(t.name, ++n), lines(chunk));
+      chunk = [];
+      bytes = 0;
+    };
+    for (;;) {
+      const batch = await trx.raw('fetch forward 1000 from archive_rows');
+      if (batch.rows.length === 0) break;
+      for (const r of batch.rows as { j: string }[]) {
+        chunk.push(r.j);
+        bytes += r.j.length;
+        rows += 1;
+        if (chunk.length >= CHUNK_ROWS || bytes >= CHUNK_BYTES) {
+          await flush();
+          progress(rows);
+        }
+      }
+    }
+    await trx.raw('close archive_rows');
+    if (chunk.length || n === 0) await flush();
+    if (rows === 0 || rows % CHUNK_ROWS !== 0) progress(rows);
+    return rows;
+  }
+}

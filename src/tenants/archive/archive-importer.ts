@@ -1,0 +1,177 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import * as tar from 'tar-stream';
+import type { z } from 'zod';
+import { KNEX } from '../../platform/tokens';
+import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { schemaNameForSlug } from '../../platform/tenancy/tenant-db';
+import { migrateSchema } from '../../platform/migrations/migration-runner';
+import { tenantMigrations } from '../../../migrations/tenant';
+import { FILE_STORE, type FileStore } from '../../files/file-store';
+import { ImportError, assertTenantFree, type ImportOptions } from '../tenant-importer';
+import { catalogTables } from './schema-catalog';
+import { HostName, TenantSlug } from '../tenant-import.schema';
+import { ArchiveEnd, ArchiveManifest, FILE_ENTRY, PLATFORM_ENTRY, TABLE_ENTRY } from './tenant-archive.format';
+import { PLATFORM_COLUMNS, disableTriggers, enableTriggers, insertRows, resetSequences } from './archive-load';
+
+type Source = AsyncIterable<unknown> & { header: tar.Header };
+
+/** Largest table or manifest entry accepted; the exporter writes at most CHUNK_BYTES. */
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+
+async function read(entry: Source, name: string, limit = Infinity): Promise<Buffer> {
+  if (entry.header.size > limit) throw new ImportError(`archive: entry ${name} is larger than ${limit} bytes`);
+  const parts: Buffer[] = [];
+  for await (const part of entry) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+function parseJson<T>(schema: z.ZodType<T>, name: string, data: Buffer): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(data.toString('utf8'));
+  } catch (err) {
+    throw new ImportError(`archive: ${name} is not JSON: ${(err as Error).message}`);
+  }
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ImportError(`archive: ${name} at ${r.error.issues[0].path.join('.') || '(root)'}: ${r.error.issues[0].message}`);
+  return r.data;
+}
+
+/**
+ * Recreates a tenant from a tenant-archive/1 exactly (same ids, timestamps, relations): schema
+ * migrated to the archive's version, rows loaded as they were with triggers off, sequences
+ * restored, then the newer migrations run over the loaded data. One transaction: a bad or
+ * truncated archive leaves nothing behind (files written so far are removed again).
+ */
+@injectable()
+export class ArchiveImporter {
+  constructor(
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(TenantResolver) private readonly resolver: TenantResolver,
+    @inject(FILE_STORE) private readonly files: FileStore,
+  ) {}
+
+  async import(input: Readable, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string }> {
+    const progress = options.onProgress ?? (() => {});
+    const extract = tar.extract();
+    let streamError: Error | undefined;
+    const gunzip = createGunzip();
+    // Not in the pipeline: a refused import drains the rest of an HTTP body instead of
+    // destroying the request, so that the client still gets its 409 / 420 answer.
+    input.on('error', (err) => gunzip.destroy(err));
+    input.pipe(gunzip);
+    const piping = pipeline(gunzip, extract as unknown as NodeJS.WritableStream).catch((err: Error) => {
+      streamError = err;
+    });
+    const entries = extract[Symbol.asyncIterator]();
+    const next = async (): Promise<Source | null> => {
+      try {
+        const r = await entries.next();
+        return r.done ? null : (r.value as Source);
+      } catch (err) {
+        await piping;
+        throw new ImportError(`archive is not a complete gzip'd tar: ${(streamError ?? (err as Error)).message}`);
+      }
+    };
+    const written: string[] = [];
+    let schema = '';
+    try {
+      const first = await next();
+      if (first?.header.name !== 'manifest.json') throw new ImportError(`archive: the first entry must be manifest.json, found ${first?.header.name ?? 'nothing'}`);
+      const manifest = parseJson(ArchiveManifest, 'manifest.json', await read(first, 'manifest.json', MAX_ENTRY_BYTES));
+      const version = manifest.schema.version;
+      const known = version === null ? 0 : tenantMigrations.findIndex((m) => m.name === version) + 1;
+      if (known === 0 && version !== null) {
+        throw new ImportError(`archive: schema version ${version} is newer than this server's (${tenantMigrations.at(-1)!.name}); upgrade the server first`);
+      }
+      const slug = options.slug ?? manifest.tenant.slug;
+      const hosts = (options.hosts ?? manifest.tenant.hosts).map((h) => h.toLowerCase());
+      for (const [param, schemaOf, value] of [['slug', TenantSlug, slug], ...hosts.map((h) => ['host', HostName, h] as const)] as const) {
+        if (!schemaOf.safeParse(value).success) throw new ImportError(`archive: bad ${param} "${value}"`);
+      }
+      schema = schemaNameForSlug(slug);
+      await assertTenantFree(this.store, slug, hosts);
+      const tenantSchema = schema;
+      const tenantId = await this.knex.transaction(async (trx) => {
+        const id = await this.store.insert(trx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts });
+        await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
+        await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations.slice(0, known));
+        progress(`${slug}: schema ${tenantSchema} created at version ${version ?? '(none)'}`);
+        const target = new Map((await catalogTables(trx, tenantSchema)).map((t) => [t.name, t]));
+        const mode = await disableTriggers(trx, tenantSchema, [...target.keys()]);
+        const counts: Record<string, number> = {};
+        let end: ArchiveEnd | null = null;
+        let current = '';
+        const platform = { config_items: 0, config_item_changes: 0 };
+        const stored = { files: 0, bytes: 0 };
+        for (let e = await next(); e; e = await next()) {
+          const name = e.header.name;
+          if (end) throw new ImportError(`archive: entry ${name} after end.json`);
+          const table = TABLE_ENTRY.exec(name)?.[1];
+          const file = FILE_ENTRY.exec(name)?.[1];
+          const platformTable = PLATFORM_ENTRY.exec(name)?.[1] as keyof typeof platform | undefined;
+          if (table) {
+            const declared = manifest.tables.find((t) => t.name === table);
+            const into = target.get(table);
+            if (!declared || !into) throw new ImportError(`archive: ${name}: table ${table} is not ${declared ? 'in the schema at this version' : 'in manifest.json'}`);
+            const missing = declared.columns.filter((c) => !into.columns.includes(c));
+            if (missing.length) throw new ImportError(`archive: ${name}: unknown columns ${missing.join(', ')}`);
+            const cols = declared.columns.filter((c) => into.insertable.includes(c));
+            if (current && current !== table) progress(`${slug}: ${current}: ${counts[current]} rows`);
+            current = table;
+            const rows = await insertRows(trx, tenantSchema, table, cols, name, await read(e, name, MAX_ENTRY_BYTES));
+            counts[table] = (counts[table] ?? 0) + rows;
+          } else if (platformTable) {
+            platform[platformTable] += await insertRows(trx, PlatformDb.SCHEMA, platformTable, PLATFORM_COLUMNS[platformTable], name, await read(e, name, MAX_ENTRY_BYTES), { tenant_id: id });
+          } else if (file) {
+            const data = await read(e, name);
+            await this.files.put(tenantSchema, file, data);
+            written.push(file);
+            stored.files += 1;
+            stored.bytes += data.length;
+            if (stored.files % 500 === 0) progress(`${slug}: ${stored.files} files, ${stored.bytes} bytes`);
+          } else if (name === 'end.json') {
+            end = parseJson(ArchiveEnd, name, await read(e, name, MAX_ENTRY_BYTES));
+          } else {
+            throw new ImportError(`archive: unknown entry ${name}`);
+          }
+        }
+        if (current) progress(`${slug}: ${current}: ${counts[current]} rows`);
+        progress(`${slug}: ${stored.files} files, ${stored.bytes} bytes`);
+        if (!end) throw new ImportError('archive is truncated: end.json is missing');
+        const checks: [string, number, number][] = [
+          ['config_items', platform.config_items, end.config_items],
+          ['config_item_changes', platform.config_item_changes, end.config_item_changes],
+          ['files', stored.files, end.files],
+          ['file bytes', stored.bytes, end.file_bytes],
+          ...Object.entries(end.tables).map(([t, n]): [string, number, number] => [`rows of table ${t}`, counts[t] ?? 0, n]),
+        ];
+        for (const [what, got, want] of checks) {
+          if (got !== want) throw new ImportError(`archive is incomplete: ${got} ${what}, end.json says ${want}`);
+        }
+        await resetSequences(trx, tenantSchema, manifest.sequences);
+        await enableTriggers(trx, tenantSchema, [...target.keys()], mode);
+        const later = await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations);
+        if (later.applied.length) progress(`${slug}: migrated ${later.applied.join(', ')}`);
+        return id;
+      });
+      await this.resolver.publishChange(tenantId);
+      return { tenantId, slug, schema };
+    } catch (err) {
+      input.unpipe(gunzip);
+      input.resume();
+      extract.destroy();
+      for (const key of written) await this.files.remove(schema, key).catch(() => {});
+      throw err;
+    } finally {
+      await piping;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { gunzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import * as tar from 'tar-stream';
+import request from 'supertest';
+import type { TestApp } from '../support/test-app';
+
+export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
+
+/** The operator API with the bearer token set; binary answers come back as Buffers. */
+export function operator(t: TestApp) {
+  const agent = request(t.app);
+  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
+  return {
+    get: (url: string) => auth(agent.get(url)),
+    post: (url: string) => auth(agent.post(url)),
+    delete: (url: string) => auth(agent.delete(url)),
+    /** GET whose body is kept as bytes whatever its type. */
+    bytes: (url: string) =>
+      auth(agent.get(url))
+        .buffer(true)
+        .parse((res, done) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('end', () => done(null, Buffer.concat(parts)));
+        }),
+  };
+}
+
+/** Every entry of a tenant-archive/1 by name, in archive order. */
+export async function readArchive(gz: Buffer): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const extract = tar.extract();
+  Readable.from([gunzipSync(gz)]).pipe(extract as unknown as NodeJS.WritableStream);
+  for await (const entry of extract) {
+    const parts: Buffer[] = [];
+    for await (const p of entry) parts.push(p as Buffer);
+    out.set(entry.header.name, Buffer.concat(parts));
+  }
+  return out;
+}
+
+/** A gzip'd tar of the given entries, for building broken archives. */
+export async function writeArchive(entries: [string, Buffer][]): Promise<Buffer> {
+  const { gzipSync } = await import('node:zlib');
+  const pack = tar.pack();
+  const parts: Buffer[] = [];
+  const done = new Promise<void>((resolve) => {
+    pack.on('data', (d) => parts.push(d as Buffer));
+    pack.on('end', () => resolve());
+  });
+  for (const [name, data] of entries) pack.entry({ name, size: data.length }, data);
+  pack.finalize();
+  await done;
+  return gzipSync(Buffer.concat(parts));
+}
+
+/** The rows of one table across its chunks, parsed. */
+export function tableRows(archive: Map<string, Buffer>, table: string): Record<string, unknown>[] {
+  return [...archive.entries()]
+    .filter(([name]) => name.startsWith(`tables/${table}/`))
+    .flatMap(([, data]) => data.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+}
