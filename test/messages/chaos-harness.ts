@@ -102,8 +102,10 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
       );
     }
     log(`posted ${titles.length} messages in ${((Date.now() - started) / 1000).toFixed(1)} s; ${arrived().size} arrived so far`);
+    // spread the faults over what is still undelivered (delivery may outrun the posting)
+    const base = arrived().size;
     for (const [i, fault] of plan.faults.entries()) {
-      const at = Math.floor(((i + 1) * plan.messages) / (plan.faults.length + 2));
+      const at = base + Math.floor(((i + 1) * (plan.messages - base)) / (plan.faults.length + 1));
       await waitFor(`${at} arrivals before ${fault}`, () => arrived().size >= at, plan.drainTimeoutMs);
       log(`fault after ${arrived().size} arrivals: ${fault}`);
       if (fault === 'smtp') {
