@@ -43,14 +43,14 @@ export class LoginService {
     const ok = row ? await verifyPassword(row.password_hash, password) : await verifyAgainstDummy(password);
     // A mailed password (see PendingPasswords): using it makes it the password and asks for a new one (418);
     // using the old password discards it, so a stranger's reset request changes nothing.
-    const mailed = row && !ok ? await this.pending.matches(row, password) : false;
+    const mailed = row && !ok ? await this.pending.matches(row, password) : null;
     if (!row || (!ok && !mailed)) {
       await this.audit('login.failed', userName, ip, { reason: row ? 'wrong password' : 'unknown user name' });
       throw new ApiError(401, 'wrong user name or password');
     }
     await this.throttle.succeeded(userName, ip);
     if (mailed) {
-      await this.pending.promote(row.id);
+      await this.pending.promote(row.id, mailed);
       row.must_change_password = 'sent_by_mail';
     } else if (row.pending_password_hash) await this.pending.discard(row.id);
     const sessionId = await this.sessions.create(this.tenant, row.id);

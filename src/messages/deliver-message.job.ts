@@ -14,10 +14,10 @@ export function deliverJobId(d: DeliverMessage): string {
   return `t${d.tenantId}-m${d.messageId}-${d.medium}`;
 }
 
-export const deliverMessageJob = defineJob('messages.deliver', DeliverMessage, async (root, data, attempt) => {
+export const deliverMessageJob = defineJob('messages.deliver', DeliverMessage, async (root, data) => {
   const tenant = await root.resolve(TenantResolver).byTenantId(data.tenantId);
   if (!tenant) throw new PermanentJobError(`tenant ${data.tenantId} no longer exists`);
-  const outcome = await openTenantScope(root, tenant).resolve(DeliveryService).deliver(data.deliveryId, attempt);
+  const outcome = await openTenantScope(root, tenant).resolve(DeliveryService).deliver(data.deliveryId);
   if (outcome === 'failed') await bumpSharedCounter(root, 'delivery-failures', [tenant.slug, data.medium]);
   // Throwing makes BullMQ retry with backoff; the row already says why.
   if (outcome === 'retry') throw new TemporaryDeliveryError(`delivery ${data.deliveryId} will be retried`);

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../platform/tokens';
+import { ENV, TENANT, TENANT_DB } from '../platform/tokens';
+import type { Env } from '../platform/config/env';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Tenant } from '../platform/tenancy/tenant';
-import type { JobAttempt } from '../platform/queue/job-definition';
 import type { DeliveryRow, MessageRow } from './messages.repository';
 import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';
@@ -12,10 +12,19 @@ import { PendingPasswords } from './pending-passwords';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
+/** `<delivery-t<tenant>-<delivery>@<domain of mail.from>>`: the same for every attempt of one delivery, so a receiver can tell a resend from a new message. */
+export function deliveryMessageId(tenantId: number, deliveryId: number, from: string): string {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+  return `<delivery-t${tenantId}-${deliveryId}@${domain}>`;
+}
+
 /**
- * Sends one delivery at most once. The row moves queued -> sending in one conditional
- * UPDATE (the row lock): a second job for the same row, or a re-run after a crash, finds it
- * no longer queued and sends nothing.
+ * Sends one delivery at least once. The row moves queued -> sending in one conditional
+ * UPDATE (the row lock), so two jobs for one row do not send at once. A row left `sending`
+ * longer than OUTBOX_REDELIVER_AFTER_SECONDS belongs to a worker that died mid-send: it is
+ * claimed again and sent again (with the same Message-ID), because losing a message is
+ * worse than a recognisable duplicate. Giving up is decided by the message's age
+ * (MESSAGE_DELIVERY_MAX_AGE_HOURS), never by BullMQ's attempt budget.
  */
 @injectable()
 export class DeliveryService {
@@ -25,55 +34,46 @@ export class DeliveryService {
     @inject(MailSender) private readonly mail: MailSender,
     @inject(SmsSender) private readonly sms: SmsSender,
     @inject(PendingPasswords) private readonly passwords: PendingPasswords,
+    @inject(ENV) private readonly env: Env,
   ) {}
 
-  private deliveries() {
-    return this.db.table<DeliveryRow>('message_deliveries');
-  }
-
-  async deliver(deliveryId: number, attempt: JobAttempt): Promise<DeliveryOutcome> {
+  async deliver(deliveryId: number): Promise<DeliveryOutcome> {
     const claimed = await this.claim(deliveryId);
-    if (!claimed) return this.notClaimed(deliveryId);
-    const { message, ...delivery } = claimed;
+    // sent or failed already, or another worker is sending it right now
+    if (!claimed) return 'skipped';
+    const { message, expired, ...delivery } = claimed;
+    if (expired) {
+      await this.finish(deliveryId, { state: 'failed', last_error: expiredReason(this.env, delivery.last_error) });
+      return 'failed';
+    }
     try {
       const providerId = await this.send(delivery, message);
       await this.finish(deliveryId, { state: 'sent', provider_id: providerId, sent_at: this.db.fn.now(), last_error: null });
       return 'sent';
     } catch (err) {
       const reason = (err as Error).message;
-      if (err instanceof TemporaryDeliveryError && attempt.number < attempt.max) {
+      if (err instanceof TemporaryDeliveryError) {
         await this.finish(deliveryId, { state: 'queued', last_error: reason });
         return 'retry';
       }
-      const final = err instanceof TemporaryDeliveryError ? `gave up after ${attempt.number} attempts: ${reason}` : reason;
-      await this.finish(deliveryId, { state: 'failed', last_error: final });
-      if (!(err instanceof PermanentDeliveryError) && !(err instanceof TemporaryDeliveryError)) throw err;
+      await this.finish(deliveryId, { state: 'failed', last_error: reason });
+      if (!(err instanceof PermanentDeliveryError)) throw err;
       return 'failed';
     }
   }
 
-  /** queued -> sending, with the message it belongs to, in one round trip; undefined when not queued. */
-  private async claim(deliveryId: number): Promise<(DeliveryRow & { message: MessageRow }) | undefined> {
+  /** queued (or abandoned sending) -> sending, with its message and whether it is too old, in one round trip. */
+  private async claim(deliveryId: number): Promise<(DeliveryRow & { message: MessageRow; expired: boolean }) | undefined> {
     const { rows } = await this.db.raw(
       `with c as (
          update ?? set state = 'sending', attempts = attempts + 1, updated_at = now()
-          where id = ? and state = 'queued' returning *)
-       select c.*, to_jsonb(m) as message from c join ?? m on m.id = c.message_id`,
-      [this.db.ref('message_deliveries'), deliveryId, this.db.ref('messages')],
+          where id = ? and (state = 'queued' or (state = 'sending' and updated_at < now() - make_interval(secs => ?)))
+          returning *)
+       select c.*, to_jsonb(m) as message, m.created_at < now() - make_interval(secs => ?) as expired
+         from c join ?? m on m.id = c.message_id`,
+      [this.db.ref('message_deliveries'), deliveryId, this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
     );
     return rows[0];
-  }
-
-  /** A job for a row that is not queued: sent or failed already, or a send was cut off midway. */
-  private async notClaimed(deliveryId: number): Promise<DeliveryOutcome> {
-    const interrupted = await this.deliveries()
-      .where({ id: deliveryId, state: 'sending' })
-      .update({
-        state: 'failed',
-        last_error: 'interrupted while sending (worker stopped); not retried so that it is never delivered twice',
-        updated_at: this.db.fn.now(),
-      });
-    return interrupted ? 'failed' : 'skipped';
   }
 
   private async finish(id: number, change: Record<string, unknown>): Promise<void> {
@@ -81,14 +81,23 @@ export class DeliveryService {
   }
 
   private async send(d: DeliveryRow, m: MessageRow): Promise<string> {
-    const text = m.kind === 'password' ? m.text.replaceAll(PASSWORD_PLACEHOLDER, await this.passwords.issue(m.recipient_id)) : m.text;
+    const text = m.kind === 'password' ? m.text.replaceAll(PASSWORD_PLACEHOLDER, await this.passwords.issue(m.recipient_id, d.id)) : m.text;
     if (d.medium === 'email') {
       const from = this.tenant.config.get('mail.from');
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from)');
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text });
+      const messageId = deliveryMessageId(this.tenant.id, d.id, from);
+      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');
     return this.sms.send({ from, to: d.address, body: `${m.title}\n${text}` });
   }
+}
+
+export function maxAgeSeconds(env: Env): number {
+  return Math.round(env.MESSAGE_DELIVERY_MAX_AGE_HOURS * 3600);
+}
+
+export function expiredReason(env: Env, lastError: string | null): string {
+  return `expired: not delivered within ${env.MESSAGE_DELIVERY_MAX_AGE_HOURS} h (MESSAGE_DELIVERY_MAX_AGE_HOURS)${lastError ? `; last error: ${lastError}` : ''}`;
 }

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   replyTo: string | null;
   subject: string;
   text: string;
+  /** Stable per delivery, so a resend is recognisable as one. */
+  messageId?: string;
 }
 
 /** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
@@ -31,6 +33,7 @@ export class MailSender {
         replyTo: mail.replyTo ?? undefined,
         subject: mail.subject,
         text: mail.text,
+        messageId: mail.messageId,
       });
       return String(info.messageId ?? '');
     } catch (err) {

@@ -1,7 +1,8 @@
 import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../platform/tokens';
+import { ENV, LOGGER } from '../platform/tokens';
+import type { Env } from '../platform/config/env';
 import type { BackgroundWorker } from '../platform/queue/worker-runtime';
 import { ROOT_CONTAINER, QUEUE_REDIS, type QueueName } from '../platform/queue/job-definition';
 import { QueueRegistry } from '../platform/queue/queue-registry';
@@ -10,8 +11,10 @@ import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import { TenantStore } from '../platform/tenancy/tenant-store';
 import { openTenantScope } from '../platform/tenancy/request-scope';
 import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
 import { pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
+import { expiredReason, maxAgeSeconds } from './delivery.service';
 
 export interface RelayTiming {
   pollMs: number;
@@ -33,6 +36,8 @@ interface OutboxRow {
   message_id: number;
   medium: 'email' | 'sms';
   kind: 'message' | 'password';
+  /** Relayed before: its job may have vanished, given up or been cut off with its worker. */
+  stale: boolean;
 }
 
 /**
@@ -59,7 +64,13 @@ export class OutboxRelay implements BackgroundWorker {
     @inject(TenantResolver) private readonly tenants: TenantResolver,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
+    @inject(ENV) private readonly env: Env,
   ) {}
+
+  /** Sweeps come at least this often, so stale deliveries are found without a signal. */
+  private get sweepMs(): number {
+    return Math.min(this.timing.sweepMs, this.env.OUTBOX_REDELIVER_AFTER_SECONDS * 1000);
+  }
 
   private readonly onReady = () => {
     this.sweepRequested = true;
@@ -101,7 +112,7 @@ export class OutboxRelay implements BackgroundWorker {
   async tick(): Promise<boolean> {
     const due = new Set<number>(this.carry);
     this.carry.clear();
-    if (this.sweepRequested || Date.now() - this.lastSweep >= this.timing.sweepMs) {
+    if (this.sweepRequested || Date.now() - this.lastSweep >= this.sweepMs) {
       this.sweepRequested = false;
       this.lastSweep = Date.now();
       for (const t of await this.store.list()) if (t.status === 'active' && this.serves(t.id)) due.add(t.id);
@@ -132,23 +143,30 @@ export class OutboxRelay implements BackgroundWorker {
    * to the room left. One addBulk per queue and one UPDATE per batch, so a large send costs
    * a few round trips per batch, not per message. A crash between the two re-adds the jobs on
    * the next pass; the job id makes that a no-op.
+   *
+   * Reconciliation: a delivery relayed more than OUTBOX_REDELIVER_AFTER_SECONDS ago and still
+   * queued or sending is relayed again. Its job may still be waiting or retrying (then the add
+   * is a no-op), may have run out of BullMQ attempts or completed without sending (then it is
+   * removed first, as BullMQ ignores an add whose id it still holds), or may be gone (Redis
+   * flushed or failed over). Deliveries older than MESSAGE_DELIVERY_MAX_AGE_HOURS are failed
+   * as expired here, so giving up depends on age, not on how many attempts BullMQ made.
    */
   private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean }> {
     const tenant = await this.tenants.byTenantId(tenantId);
     if (!tenant) return { moved: 0, leftOver: false };
     const db = openTenantScope(this.root, tenant).resolve(TENANT_DB);
+    const redeliver = this.env.OUTBOX_REDELIVER_AFTER_SECONDS;
+    const expired = await this.expire(db, redeliver);
+    if (expired === null) return { moved: 0, leftOver: false }; // tenant schema not migrated yet
     const bulkRoom = Math.max(await this.bulkRoom(), 0);
     const rows: OutboxRow[] = await db
       .table('message_deliveries as d')
       .join('messages as m', 'm.id', 'd.message_id')
-      .whereNull('d.relayed_at')
+      .whereIn('d.state', ['queued', 'sending'])
+      .where((q) => q.whereNull('d.relayed_at').orWhereRaw('d.relayed_at < now() - make_interval(secs => ?)', [redeliver]))
       .orderByRaw("(m.kind = 'password') desc, d.id")
       .limit(bulkRoom + PASSWORD_ROWS_PER_BATCH + 1)
-      .select('d.id', 'd.message_id', 'd.medium', 'm.kind')
-      .catch((err: Error & { code?: string }) => {
-        if (err.code === '42P01') return []; // tenant schema not migrated yet
-        throw err;
-      });
+      .select('d.id', 'd.message_id', 'd.medium', 'm.kind', db.raw('d.relayed_at is not null as stale'));
     const password = rows.filter((r) => r.kind === 'password').slice(0, PASSWORD_ROWS_PER_BATCH);
     const bulk = rows.filter((r) => r.kind !== 'password').slice(0, bulkRoom);
     const moving = [...password, ...bulk];
@@ -156,16 +174,50 @@ export class OutboxRelay implements BackgroundWorker {
       await this.enqueue('mail-priority', tenantId, password);
       await this.enqueue('messages', tenantId, bulk);
       await db.table('message_deliveries').whereIn('id', moving.map((r) => r.id)).update({ relayed_at: db.fn.now() });
+      const again = moving.filter((r) => r.stale).length;
+      if (again) this.logger.info({ tenantId, deliveries: again }, 'outbox relay: deliveries relayed again (not done in time)');
     }
     return { moved: moving.length, leftOver: rows.length > moving.length };
+  }
+
+  /** Fails the tenant's undelivered rows past the maximum age; null when the schema has no outbox yet. */
+  private async expire(db: TenantDb, redeliver: number): Promise<number | null> {
+    try {
+      const { rowCount } = await db.raw(
+        `update ?? d set state = 'failed', last_error = ?, updated_at = now()
+           from ?? m
+          where m.id = d.message_id and d.state in ('queued', 'sending')
+            and m.created_at < now() - make_interval(secs => ?)
+            -- a send in progress finishes first
+            and (d.state = 'queued' or d.updated_at < now() - make_interval(secs => ?))`,
+        [db.ref('message_deliveries'), expiredReason(this.env, null), db.ref('messages'), maxAgeSeconds(this.env), redeliver],
+      );
+      if (rowCount) this.logger.warn({ deliveries: rowCount }, 'outbox relay: deliveries expired undelivered');
+      return rowCount ?? 0;
+    } catch (err) {
+      if ((err as { code?: string }).code === '42P01') return null;
+      throw err;
+    }
+  }
+
+  /** Removes the finished jobs of stale rows, so the add that follows is not ignored. */
+  private async clearFinished(queue: QueueName, ids: string[]): Promise<void> {
+    const q = this.queues.get(queue);
+    await Promise.all(
+      ids.map(async (id) => {
+        const state = await q.getJobState(id);
+        if (state === 'completed' || state === 'failed') await q.remove(id);
+      }),
+    );
   }
 
   private async enqueue(queue: QueueName, tenantId: number, rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     const retry = this.root.resolve(RETRY_POLICY);
+    const jobs = rows.map((row) => ({ row, data: deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage }));
+    await this.clearFinished(queue, jobs.filter((j) => j.row.stale).map((j) => deliverJobId(j.data)));
     await this.queues.get(queue).addBulk(
-      rows.map((row) => {
-        const data: DeliverMessage = deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium });
+      jobs.map(({ data }) => {
         return {
           name: deliverMessageJob.name,
           data,

@@ -26,7 +26,6 @@ const TEXTS: Record<PasswordMailReason, { title: string; intro: string }> = {
 export class PasswordMailer {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
-    @inject(Recipients) private readonly recipients: Recipients,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(TENANT_DB) private readonly db: TenantDb,
@@ -35,7 +34,18 @@ export class PasswordMailer {
 
   /** Queues the mail (SMS when the person has a mobile but no e-mail). False when the person cannot be reached. */
   async sendNewPassword(personId: number, reason: PasswordMailReason): Promise<boolean> {
-    const person = await this.recipients.byId(personId);
+    const written = await this.db.transaction((trx) => this.write(trx, personId, reason));
+    if (written) await this.signal.notify(this.tenant.id);
+    return written;
+  }
+
+  /**
+   * Writes the mail and its audit entry through `db`, so a caller's transaction (the person's
+   * creation) commits them with its own change or not at all; the caller signals the relay
+   * after commit (committed()). False when the person has neither e-mail nor mobile.
+   */
+  async write(db: TenantDb, personId: number, reason: PasswordMailReason): Promise<boolean> {
+    const person = await new Recipients(db).byId(personId);
     if (!person) return false;
     const medium: Medium | null = person.email ? 'email' : person.mobile ? 'sms' : null;
     if (!medium) {
@@ -43,26 +53,26 @@ export class PasswordMailer {
       return false;
     }
     const t = TEXTS[reason];
-    // the mail and its audit entry commit together
-    await this.db.transaction(async (trx) => {
-      await new MessagesRepository(trx).insert({
-        kind: 'password',
-        sender_id: null,
-        recipient_id: person.id,
-        title: t.title,
-        text:
-          `${t.intro}\n\nUser name: ${person.user_name}\nPassword: ${PASSWORD_PLACEHOLDER}\n\n` +
-          `The password works for ${PENDING_PASSWORD_HOURS} hours; you will be asked to choose your own when you log in with it.`,
-        cc: [],
-        reply_to: null,
-        send_medium: medium,
-        deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
-      });
-      // forgot_password comes from someone not logged in; send_login from the person's creation
-      const actor = reason === 'forgot_password' ? 'anonymous' : 'system';
-      await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, trx);
+    await new MessagesRepository(db).insert({
+      kind: 'password',
+      sender_id: null,
+      recipient_id: person.id,
+      title: t.title,
+      text:
+        `${t.intro}\n\nUser name: ${person.user_name}\nPassword: ${PASSWORD_PLACEHOLDER}\n\n` +
+        `The password works for ${PENDING_PASSWORD_HOURS} hours; you will be asked to choose your own when you log in with it.`,
+      cc: [],
+      reply_to: null,
+      send_medium: medium,
+      deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
     });
-    await this.signal.notify(this.tenant.id);
+    // forgot_password comes from someone not logged in; send_login from the person's creation
+    const actor = reason === 'forgot_password' ? 'anonymous' : 'system';
+    await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, db);
     return true;
+  }
+
+  committed(): Promise<void> {
+    return this.signal.notify(this.tenant.id);
   }
 }

@@ -17,47 +17,64 @@ export interface PendingPasswordRow {
   id: number;
   pending_password_hash?: string | null;
   pending_password_expires_at?: Date | null;
+  pending_password_earlier?: string[] | null;
 }
+
+/** Hashes kept per delivery: a resend happens only when a worker dies mid-send, so a few suffice. */
+const MAX_EARLIER = 7;
 
 /**
  * A mailed password is stored as a pending hash next to the current one, so a stranger who
  * requests resets cannot lock anyone out: the old password keeps working. Logging in with the
  * pending one makes it the password and asks for a new one (418 sent_by_mail); logging in
  * with the old one discards the pending one.
+ *
+ * Delivery is at least once, so one delivery may generate several passwords (a send cut off
+ * after the SMTP server took the mail is sent again with a new one). All passwords of the same
+ * delivery stay pending, so whichever mail the person reads works. Chosen over storing one
+ * password per delivery encrypted: no key to manage, and no plain-text-recoverable password at rest.
  */
 @injectable()
 export class PendingPasswords {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  /** Generates a password, stores its hash as pending and returns the plain text for the mail only. */
-  async issue(personId: number): Promise<string> {
+  /** Generates a password for the delivery, stores its hash as pending and returns the plain text for the mail only. */
+  async issue(personId: number, deliveryId: number): Promise<string> {
     const plain = randomPassword();
+    const sameDelivery = this.db.raw('pending_password_delivery_id = ? and pending_password_hash is not null', [deliveryId]);
     await this.db
       .table('persons')
       .where({ id: personId })
       .update({
+        pending_password_earlier: this.db.raw(
+          `case when ? then (array_append(coalesce(pending_password_earlier, '{}'), pending_password_hash))[greatest(1, coalesce(cardinality(pending_password_earlier), 0) + 2 - ${MAX_EARLIER}):] else null end`,
+          [sameDelivery],
+        ),
         pending_password_hash: await hashPassword(plain),
+        pending_password_delivery_id: deliveryId,
         pending_password_expires_at: new Date(Date.now() + PENDING_PASSWORD_HOURS * 3_600_000),
       });
     return plain;
   }
 
-  /** True when the password is the person's unexpired pending one. */
-  async matches(row: PendingPasswordRow, password: string): Promise<boolean> {
-    if (!row.pending_password_hash || !row.pending_password_expires_at) return false;
-    if (row.pending_password_expires_at.getTime() < Date.now()) return false;
-    return verifyPassword(row.pending_password_hash, password);
+  /** The hash of the unexpired pending password that matches, or null. */
+  async matches(row: PendingPasswordRow, password: string): Promise<string | null> {
+    if (!row.pending_password_hash || !row.pending_password_expires_at) return null;
+    if (row.pending_password_expires_at.getTime() < Date.now()) return null;
+    for (const hash of [row.pending_password_hash, ...(row.pending_password_earlier ?? [])]) {
+      if (await verifyPassword(hash, password)) return hash;
+    }
+    return null;
   }
 
-  /** The pending password becomes the password; the account must change it (418). */
-  async promote(personId: number): Promise<void> {
+  /** The matching pending password becomes the password; the account must change it (418). */
+  async promote(personId: number, hash: string): Promise<void> {
     await this.db
       .table('persons')
       .where({ id: personId })
       .update({
-        password_hash: this.db.raw('pending_password_hash'),
-        pending_password_hash: null,
-        pending_password_expires_at: null,
+        password_hash: hash,
+        ...CLEARED,
         password_changed_at: this.db.fn.now(),
         must_change_password: 'sent_by_mail',
         updated_at: this.db.fn.now(),
@@ -65,6 +82,8 @@ export class PendingPasswords {
   }
 
   async discard(personId: number): Promise<void> {
-    await this.db.table('persons').where({ id: personId }).whereNotNull('pending_password_hash').update({ pending_password_hash: null, pending_password_expires_at: null });
+    await this.db.table('persons').where({ id: personId }).whereNotNull('pending_password_hash').update(CLEARED);
   }
 }
+
+const CLEARED = { pending_password_hash: null, pending_password_expires_at: null, pending_password_delivery_id: null, pending_password_earlier: null };

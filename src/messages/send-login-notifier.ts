@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { NewPersonNotifier } from '../persons/new-person-notifier';
 import { PasswordMailer } from './password-mailer';
 
@@ -7,8 +8,12 @@ import { PasswordMailer } from './password-mailer';
 export class SendLoginNotifier implements NewPersonNotifier {
   constructor(@inject(PasswordMailer) private readonly mailer: PasswordMailer) {}
 
-  async sendLogin(person: { personId: number; userName: string }): Promise<void> {
-    const sent = await this.mailer.sendNewPassword(person.personId, 'send_login');
+  async sendLogin(person: { personId: number; userName: string }, db: TenantDb): Promise<void> {
+    const sent = await this.mailer.write(db, person.personId, 'send_login');
     if (!sent) throw new Error(`${person.userName} has neither e-mail nor mobile to send a login to`);
+  }
+
+  committed(): Promise<void> {
+    return this.mailer.committed();
   }
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../platform/tokens';
+import { TENANT } from '../platform/tokens';
 import type { Tenant } from '../platform/tenancy/tenant';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { WaitlistNotifier } from '../personevents/waitlist-notifier';
@@ -12,23 +12,21 @@ import { OutboxSignal } from './outbox-signal';
 export class WaitlistPromotionNotifier implements WaitlistNotifier {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
-    @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(MessagesRepository) private readonly repo: MessagesRepository,
-    @inject(Recipients) private readonly recipients: Recipients,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
   ) {}
 
-  async notifyPromoted(personEventId: number): Promise<void> {
-    const row = await this.db
+  async notifyPromoted(db: TenantDb, personEventId: number): Promise<void> {
+    const row = await db
       .table('person_events as pe')
       .join('events as e', 'e.id', 'pe.event_id')
       .where('pe.id', personEventId)
       .first('pe.person_id', 'e.title', 'e.starts_at');
     if (!row) return;
-    const person = await this.recipients.byId(row.person_id);
+    const person = await new Recipients(db).byId(row.person_id);
     const medium = person?.email ? 'email' : person?.mobile ? 'sms' : null;
+    // nobody to tell: the promotion stands without a notice
     if (!person || !medium) return;
-    await this.repo.insert({
+    await new MessagesRepository(db).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: person.id,
@@ -39,6 +37,9 @@ export class WaitlistPromotionNotifier implements WaitlistNotifier {
       send_medium: medium,
       deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
     });
-    await this.signal.notify(this.tenant.id);
+  }
+
+  committed(): Promise<void> {
+    return this.signal.notify(this.tenant.id);
   }
 }

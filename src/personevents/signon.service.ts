@@ -75,9 +75,10 @@ export class SignOnService {
 
   /**
    * Signs off and gives each seat that became free to the longest-waiting person on the
-   * wait list (first come, first served), then tells the optional notifier.
+   * wait list (first come, first served), telling the optional notifier in the same transaction.
    */
   async signOff(user: Principal, person: PersonRow, eventId: number, container: DependencyContainer): Promise<SignOnResult> {
+    const notifier = container.isRegistered(WAITLIST_NOTIFIER, true) ? container.resolve(WAITLIST_NOTIFIER) : null;
     const { id, promoted } = await this.db.transaction(async (tx) => {
       const event = await this.lockEvent(tx, eventId);
       if (event.locked && !user.superuser) throw new ApiError(409, `event ${eventId} is locked; sign-ons cannot change`);
@@ -93,19 +94,15 @@ export class SignOnService {
           const waiting: { id: number }[] = await (free === Infinity ? q : q.limit(free));
           for (const w of waiting) {
             await tx.table('person_events').where({ id: w.id }).update({ status: 'signed_on', updated_at: tx.fn.now() });
+            // in the same transaction: a crash after the commit cannot lose the notice
+            await notifier?.notifyPromoted(tx, w.id);
             promoted.push(w.id);
           }
         }
       }
       return { id: live.id as number, promoted };
     });
-    if (promoted.length && container.isRegistered(WAITLIST_NOTIFIER, true)) {
-      const notifier = container.resolve(WAITLIST_NOTIFIER);
-      // The promotion is committed; a failing notifier must not turn the sign-off into an error.
-      for (const pid of promoted) {
-        await notifier.notifyPromoted(pid).catch((err: Error) => this.log.warn({ err: err.message, personEventId: pid }, 'wait-list notification failed'));
-      }
-    }
+    if (promoted.length) await notifier?.committed?.();
     const personEvent = await this.personEvents.byId(id);
     const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
     return { personEvent, message: `${person.user_name} is signed off${tail}` };

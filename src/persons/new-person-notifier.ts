@@ -1,4 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
 
 /**
  * Extension point for POST /api/persons with send_login=1: the messaging feature registers
@@ -7,7 +8,14 @@ import type { InjectionToken } from 'tsyringe';
  * While nothing is registered, the person is created and the answer says no login was sent.
  */
 export interface NewPersonNotifier {
-  sendLogin(person: { personId: number; userName: string }): Promise<void>;
+  /**
+   * Writes the login mail through `db`, the transaction that creates the person, so the person
+   * and the mail commit together (a crash in between cannot lose the mail). Throws when the
+   * person cannot be reached; the person is created anyway.
+   */
+  sendLogin(person: { personId: number; userName: string }, db: TenantDb): Promise<void>;
+  /** After the commit: wake the relay. */
+  committed?(): Promise<void>;
 }
 
 export const NEW_PERSON_NOTIFIER: InjectionToken<NewPersonNotifier> = Symbol('NewPersonNotifier');

@@ -129,7 +129,8 @@ export class PersonWriter {
     return { person: target, removed };
   }
 
-  async create(user: Principal, input: PersonCreate): Promise<PersonRow> {
+  /** `inTransaction`: more to write with the new person, committed together (the send_login mail). */
+  async create(user: Principal, input: PersonCreate, inTransaction?: (db: TenantDb, id: number) => Promise<void>): Promise<PersonRow> {
     await this.reader.assertExist('organisations', [input.organisation_id], 'organisation');
     await this.policy.assertManagesOrganisation(user, input.organisation_id, 'create persons in this organisation');
     await this.reader.assertExist('roles', [input.role_id], 'role');
@@ -150,6 +151,7 @@ export class PersonWriter {
       const newId = await repo.insert(row);
       await repo.addRole(newId, input.role_id);
       await this.recorder.rolesChanged(trx, user, data.user_name, [], [input.role_id]);
+      await inTransaction?.(trx, newId);
       return newId;
     });
     return (await this.persons.findById(id))!;

@@ -1,3 +1,4 @@
+import type { TenantDb } from '../platform/tenancy/tenant-db';
 import { z } from 'zod';
 import { defineRoute, type RouteContext } from '../platform/http/define-route';
 import { p, pagingShape, paging, viewShape } from '../platform/http/param-types';
@@ -19,16 +20,33 @@ export const personListShape = {
   ...viewShape,
 };
 
-async function sendLogin(ctx: RouteContext, personId: number, userName: string): Promise<string> {
-  if (!ctx.container.isRegistered(NEW_PERSON_NOTIFIER, true)) return 'person created; no login was sent: messaging is not available';
-  try {
-    await ctx.resolve(NEW_PERSON_NOTIFIER).sendLogin({ personId, userName });
-    return 'person created; a login was sent';
-  } catch (err) {
-    // the person exists either way; a retry of the POST would only hit "user name taken"
-    ctx.log.error({ err, personId }, 'sending the login of a new person failed');
-    return 'person created, but the login could not be sent; use forgot_password';
+/**
+ * send_login: the login mail goes into the outbox in the transaction that creates the person.
+ * A person who cannot be reached is still created (a retry of the POST would only hit "user
+ * name taken"); a database error writing the mail fails the whole creation.
+ */
+function loginSender(ctx: RouteContext) {
+  if (!ctx.container.isRegistered(NEW_PERSON_NOTIFIER, true)) {
+    return { write: undefined, done: async () => 'person created; no login was sent: messaging is not available' };
   }
+  const notifier = ctx.resolve(NEW_PERSON_NOTIFIER);
+  let sent = false;
+  return {
+    write: async (db: TenantDb, personId: number) => {
+      const row = await db.table('persons').where({ id: personId }).first('user_name');
+      try {
+        await notifier.sendLogin({ personId, userName: row.user_name }, db);
+        sent = true;
+      } catch (err) {
+        ctx.log.error({ err, personId }, 'sending the login of a new person failed');
+      }
+    },
+    done: async () => {
+      if (!sent) return 'person created, but the login could not be sent; use forgot_password';
+      await notifier.committed?.();
+      return 'person created; a login was sent';
+    },
+  };
 }
 
 export const personRoutes = [
@@ -145,8 +163,9 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const row = await ctx.resolve(PersonWriter).create(ctx.user, input);
-      const message = input.send_login ? await sendLogin(ctx, row.id, row.user_name) : 'person created';
+      const login = input.send_login ? loginSender(ctx) : null;
+      const row = await ctx.resolve(PersonWriter).create(ctx.user, input, login?.write);
+      const message = login ? await login.done() : 'person created';
       return { message, items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
     },
   }),

@@ -172,7 +172,7 @@ describe('GET /api/personevents', () => {
 describe('wait-list promotion notification', () => {
   it('tells a registered WAITLIST_NOTIFIER which sign-on got the seat', async () => {
     const notified: number[] = [];
-    t.container.register(WAITLIST_NOTIFIER, { useValue: { notifyPromoted: async (id: number) => void notified.push(id) } });
+    t.container.register(WAITLIST_NOTIFIER, { useValue: { notifyPromoted: async (_db: unknown, id: number) => void notified.push(id) } });
     const event = await newEvent(1, 'Notify day', '2034-05-05');
     const admin = await asAcme(t, acme.host, 'admin');
     await admin.post(`/api/personevents/${event}`).send({ user_name: 'kari' });

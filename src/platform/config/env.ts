@@ -76,6 +76,10 @@ export const Env = z.object({
   /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
   DEMO_TENANTS: booleanFlag.optional(),
   TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
+  /** A relayed delivery neither sent nor failed after this long is relayed again (lost job, killed worker). */
+  OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
+  /** An undelivered message older than this is given up with the reason "expired". */
+  MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
 });
 export type Env = z.infer<typeof Env>;
 
