@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Knex } from 'knex';
-import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { KNEX } from '../../src/platform/tokens';
 import { MessagesService } from '../../src/messages/messages.service';
@@ -96,7 +96,6 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('login is not covered: the cookie is never replayed', async () => {
-    const { client } = await import('../support/test-app');
     const body = { user_name: 'ola', password: 'Ola-Worker-Pass-1', login: 1 };
     const a = await client(t, acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
     const b = await client(t, acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
