@@ -69,15 +69,16 @@ program
   .requiredOption('--host <host>', 'a host name the tenant answers on (repeat for more)', collect)
   .option('--admin-user <user_name>', "the first superuser's user name (in a root organisation named after the tenant)")
   .option('--admin-email <email>', 'where the first superuser\'s password is mailed (the outbox and workers send it)')
+  .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user')
   .option('--admin-firstname <name>')
   .option('--admin-lastname <name>')
-  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string }) =>
+  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string; mailFrom?: string }) =>
     runWithContainer(async (c) => {
       const input = { slug, name: o.name, hosts: o.host };
       if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
       if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
       const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
-      out(describe(await operator(c).createWithAdmin(input, first, progress)));
+      out(describe(await operator(c).createWithAdmin({ ...input, mailFrom: o.mailFrom }, first, progress)));
       progress(`${slug}: a password was queued for ${o.adminUser} <${o.adminEmail}>; they must choose their own at first login`);
     }),
   );

@@ -59,7 +59,7 @@ export function platformRoutes(container: DependencyContainer): Router {
   router.post('/tenants', async (req, res) => {
     const input = { slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] };
     const first = param(req, 'admin');
-    const t = first === undefined ? await admin(req).create(input) : await operator(req).createWithAdmin(input, first);
+    const t = first === undefined ? await admin(req).create(input) : await operator(req).createWithAdmin({ ...input, mailFrom: param(req, 'mail_from') }, first);
     res.status(201).json(one(`tenant ${t.slug} created${first === undefined ? '' : '; a password was mailed to its first superuser'}`)(t));
   });
   // A tenant-archive/1 arrives as the raw body (gzip); a tenant-import/1 document as JSON.

@@ -36,12 +36,16 @@ export class TenantOperator {
     const tenant = id === null ? null : await store.load(id);
     if (!tenant) throw new ApiError(404, `tenant ${slug} not found`);
     const container = openTenantScope(this.root, tenant);
-    container.register(CLIENT_IP, { useValue: this.origin.ip ?? null });
+    // tsyringe takes useValue: null for no provider at all (the CLI has no address); a factory may answer null.
+    const ip = this.origin.ip ?? null;
+    container.register(CLIENT_IP, { useFactory: () => ip });
     return { tenant, container };
   }
 
   /** A new tenant with a root organisation named after it and its first superuser, who is mailed a password. */
-  async createWithAdmin(input: { slug: string; name: string; hosts: string[] }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
+  async createWithAdmin(input: { slug: string; name: string; hosts: string[]; mailFrom?: unknown }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
+    // Without a sender the password mail would fail for good in the worker, after the tenant exists.
+    if (typeof input.mailFrom !== 'string' || !input.mailFrom.trim()) throw ApiError.missing('mail_from');
     const parsed = FirstAdmin.safeParse(admin);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -56,6 +60,7 @@ export class TenantOperator {
       {
         format: 'tenant-import/1',
         tenant: { slug: input.slug, name, hosts: input.hosts },
+        config: { 'mail.from': input.mailFrom.trim() },
         organisations: [{ ref: 'root', name }],
         persons: [{ user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true }],
       },
