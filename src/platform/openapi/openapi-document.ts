@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
 import { ERROR_STATUS } from '../errors/api-error';
+import { platformPaths } from '../../tenants/platform.openapi';
 import { IDEMPOTENCY_HEADER, takesIdempotencyKey } from '../http/idempotency';
 
 type JsonSchema = Record<string, unknown>;
@@ -170,9 +171,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     openapi: '3.1.0',
     info: { title: 'Competence and training management API', version: info.version, description: info.description },
     servers: [{ url: '/', description: 'the tenant is chosen by the Host header' }],
-    paths,
+    paths: { ...paths, ...platformPaths() },
     components: {
       securitySchemes: {
+        platformToken: { type: 'http', scheme: 'bearer', description: 'PLATFORM_ADMIN_TOKEN, for the operator API under /platform' },
         tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
         swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
       },
