@@ -1,38 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, client, type DemoTenant, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { client, useAcmeApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { TenantStore } from '../../src/platform/tenancy/tenant-store';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 
-let t: TestApp;
-let acme: DemoTenant;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme');
-});
-
-afterAll(async () => {
-  await t?.close();
-});
+const bed = useAcmeApp();
 
 describe('api.rate_limit.per_minute', () => {
   it('every answer carries RateLimit-Policy and RateLimit, errors included', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const ok = await admin.get('/api/person');
     expect(ok.headers['ratelimit-policy']).toBe('"minute";q=1200;w=60');
     expect(ok.headers.ratelimit).toMatch(/^"minute";r=\d+;t=\d+$/);
     const missing = await admin.get('/api/persons/nobody-here');
     expect(missing.status).toBe(404);
     expect(missing.headers['ratelimit-policy']).toBe('"minute";q=1200;w=60');
-    const anonymous = await client(t, acme.host).get('/api/person');
+    const anonymous = await client(bed.t, bed.acme.host).get('/api/person');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.ratelimit).toMatch(/^"minute";r=\d+;t=\d+$/);
   });
 
   it('past the limit: 429 in the envelope with Retry-After; per caller; a config change applies at once', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
-    const ola = await asAcme(t, acme.host, 'ola');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
+    const ola = await asAcme(bed.t, bed.acme.host, 'ola');
     const set = await admin.put('/api/configitems/api.rate_limit.per_minute').send({ value: 3 });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     const seen: number[] = [];
@@ -53,8 +43,8 @@ describe('api.rate_limit.per_minute', () => {
     expect(own.headers.ratelimit).toMatch(/^"minute";r=2;t=\d+$/);
 
     // Admin is locked out, so the limit is lifted the way an operator would: store and publish.
-    await t.container.resolve(TenantStore).setConfigItem(acme.tenantId, 'api.rate_limit.per_minute', null, 'test');
-    await t.container.resolve(TenantResolver).publishChange(acme.tenantId);
+    await bed.t.container.resolve(TenantStore).setConfigItem(bed.acme.tenantId, 'api.rate_limit.per_minute', null, 'test');
+    await bed.t.container.resolve(TenantResolver).publishChange(bed.acme.tenantId);
     await expectEventually(async () => (await admin.get('/api/person')).status === 200);
     const free = await admin.get('/api/person');
     expect(free.headers['ratelimit-policy']).toBeUndefined();

@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Knex } from 'knex';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
+import { client, useAcmeApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { KNEX } from '../../src/platform/tokens';
 import { MessagesService } from '../../src/messages/messages.service';
 
-let t: TestApp;
-let acme: DemoTenant;
-let knex: Knex;
+const bed = useAcmeApp();
 
-beforeAll(async () => {
-  t = await createTestApp();
-  acme = await importDemoTenant(t, 'acme');
-  knex = t.container.resolve<Knex>(KNEX);
-});
-
-afterAll(async () => {
+afterAll(() => {
   vi.restoreAllMocks();
-  await t?.close();
 });
 
-const countMessages = async (title: string) => Number((await knex.withSchema(acme.schema).table('messages').where({ title }).count({ n: '*' }))[0].n);
+const countMessages = async (title: string) => Number((await bed.t.container.resolve<Knex>(KNEX).withSchema(bed.acme.schema).table('messages').where({ title }).count({ n: '*' }))[0].n);
 const message = (title: string) => ({ user_name: 'ola', title, text: 'Idempotency probe', send_medium: 'email' });
 
 describe('Idempotency-Key on POST', () => {
   it('a repeat replays status and body with Idempotent-Replayed: true and creates no second message', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const first = await admin.post('/api/messages').set('Idempotency-Key', 'msg-1').send(message('idem once'));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -39,7 +30,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('the same key for a different request is 422 with errorcode 420 naming the header; a malformed key is 420', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     expect((await admin.post('/api/messages').set('Idempotency-Key', 'msg-2').send(message('idem a'))).status).toBe(200);
     const other = await admin.post('/api/messages').set('Idempotency-Key', 'msg-2').send(message('idem b'));
     expect(other.status).toBe(422);
@@ -51,14 +42,14 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('4xx answers are kept and replayed; keys are per caller and per tenant', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const missing = await admin.post('/api/messages').set('Idempotency-Key', 'msg-3').send({ user_name: 'ola' });
     expect(missing.status).toBe(400);
     const replay = await admin.post('/api/messages').set('Idempotency-Key', 'msg-3').send({ user_name: 'ola' });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(missing.body);
     // Another person with the same key runs their own request.
-    const kari = await asAcme(t, acme.host, 'kari');
+    const kari = await asAcme(bed.t, bed.acme.host, 'kari');
     const own = await kari.post('/api/messages').set('Idempotency-Key', 'msg-1').send(message('idem kari'));
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(own.headers['idempotent-replayed']).toBeUndefined();
@@ -66,7 +57,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('a repeat while the first still runs is 409 with Retry-After; a 5xx is not kept, so a retry runs', async () => {
-    const admin = await asAcme(t, acme.host, 'admin');
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const original = MessagesService.prototype.send;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -97,8 +88,8 @@ describe('Idempotency-Key on POST', () => {
 
   it('login is not covered: the cookie is never replayed', async () => {
     const body = { user_name: 'ola', password: 'Ola-Worker-Pass-1', login: 1 };
-    const a = await client(t, acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
-    const b = await client(t, acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
+    const a = await client(bed.t, bed.acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
+    const b = await client(bed.t, bed.acme.host).post('/api/login').set('Idempotency-Key', 'login-1').send(body);
     expect(b.headers['idempotent-replayed']).toBeUndefined();
     expect(a.headers['set-cookie']).not.toEqual(b.headers['set-cookie']);
   });
