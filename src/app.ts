@@ -12,6 +12,7 @@ import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
+import { apiRateLimit } from './platform/http/api-rate-limit';
 import { tenantCors } from './cors/cors-middleware';
 import { csrfGuard } from './cors/csrf-guard';
 import { platformRoutes } from './tenants/platform.routes';
@@ -54,6 +55,7 @@ export function buildApp(container: DependencyContainer): Express {
   api.use(cookieParser());
   api.use(tenantCors(container));
   api.use(tenantMiddleware(container));
+  api.use(apiRateLimit(container));
   api.use(csrfGuard());
   // Multipart upload and raw download of files; everything else goes through defineRoute.
   api.use(filesHttp(container));

@@ -6,10 +6,12 @@ import { ARCHIVE_FORMAT } from '../tenants/archive/tenant-archive.format';
 import { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantAdminService, type TenantSummary } from '../tenants/tenant-admin.service';
+import { TenantOperator } from '../tenants/tenant-operator';
 import { CliError, LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const admin = (c: DependencyContainer) => c.resolve(TenantAdminService);
+const operator = (c: DependencyContainer) => new TenantOperator(c, { via: 'cli' });
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
@@ -61,12 +63,60 @@ const program = new Command('tenant')
 
 program
   .command('create')
-  .description('Create an empty tenant with its schema migrated')
+  .description('Create an empty tenant with its schema migrated; with --admin-user and --admin-email also its first superuser, who is mailed a password')
   .argument('<slug>', 'lowercase letters, digits and -, starting with a letter (also names the schema t_<slug>)')
   .requiredOption('--name <name>', 'display name')
   .requiredOption('--host <host>', 'a host name the tenant answers on (repeat for more)', collect)
-  .action((slug: string, o: { name: string; host: string[] }) =>
-    runWithContainer(async (c) => out(describe(await admin(c).create({ slug, name: o.name, hosts: o.host }, progress)))),
+  .option('--admin-user <user_name>', "the first superuser's user name (in a root organisation named after the tenant)")
+  .option('--admin-email <email>', 'where the first superuser\'s password is mailed (the outbox and workers send it)')
+  .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user')
+  .option('--admin-firstname <name>')
+  .option('--admin-lastname <name>')
+  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string; mailFrom?: string }) =>
+    runWithContainer(async (c) => {
+      const input = { slug, name: o.name, hosts: o.host };
+      if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
+      if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
+      const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
+      out(describe(await operator(c).createWithAdmin({ ...input, mailFrom: o.mailFrom }, first, progress)));
+      progress(`${slug}: a password was queued for ${o.adminUser} <${o.adminEmail}>; they must choose their own at first login`);
+    }),
+  );
+
+const config = program.command('config').description("Read or set a tenant's config items (secrets are shown as set / not set only)");
+config
+  .command('get')
+  .description('Print every config item of the tenant, or one')
+  .argument('<slug>')
+  .argument('[id]')
+  .action((slug: string, id?: string) =>
+    runWithContainer(async (c) => {
+      const items = (await operator(c).configItems(slug)) as Array<{ config_item_id: string }>;
+      const chosen = id ? items.filter((i) => i.config_item_id === id) : items;
+      if (id && !chosen.length) throw new CliError(`config item ${id} not found`);
+      out(JSON.stringify(id ? chosen[0] : chosen, null, 2));
+    }),
+  );
+config
+  .command('set')
+  .description('Set a config item, validated like the tenant admin\'s PUT; audited as operator and applied at once by every process')
+  .argument('<slug>')
+  .argument('<id>')
+  .argument('<value>', 'as in the admin form: JSON for numbers, booleans, lists and null; plain text for strings and enums; "" clears a nullable item')
+  .action((slug: string, id: string, value: string) =>
+    runWithContainer(async (c) => out(JSON.stringify(await operator(c).setConfigItem(slug, id, value), null, 2))),
+  );
+
+program
+  .command('reset-password')
+  .description('Mail a person of the tenant a new password (they must choose their own at login); audited as operator')
+  .argument('<slug>')
+  .argument('<user_name>')
+  .action((slug: string, userName: string) =>
+    runWithContainer(async (c) => {
+      await operator(c).resetPassword(slug, userName);
+      out(`${slug}: a new password was queued for ${userName}`);
+    }),
   );
 
 program

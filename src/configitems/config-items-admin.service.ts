@@ -101,19 +101,29 @@ export class ConfigItemsAdminService {
 
   all(user: Principal) {
     if (!user.superuser) throw ApiError.forbidden('not authorised to list every config item: superusers only');
+    return this.list();
+  }
+
+  /** Every item; callers have checked who asks (a superuser, or the operator). */
+  list() {
     return allConfigItemDefinitions().map((def) => presentForAdmin(this.tenant, def));
   }
 
-  async set(user: Principal, id: string, raw: unknown) {
-    const def = this.definition(user, id);
+  set(user: Principal, id: string, raw: unknown) {
+    return this.setAs(user.userName, this.definition(user, id), raw);
+  }
+
+  /** The one write path of config items: the tenant admin's PUT and the operator's. */
+  async setAs(actor: string, def: ConfigItemDefinition, raw: unknown) {
+    const id = def.id;
     if (raw === undefined) throw ApiError.missing('value');
     try {
       const value = fromForm(def, raw);
       // the platform's history and the tenant's security log commit together
       await this.knex.transaction(async (trx) => {
-        const change = await this.store.setConfigItem(this.tenant.id, id, value, user.userName, trx);
+        const change = await this.store.setConfigItem(this.tenant.id, id, value, actor, trx);
         const details = change.secret ? { value_hidden: true } : { old_value: change.oldValue, new_value: change.newValue };
-        await this.audit.record({ type: 'config.changed', actor: user.userName, subject: id, details }, new TenantDb(trx, this.tenant.schema));
+        await this.audit.record({ type: 'config.changed', actor, subject: id, details }, new TenantDb(trx, this.tenant.schema));
       });
     } catch (err) {
       if (err instanceof ConfigValueError) {

@@ -10,11 +10,12 @@ import { OutboxSignal } from './outbox-signal';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { PENDING_PASSWORD_HOURS } from './pending-passwords';
 
-export type PasswordMailReason = 'send_login' | 'forgot_password';
+export type PasswordMailReason = 'send_login' | 'forgot_password' | 'operator_reset';
 
 const TEXTS: Record<PasswordMailReason, { title: string; intro: string }> = {
   send_login: { title: 'Your login', intro: 'An account has been created for you.' },
   forgot_password: { title: 'Your new password', intro: 'A new password was requested for your account. If that was not you, ignore this message: your current password keeps working.' },
+  operator_reset: { title: 'Your new password', intro: 'The service operator sent you a new password for your account.' },
 };
 
 /**
@@ -67,7 +68,7 @@ export class PasswordMailer {
       deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
     });
     // forgot_password comes from someone not logged in; send_login from the person's creation
-    const actor = reason === 'forgot_password' ? 'anonymous' : 'system';
+    const actor = reason === 'forgot_password' ? 'anonymous' : reason === 'operator_reset' ? 'operator' : 'system';
     await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, db);
     return true;
   }

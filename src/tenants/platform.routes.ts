@@ -5,6 +5,7 @@ import { requirePlatformToken } from '../platform/http/require-platform-token';
 import { okEnvelope } from '../platform/http/envelope';
 import { ApiError } from '../platform/errors/api-error';
 import { TenantAdminService } from './tenant-admin.service';
+import { TenantOperator } from './tenant-operator';
 import { checkInputValues, inputGuard } from '../platform/http/input-guard';
 import { ARCHIVE_FORMAT } from './archive/tenant-archive.format';
 
@@ -28,6 +29,11 @@ function text(req: Request, name: string): string {
   return v;
 }
 
+/** `{"value": null}` clears an item, so a JSON null must not fall through to the query. */
+function valueParam(req: Request): unknown {
+  return req.body && typeof req.body === 'object' && 'value' in req.body ? req.body.value : (req.query as any).value;
+}
+
 const isTrue = (v: unknown) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').toLowerCase());
 
 /**
@@ -44,14 +50,17 @@ export function platformRoutes(container: DependencyContainer): Router {
   router.use(inputGuard(256));
   for (const name of ['slug', 'host']) router.param(name, (_req, _res, next, value) => (checkInputValues(value, [name]), next()));
   const admin = (req: Request) => container.resolve(TenantAdminService).by({ via: 'http', ip: req.ip ?? null });
+  const operator = (req: Request) => new TenantOperator(container, { via: 'http', ip: req.ip ?? null });
   const one = (message: string) => (t: object) => okEnvelope('tenants', [t], message);
 
   router.get('/tenants', async (req, res) => {
     res.json(okEnvelope('tenants', await admin(req).list()));
   });
   router.post('/tenants', async (req, res) => {
-    const t = await admin(req).create({ slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] });
-    res.status(201).json(one(`tenant ${t.slug} created`)(t));
+    const input = { slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] };
+    const first = param(req, 'admin');
+    const t = first === undefined ? await admin(req).create(input) : await operator(req).createWithAdmin({ ...input, mailFrom: param(req, 'mail_from') }, first);
+    res.status(201).json(one(`tenant ${t.slug} created${first === undefined ? '' : '; a password was mailed to its first superuser'}`)(t));
   });
   // A tenant-archive/1 arrives as the raw body (gzip); a tenant-import/1 document as JSON.
   router.post('/tenants/import', async (req, res) => {
@@ -85,6 +94,17 @@ export function platformRoutes(container: DependencyContainer): Router {
       res.removeHeader('Content-Disposition');
       throw err;
     }
+  });
+  router.get('/tenants/:slug/configitems', async (req, res) => {
+    res.json(okEnvelope('configitems', await operator(req).configItems(req.params.slug)));
+  });
+  router.put('/tenants/:slug/configitems/:config_item_id', async (req, res) => {
+    const item = await operator(req).setConfigItem(req.params.slug, req.params.config_item_id, valueParam(req));
+    res.json(okEnvelope('configitems', [item], 'config item saved'));
+  });
+  router.post('/tenants/:slug/persons/:user_name/reset_password', async (req, res) => {
+    const p = await operator(req).resetPassword(req.params.slug, req.params.user_name);
+    res.json(okEnvelope('persons', [p], `a new password was sent to ${p.user_name}`));
   });
   router.post('/tenants/:slug/hosts', async (req, res) => {
     res.json(one('host added')(await admin(req).addHost(req.params.slug, text(req, 'host'))));

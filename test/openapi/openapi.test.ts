@@ -20,6 +20,17 @@ describe('OpenAPI document', () => {
     expect(result.valid).toBe(true);
     expect(res.body.paths['/api/login'].post.requestBody).toBeDefined();
     expect(res.body.paths['/api/configitems/{config_item_id}'].get.security).toEqual([{ tgVisit: [] }, { swt: [] }]);
+    // Idempotency-Key on every POST and the registration PUT, with its 409 and 422 answers.
+    const send = res.body.paths['/api/messages'].post;
+    expect(send.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
+    expect(send.responses['422'].description).toMatch(/Idempotency-Key/);
+    expect(send.responses['409'].description).toMatch(/still running/);
+    expect(res.body.paths['/api/personcompetences/{competence_id}'].put.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
+    // The operator API, under its own tag and bearer scheme.
+    const platform = res.body.paths['/platform/tenants/{slug}/configitems/{config_item_id}'].put;
+    expect(platform.tags).toEqual(['platform']);
+    expect(platform.security).toEqual([{ platformToken: [] }]);
+    expect(res.body.components.securitySchemes.platformToken).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('the contract check rejects a response that drifts from the document', () => {

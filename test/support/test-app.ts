@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { DependencyContainer } from 'tsyringe';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -76,4 +76,17 @@ export function client(t: TestApp, host: string, cookie?: string) {
     put: (url: string) => withHeaders('put', url, agent.put(url)),
     delete: (url: string) => withHeaders('delete', url, agent.delete(url)),
   };
+}
+
+/** The app and a fresh acme tenant around a test file's tests; read the fields inside tests. */
+export function useAcmeApp(): { t: TestApp; acme: DemoTenant } {
+  const bed = {} as { t: TestApp; acme: DemoTenant };
+  beforeAll(async () => {
+    bed.t = await createTestApp();
+    bed.acme = await importDemoTenant(bed.t, 'acme');
+  });
+  afterAll(async () => {
+    await bed.t?.close();
+  });
+  return bed;
 }

@@ -2,7 +2,34 @@ import { gunzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import * as tar from 'tar-stream';
 import request from 'supertest';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { inject } from 'vitest';
 import type { TestApp } from '../support/test-app';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a CLI as the operator would (npm run tenant -- ...), against the test databases. */
+export function cli(script: 'tenant' | 'migrate', args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'warn' };
+  const connections = { DATABASE_URL: inject('databaseUrl'), REDIS_URL: inject('redisUrl') };
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [path.join(ROOT, `src/cli/${script}.ts`), ...args], { cwd: ROOT, env: { ...base, ...connections, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
@@ -13,6 +40,7 @@ export function operator(t: TestApp) {
   return {
     get: (url: string) => auth(agent.get(url)),
     post: (url: string) => auth(agent.post(url)),
+    put: (url: string) => auth(agent.put(url)),
     delete: (url: string) => auth(agent.delete(url)),
     /** GET whose body is kept as bytes whatever its type. */
     bytes: (url: string) =>

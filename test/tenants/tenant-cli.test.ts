@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from './archive-support';
 import { client, createTestApp, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS, loginCookie } from '../support/login';
 import { DEMO_DOCUMENTS } from '../../seeds/demo-tenants';
@@ -11,8 +11,6 @@ import { tenantMigrations } from '../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 
-const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 let t: TestApp;
 let dir: string;
 
@@ -24,27 +22,6 @@ afterAll(async () => {
   await t?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a CLI as the operator would (npm run tenant -- ...), against the test databases. */
-function cli(script: 'tenant' | 'migrate', args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LOG_LEVEL: 'warn' };
-  const connections = { DATABASE_URL: inject('databaseUrl'), REDIS_URL: inject('redisUrl') };
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(ROOT, `src/cli/${script}.ts`), ...args], { cwd: ROOT, env: { ...base, ...connections, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('npm run tenant', () => {
   it('imports acme under another slug and host with progress, lists it, exports it and refuses to delete without the flag', async () => {

@@ -80,6 +80,15 @@ export const CONFIG_ITEMS = [
     readable: true,
   }),
   define({
+    id: 'api.rate_limit.per_minute',
+    description: 'Requests per minute one caller (a person; the client address before login) may send to this tenant\'s API; past it 429 with Retry-After. Empty: no limit.',
+    type: 'int_or_null',
+    schema: z.number().int().min(1).max(1_000_000).nullable(),
+    default: 1200 as number | null,
+    secret: false,
+    readable: true,
+  }),
+  define({
     id: 'api.oauth.secret',
     description: 'Shared key for SWT single sign-on (Authorization: SWT ...). Write-only.',
     type: 'string',

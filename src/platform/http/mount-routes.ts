@@ -3,10 +3,12 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import type { RouteContext, RouteDefinition, RouteResult } from './define-route';
 import { requireUser } from './define-route';
-import { okEnvelope, selectFields } from './envelope';
+import { errorEnvelope, okEnvelope, selectFields } from './envelope';
+import { IdempotentCall, type StoredAnswer } from './idempotency';
+import { REDIS } from '../tokens';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
-import { requestLog, requestScope } from '../tenancy/request-scope';
+import { requestLog, requestScope, type RequestScope } from '../tenancy/request-scope';
 import { rememberRouteTemplate } from '../metrics/route-template';
 import { PrincipalCache } from '../auth/principal-cache';
 import { checkInputValues } from './input-guard';
@@ -32,21 +34,58 @@ function withNote(result: RouteResult, note: string | undefined): RouteResult {
   return result;
 }
 
-function send(res: Response, route: RouteDefinition, result: RouteResult, fields: string[] | undefined): void {
+type Rendered = { redirect: string } | { status: number; body: unknown };
+
+function render(route: RouteDefinition, result: RouteResult, fields: string[] | undefined): Rendered {
+  if ('redirect' in result) return { redirect: result.redirect };
+  if ('body' in result) return { status: result.status ?? 200, body: result.body };
+  return { status: result.status ?? 200, body: okEnvelope(route.resource, selectFields(result.items, fields), result.message) };
+}
+
+function send(res: Response, result: RouteResult, rendered: Rendered): void {
   for (const c of result.cookies ?? []) {
     if ('clear' in c) res.clearCookie(c.name, c.options);
     else res.cookie(c.name, c.value, c.options);
   }
-  if ('redirect' in result) {
-    res.redirect(302, result.redirect);
-    return;
+  if ('redirect' in rendered) res.redirect(302, rendered.redirect);
+  else res.status(rendered.status).json(rendered.body);
+}
+
+function replay(res: Response, answer: StoredAnswer): void {
+  res.set({ ...answer.headers, 'Idempotent-Replayed': 'true' }).status(answer.status).json(answer.body);
+}
+
+async function run(req: Request, route: RouteDefinition, scope: RequestScope, raw: Record<string, unknown>): Promise<{ result: RouteResult; rendered: Rendered }> {
+  const principal = scope.principal;
+  const parsed = route.input.safeParse(raw);
+  if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
+  // Values decoded from JSON text parameters (person_data, survey data) meet the same check.
+  checkInputValues(parsed.data);
+  const ctx: RouteContext = {
+    tenant: scope.tenant,
+    principal,
+    get user() {
+      return requireUser(principal);
+    },
+    requestId: String(req.id),
+    ip: req.ip ?? '',
+    get log() {
+      return requestLog(req, (req as Request & { log: Logger }).log);
+    },
+    headers: req.headers,
+    container: scope.container,
+    resolve: (token) => scope.container.resolve(token),
+  };
+  let result: RouteResult;
+  try {
+    result = await route.handler(ctx, parsed.data);
+  } finally {
+    // What this request changed must not be served from this process's cache to the next one.
+    if (route.method !== 'get') scope.container.resolve(PrincipalCache).forgetSchema(scope.tenant.schema);
   }
-  if ('body' in result) {
-    res.status(result.status ?? 200).json(result.body);
-    return;
-  }
-  const items = selectFields(result.items, fields);
-  res.status(result.status ?? 200).json(okEnvelope(route.resource, items, result.message));
+  const fields = (parsed.data as { fields?: string[] })?.fields;
+  result = withNote(result, clampNote(raw, parsed.data));
+  return { result, rendered: render(route, result, fields) };
 }
 
 /** Turns route definitions into express handlers: access, 418, input validation, envelope. */
@@ -64,34 +103,25 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
       // Query and body were checked by inputGuard; path parameters are only known here.
       checkInputValues(req.params);
       const raw = mergedInput(req);
-      const parsed = route.input.safeParse(raw);
-      if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
-      // Values decoded from JSON text parameters (person_data, survey data) meet the same check.
-      checkInputValues(parsed.data);
-      const ctx: RouteContext = {
-        tenant: scope.tenant,
-        principal,
-        get user() {
-          return requireUser(principal);
-        },
-        requestId: String(req.id),
-        ip: req.ip ?? '',
-        get log() {
-          return requestLog(req, (req as Request & { log: Logger }).log);
-        },
-        headers: req.headers,
-        container: scope.container,
-        resolve: (token) => scope.container.resolve(token),
-      };
+      const call = IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
+      const earlier = await call?.begin();
+      if (earlier) return replay(res, earlier);
       let result: RouteResult;
+      let rendered: Rendered;
       try {
-        result = await route.handler(ctx, parsed.data);
-      } finally {
-        // What this request changed must not be served from this process's cache to the next one.
-        if (route.method !== 'get') scope.container.resolve(PrincipalCache).forgetSchema(scope.tenant.schema);
+        ({ result, rendered } = await run(req, route, scope, raw));
+      } catch (err) {
+        // Client errors are answers too (the same request gets the same 4xx); 5xx may pass on retry.
+        if (call && err instanceof ApiError && err.status < 500) await call.finish({ status: err.status, body: errorEnvelope(err), headers: err.headers });
+        else await call?.abandon();
+        throw err;
       }
-      const fields = (parsed.data as { fields?: string[] })?.fields;
-      send(res, route, withNote(result, clampNote(raw, parsed.data)), fields);
+      if (call) {
+        // A cookie must not be handed out twice (logout clears one): such answers run each time.
+        if (result.cookies?.length || 'redirect' in rendered) await call.abandon();
+        else await call.finish(rendered);
+      }
+      send(res, result, rendered);
     });
   }
   return router;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
 import { ERROR_STATUS } from '../errors/api-error';
+import { platformPaths } from '../../tenants/platform.openapi';
+import { IDEMPOTENCY_HEADER, takesIdempotencyKey } from '../http/idempotency';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -77,12 +79,12 @@ function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, number[]>();
   // Every write can meet the cross-site check of a session cookie (403).
   const csrf = route.method !== 'get' && route.access !== 'user' ? [403] : [];
-  const codes = [...new Set([419, 420, 404, 500, 503, ...(route.method === 'get' ? [] : [409]), ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])])];
+  const codes = [...new Set([419, 420, 404, 429, 500, 503, ...(route.method === 'get' ? [] : [409]), ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])])];
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return Object.fromEntries(
+  const responses = Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
       {
@@ -92,7 +94,24 @@ function errorResponses(route: RouteDefinition) {
       },
     ]),
   );
+  if (takesIdempotencyKey(route)) {
+    responses['409'].description += `; or a request with the same ${IDEMPOTENCY_HEADER} is still running (Retry-After)`;
+    responses['422'] = {
+      description: `errorcode 420: the ${IDEMPOTENCY_HEADER} was used for a different request within 24 hours`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
+  }
+  return responses;
 }
+
+const IDEMPOTENCY_PARAMETER = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'IETF httpapi Idempotency-Key: 1-255 printable ASCII characters. A repeat of the same request (same caller, method, path and parameters) within 24 hours replays the stored 2xx/4xx answer with Idempotent-Replayed: true; ignored for anonymous callers and for answers that set a cookie',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 function operation(route: RouteDefinition) {
   const inputSchema = toJsonSchema(route.input, 'input');
@@ -105,6 +124,7 @@ function operation(route: RouteDefinition) {
     required: true,
     schema: properties[name] ?? { type: 'string' },
   }));
+  if (takesIdempotencyKey(route)) parameters.push(IDEMPOTENCY_PARAMETER);
   const rest = Object.entries(properties).filter(([name]) => !inPath.includes(name));
   const op: Record<string, unknown> = {
     operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
@@ -151,9 +171,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     openapi: '3.1.0',
     info: { title: 'Competence and training management API', version: info.version, description: info.description },
     servers: [{ url: '/', description: 'the tenant is chosen by the Host header' }],
-    paths,
+    paths: { ...paths, ...platformPaths() },
     components: {
       securitySchemes: {
+        platformToken: { type: 'http', scheme: 'bearer', description: 'PLATFORM_ADMIN_TOKEN, for the operator API under /platform' },
         tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
         swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
       },

@@ -1,0 +1,55 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../errors/api-error';
+import { RateLimiterPool, TenantRateLimiter, type RateLimitRule } from '../rate-limit/tenant-rate-limiter';
+import { requestLog, requestScope } from '../tenancy/request-scope';
+import { LOGGER } from '../tokens';
+
+const WINDOW_SECONDS = 60;
+
+function rule(points: number): RateLimitRule {
+  return { name: 'api', points, durationSeconds: WINDOW_SECONDS, message: `rate limit of ${points} requests per minute reached; retry after the Retry-After seconds` };
+}
+
+/** The IETF httpapi ratelimit-headers draft (structured fields, one policy named "minute"). */
+function headers(points: number, res: RateLimiterRes): Record<string, string> {
+  const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+  return {
+    'RateLimit-Policy': `"minute";q=${points};w=${WINDOW_SECONDS}`,
+    RateLimit: `"minute";r=${Math.max(0, res.remainingPoints)};t=${reset}`,
+  };
+}
+
+/**
+ * api.rate_limit.per_minute per caller: the person once the auth schemes found one, else the
+ * client address. Read from the tenant on every request, so a config change applies at once.
+ * One Redis call (consume). Redis down: the request passes with a warning; whatever it needs
+ * from Redis (the session) answers 503 itself, and an outage must not lock everyone out.
+ */
+export function apiRateLimit(root: DependencyContainer) {
+  const logger = root.resolve(LOGGER);
+  const pool = root.resolve(RateLimiterPool);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const scope = requestScope(req);
+    const points = scope.tenant.config.get('api.rate_limit.per_minute');
+    if (points === null) return next();
+    const limiter = new TenantRateLimiter(pool, scope.tenant);
+    const r = rule(points);
+    const subject = scope.principal ? `person:${scope.principal.personId}` : `ip:${req.ip ?? ''}`;
+    let outcome: RateLimiterRes;
+    try {
+      outcome = await pool.limiter(r).consume(limiter.key(r, subject));
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        res.set(headers(points, err));
+        throw ApiError.tooMany(r.message, err.msBeforeNext);
+      }
+      requestLog(req, logger as Logger).warn({ err }, 'API rate limit not checked: Redis not reachable');
+      return next();
+    }
+    res.set(headers(points, outcome));
+    next();
+  };
+}

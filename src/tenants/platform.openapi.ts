@@ -1,0 +1,75 @@
+/**
+ * The /platform operator API in the OpenAPI document. Its handlers are plain express (they run
+ * outside any tenant), so this table, kept next to platform.routes.ts, describes them.
+ */
+type Param = [name: string, where: 'path' | 'query', description: string];
+interface PlatformOp {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  summary: string;
+  params?: Param[];
+  body?: Record<string, unknown>;
+  created?: boolean;
+}
+
+const slug: Param = ['slug', 'path', 'the tenant\'s slug'];
+const FIRST_ADMIN = {
+  type: 'object',
+  required: ['user_name', 'email'],
+  properties: { user_name: { type: 'string' }, email: { type: 'string' }, firstname: { type: 'string' }, lastname: { type: 'string' } },
+  description: 'the first superuser, created in a root organisation named after the tenant and mailed a password (must be changed at first login)',
+};
+
+export const PLATFORM_OPERATIONS: PlatformOp[] = [
+  { method: 'get', path: '/platform/tenants', summary: 'List tenants with status, hosts, schema version and size' },
+  {
+    method: 'post',
+    path: '/platform/tenants',
+    summary: 'Create an empty tenant; with admin (and mail_from) also its first superuser',
+    created: true,
+    body: { slug: { type: 'string' }, name: { type: 'string' }, hosts: { type: 'array', items: { type: 'string' } }, mail_from: { type: 'string', description: 'config item mail.from; required with admin' }, admin: FIRST_ADMIN },
+  },
+  { method: 'post', path: '/platform/tenants/import', summary: 'Create a tenant from a tenant-archive/1 (gzip body) or tenant-import/1 document', created: true, params: [['slug', 'query', 'slug instead of the document\'s'], ['hosts', 'query', 'hosts instead of the document\'s']] },
+  { method: 'get', path: '/platform/tenants/{slug}', summary: 'One tenant', params: [slug] },
+  { method: 'delete', path: '/platform/tenants/{slug}', summary: 'Delete a tenant and all its data (confirm=<slug>)', params: [slug, ['confirm', 'query', 'the slug again']] },
+  { method: 'get', path: '/platform/tenants/{slug}/export', summary: 'Export a tenant (tenant-archive/1 gzip, or format=tenant-import/1 JSON)', params: [slug, ['format', 'query', 'tenant-archive/1 or tenant-import/1'], ['secrets', 'query', '0 leaves secrets out'], ['password_hashes', 'query', '0 blanks password hashes']] },
+  { method: 'post', path: '/platform/tenants/{slug}/hosts', summary: 'Add a host name', params: [slug], body: { host: { type: 'string' } } },
+  { method: 'delete', path: '/platform/tenants/{slug}/hosts/{host}', summary: 'Remove a host name', params: [slug, ['host', 'path', 'the host name']] },
+  { method: 'post', path: '/platform/tenants/{slug}/suspend', summary: 'Suspend a tenant (its API answers 423)', params: [slug] },
+  { method: 'post', path: '/platform/tenants/{slug}/resume', summary: 'Resume a suspended tenant', params: [slug] },
+  { method: 'get', path: '/platform/tenants/{slug}/configitems', summary: 'Every config item of the tenant; secrets as is_set only', params: [slug] },
+  {
+    method: 'put',
+    path: '/platform/tenants/{slug}/configitems/{config_item_id}',
+    summary: 'Set a config item (validated like the tenant admin\'s PUT; audited as operator; applied at once)',
+    params: [slug, ['config_item_id', 'path', 'e.g. api.rate_limit.per_minute']],
+    body: { value: { description: 'the new value; null clears a nullable item' } },
+  },
+  { method: 'post', path: '/platform/tenants/{slug}/persons/{user_name}/reset_password', summary: 'Mail a person a new password (must be changed at login); audited', params: [slug, ['user_name', 'path', 'the person']] },
+  { method: 'post', path: '/platform/migrate', summary: 'Migrate every tenant schema' },
+];
+
+const envelope = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+
+export function platformPaths(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of PLATFORM_OPERATIONS) {
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = {
+      operationId: `platform${op.method}${op.path.replace(/[/{}]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      summary: op.summary,
+      tags: ['platform'],
+      security: [{ platformToken: [] }],
+      parameters: (op.params ?? []).map(([name, where, description]) => ({ name, in: where, required: where === 'path', description, schema: { type: 'string' } })),
+      ...(op.body ? { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: op.body } } } } } : {}),
+      responses: {
+        [op.created ? '201' : '200']: { description: 'the envelope', content: { 'application/json': { schema: { type: 'object', required: ['valid', 'message'], properties: { valid: { const: true }, message: { type: 'string' } } } } } },
+        '400': envelope('errorcode 419 or 420: a missing or malformed parameter'),
+        '401': envelope('errorcode 401: no or a wrong operator token'),
+        '404': envelope('errorcode 404: unknown tenant, person or config item; or PLATFORM_ADMIN_TOKEN not set'),
+        '409': envelope('errorcode 409: a conflict (slug or host taken, last host, confirm missing)'),
+      },
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,99 @@
+import type { DependencyContainer } from 'tsyringe';
+import { z } from 'zod';
+import { ApiError } from '../platform/errors/api-error';
+import { TenantStore } from '../platform/tenancy/tenant-store';
+import { openTenantScope } from '../platform/tenancy/request-scope';
+import type { Tenant } from '../platform/tenancy/tenant';
+import { CLIENT_IP, TENANT_DB } from '../platform/tokens';
+import { configItemDefinition } from '../platform/config-items/config-item-registry';
+import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
+import { PasswordMailer, type PasswordMailReason } from '../messages/password-mailer';
+import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
+
+/** The first superuser of a new tenant. */
+export const FirstAdmin = z.object({
+  user_name: z.string().trim().min(1).max(200),
+  email: z.string().trim().email(),
+  firstname: z.string().trim().min(1).max(200).optional(),
+  lastname: z.string().trim().min(1).max(200).optional(),
+});
+export type FirstAdmin = z.infer<typeof FirstAdmin>;
+
+/**
+ * Operator actions inside one tenant (its persons and config items), shared by the CLI and
+ * /platform. They run in the tenant's scope so the tenant's own services (the config PUT, the
+ * password mail) do the work, audited with actor `operator`.
+ */
+export class TenantOperator {
+  constructor(
+    private readonly root: DependencyContainer,
+    private readonly origin: OperatorOrigin,
+  ) {}
+
+  private async scope(slug: string): Promise<{ tenant: Tenant; container: DependencyContainer }> {
+    const store = this.root.resolve(TenantStore);
+    const id = typeof slug === 'string' ? await store.findIdBySlug(slug) : null;
+    const tenant = id === null ? null : await store.load(id);
+    if (!tenant) throw new ApiError(404, `tenant ${slug} not found`);
+    const container = openTenantScope(this.root, tenant);
+    // tsyringe takes useValue: null for no provider at all (the CLI has no address); a factory may answer null.
+    const ip = this.origin.ip ?? null;
+    container.register(CLIENT_IP, { useFactory: () => ip });
+    return { tenant, container };
+  }
+
+  /** A new tenant with a root organisation named after it and its first superuser, who is mailed a password. */
+  async createWithAdmin(input: { slug: string; name: string; hosts: string[]; mailFrom?: unknown }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
+    // Without a sender the password mail would fail for good in the worker, after the tenant exists.
+    if (typeof input.mailFrom !== 'string' || !input.mailFrom.trim()) throw ApiError.missing('mail_from');
+    const parsed = FirstAdmin.safeParse(admin);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw ApiError.malformed(`admin.${issue.path.join('.')}`, issue.message);
+    }
+    const a = parsed.data;
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (!name) throw ApiError.missing('name');
+    if (!input.hosts?.length) throw ApiError.missing('hosts');
+    const adminService = this.root.resolve(TenantAdminService).by(this.origin);
+    const summary = await adminService.import(
+      {
+        format: 'tenant-import/1',
+        tenant: { slug: input.slug, name, hosts: input.hosts },
+        config: { 'mail.from': input.mailFrom.trim() },
+        organisations: [{ ref: 'root', name }],
+        persons: [{ user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true }],
+      },
+      { onProgress },
+    );
+    await this.mailPassword(summary.slug, a.user_name, 'send_login');
+    return summary;
+  }
+
+  /** Secrets as is_set only, like the tenant admin's list. */
+  async configItems(slug: string) {
+    const { container } = await this.scope(slug);
+    return container.resolve(ConfigItemsAdminService).list();
+  }
+
+  async setConfigItem(slug: string, id: string, value: unknown) {
+    const { container } = await this.scope(slug);
+    const def = configItemDefinition(id);
+    if (!def) throw new ApiError(404, `config item ${id} not found`);
+    return container.resolve(ConfigItemsAdminService).setAs('operator', def, value);
+  }
+
+  /** A new password by mail (the person must change it at login); the old one keeps working until then. */
+  async resetPassword(slug: string, userName: string): Promise<{ user_name: string }> {
+    await this.mailPassword(slug, userName, 'operator_reset');
+    return { user_name: userName };
+  }
+
+  private async mailPassword(slug: string, userName: string, reason: PasswordMailReason): Promise<void> {
+    const { container } = await this.scope(slug);
+    const person = await container.resolve(TENANT_DB).table('persons').where({ user_name: userName }).first('id');
+    if (!person) throw new ApiError(404, `person ${userName} not found in tenant ${slug}`);
+    const sent = await container.resolve(PasswordMailer).sendNewPassword(person.id, reason);
+    if (!sent) throw new ApiError(409, `${userName} has neither e-mail nor mobile to send a password to`);
+  }
+}
