@@ -98,7 +98,8 @@ async function waitFor(url: string, headers: Record<string, string> = {}, timeou
 }
 
 function swtToken(userName: string): string {
-  const body = `Issuer=bench&ExpiresOn=4102444800&username=${userName}`;
+  // within the default api.oauth.max_token_lifetime_seconds (a day): a run takes minutes
+  const body = `Issuer=bench&ExpiresOn=${Math.floor(Date.now() / 1000) + 3600}&username=${userName}`;
   const sig = createHmac('sha256', Buffer.from(BENCH_SECRET, 'utf8')).update(body).digest('base64');
   return `${body}&HMACSHA256=${encodeURIComponent(sig)}`;
 }
