@@ -57,7 +57,7 @@ const CONNECTIONS = Number(flags.connections);
 const WARMUP = Number(flags.warmup);
 const COLD = Number(flags.cold ?? flags.duration);
 const IDLE = Number(flags.idle);
-const COMPETENCELEVEL_CALLS = 3;
+const COMPETENCELEVEL_CALLS = 1;
 const say = (m: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const TSX = ['--import', 'tsx'];
 const ONLY = flags.only ? new RegExp(flags.only, 'i') : null;
