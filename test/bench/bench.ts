@@ -17,13 +17,14 @@ import { tenantMigrations } from '../../migrations/tenant';
 import { TenantImporter } from '../../src/tenants/tenant-importer';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant } from './generate-tenants';
-import { PeakSampler, cpuSeconds, pidsMatching } from './proc-stats';
-import { renderTable, type Row } from './report';
+import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
+import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './report';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out bench-results]
- * Starts the product as a user would, provisions the tenants, measures every scenario
- * against the ceiling of a bare express app, and writes JSON + markdown.
+ * Starts the product as a user would, provisions the tenants, measures its idle cost and every
+ * scenario against the ceiling of a bare express app and a hand-written reference
+ * (reference-server.ts), and writes JSON + markdown.
  *
  * For profiling one scenario again and again:
  *   --data DIR          keep Postgres and Redis data in DIR; a later run with the same DIR
@@ -32,6 +33,8 @@ import { renderTable, type Row } from './report';
  *   --warmup S          run each timed scenario untimed for S seconds first (steady state)
  *   --top-statements    load pg_stat_statements and print the statements that took most time
  *   --api-node-args=S   extra node flags for the API process, e.g. --api-node-args="--cpu-prof --cpu-prof-dir=prof"
+ *   --cold S            length of the cold runs of GET /api/person right after an API start (default --duration)
+ *   --idle S            length of the idle-cost window, no traffic (default 60; 0 skips it)
  */
 const { values: flags } = parseArgs({
   options: {
@@ -44,19 +47,23 @@ const { values: flags } = parseArgs({
     'api-node-args': { type: 'string', default: '' },
     'top-statements': { type: 'boolean', default: false },
     warmup: { type: 'string', default: '0' },
+    cold: { type: 'string' },
+    idle: { type: 'string', default: '60' },
   },
 });
 const T = Number(flags.tenants);
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections);
 const WARMUP = Number(flags.warmup);
+const COLD = Number(flags.cold ?? flags.duration);
+const IDLE = Number(flags.idle);
+const COMPETENCELEVEL_CALLS = 1;
 const say = (m: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const TSX = ['--import', 'tsx'];
 const ONLY = flags.only ? new RegExp(flags.only, 'i') : null;
 const wanted = (scenario: string) => !ONLY || ONLY.test(scenario);
 const PROVISIONED_MARK = 'provisioned.json';
 
-const WORKERS_ENTRY = 'workers/main.ts';
 /** CPU seconds so far of every process in each group, by pid. */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
   Object.fromEntries(Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p)]))])) as Record<K, Map<number, number>>;
@@ -91,36 +98,80 @@ async function waitFor(url: string, headers: Record<string, string> = {}, timeou
 }
 
 function swtToken(userName: string): string {
-  const body = `Issuer=bench&ExpiresOn=4102444800&username=${userName}`;
+  // within the default api.oauth.max_token_lifetime_seconds (a day): a run takes minutes
+  const body = `Issuer=bench&ExpiresOn=${Math.floor(Date.now() / 1000) + 3600}&username=${userName}`;
   const sig = createHmac('sha256', Buffer.from(BENCH_SECRET, 'utf8')).update(body).digest('base64');
   return `${body}&HMACSHA256=${encodeURIComponent(sig)}`;
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGTERM, then SIGKILL after 30 s; resolves when the process has exited. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  if ((await Promise.race([exited.then(() => true), sleep(30_000).then(() => false)])) === false) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
 /** node:http, because fetch() does not let a caller set the Host header. */
-function login(base: string, host: string, userName: string, password: string): Promise<string> {
-  const body = JSON.stringify({ user_name: userName, password, login: 1 });
+function send(url: string, options: { method?: string; headers: Record<string, string>; body?: string }): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/api/login`, { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        const cookie = res.headers['set-cookie']?.find((c) => c.startsWith('tg-visit='));
-        if (res.statusCode !== 200 || !cookie) reject(new Error(`login ${userName}@${host} failed: ${res.statusCode} ${text}`));
-        else resolve(cookie.split(';')[0]);
-      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
     });
     req.on('error', reject);
-    req.end(body);
+    req.end(options.body);
   });
 }
 
-async function printTopStatements(knex: Knex): Promise<void> {
+async function login(base: string, host: string, userName: string, password: string): Promise<string> {
+  const body = JSON.stringify({ user_name: userName, password, login: 1 });
+  const r = await send(`${base}/api/login`, { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }, body });
+  const cookie = r.headers['set-cookie']?.find((c) => c.startsWith('tg-visit='));
+  if (r.status !== 200 || !cookie) throw new Error(`login ${userName}@${host} failed: ${r.status} ${r.text}`);
+  return cookie.split(';')[0];
+}
+
+/**
+ * Sanity check of the reference (not a timing assertion): the same requests to the product and
+ * to the reference must answer the same person. Returns a one-line verdict.
+ */
+async function compareWithProduct(base: string, referenceBase: string, sample: { path: string; headers: Record<string, string> }[]): Promise<string> {
+  let same = 0;
+  const differing = new Set<string>();
+  for (const r of sample) {
+    const [a, b] = await Promise.all([send(`${base}${r.path}`, r), send(`${referenceBase}${r.path}`, r)]);
+    const pa = a.status === 200 ? JSON.parse(a.text).person?.[0] : undefined;
+    const pb = b.status === 200 ? JSON.parse(b.text).person?.[0] : undefined;
+    if (!pa || !pb || pa.person_id !== pb.person_id || pa.user_name !== pb.user_name) {
+      differing.add(`status ${a.status}/${b.status}, person ${pa?.person_id}/${pb?.person_id}`);
+      continue;
+    }
+    same++;
+    for (const k of new Set([...Object.keys(pa), ...Object.keys(pb)])) if (JSON.stringify(pa[k]) !== JSON.stringify(pb[k])) differing.add(k);
+  }
+  return `${same} of ${sample.length} sampled sessions: same person_id and user_name${differing.size ? `; differing: ${[...differing].join(', ')}` : '; every field equal'}`;
+}
+
+async function printTopStatements(knex: Knex, when = 'during the scenarios'): Promise<void> {
   const { rows } = await knex.raw(
     `select calls, round(total_exec_time::numeric, 0) as exec_ms, round(total_plan_time::numeric, 0) as plan_ms,
             round((total_exec_time / calls)::numeric, 3) as mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
        from public.pg_stat_statements order by total_exec_time + total_plan_time desc limit 25`,
   );
-  say('top statements by time (pg_stat_statements):');
+  say(`top statements by time ${when} (pg_stat_statements):`);
   console.table(rows);
 }
 
@@ -190,64 +241,159 @@ async function main() {
     }
 
     if (flags['top-statements']) await knex.raw('create extension if not exists pg_stat_statements with schema public');
-    // The product, started as a user would.
+    const statementsSoFar = async (): Promise<number | undefined> =>
+      flags['top-statements'] ? Number((await knex.raw('select coalesce(sum(calls), 0) as n from public.pg_stat_statements')).rows[0].n) : undefined;
+    // The product, started as a user would; started again before each cold measurement.
     const port = await freePort();
-    const apiNodeArgs = flags['api-node-args']!.split(/\s+/).filter(Boolean);
-    const api = spawn(process.execPath, [...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-      env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    children.push(api);
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/readyz`);
-    const sampler = new PeakSampler({ api: () => [api.pid!], postgres: () => pidsMatching(path.join(work, 'pg')) });
+    const apiNodeArgs = flags['api-node-args']!.split(/\s+/).filter(Boolean);
+    let api!: ChildProcess;
+    const startApi = async () => {
+      api = spawn(process.execPath, [...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      children.push(api);
+      await waitFor(`${base}/readyz`);
+    };
+    const restartApi = async () => {
+      await stopChild(api);
+      await startApi();
+    };
+    await startApi();
+    const apiPid = () => api.pid!;
+    const postgresPids = () => pidsMatching(path.join(work, 'pg'));
+    // redis-server rewrites its command line: find it among our children by name
+    const redisPids = () => descendantsOf(process.pid).filter((p) => commOf(p) === 'redis-server');
+    const groupsOf = (server: () => number): Record<Group, () => number[]> => ({
+      api: () => [server()],
+      postgres: postgresPids,
+      redis: redisPids,
+      workers: () => descendantsOf(api.pid!).filter((p) => p !== api.pid),
+    });
+    const sampler = new PeakSampler({ api: () => [api.pid!], postgres: postgresPids });
     sampler.start();
+
+    /** CPU seconds used by each group between two cpuOf() snapshots; processes started in between count from zero. */
+    const cpuUsed = (c0: Record<Group, Map<number, number>>, c1: Record<Group, Map<number, number>>) =>
+      Object.fromEntries(GROUPS.map((k) => [k, [...c1[k]].reduce((s, [pid, t]) => s + t - (c0[k].get(pid) ?? 0), 0)])) as PerGroup;
+    const scale = (v: PerGroup, by: number) => Object.fromEntries(GROUPS.map((k) => [k, v[k] * by])) as PerGroup;
+
+    // Idle cost: the provisioned tenants, the API and its workers up, no traffic.
+    if (IDLE > 0) {
+      await sleep(5000); // start-up work settles
+      if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
+      const groups = groupsOf(apiPid);
+      const c0 = cpuOf(groups);
+      const t0 = Date.now();
+      const s0 = await statementsSoFar();
+      await sleep(IDLE * 1000);
+      const c1 = cpuOf(groups);
+      const s1 = await statementsSoFar();
+      const seconds = (Date.now() - t0) / 1000;
+      const cpu = scale(cpuUsed(c0, c1), 1 / seconds);
+      const total = GROUPS.reduce((s, k) => s + cpu[k], 0);
+      const sql = s0 === undefined ? '' : `, ${((s1! - s0) / seconds).toFixed(1)} SQL statements/s`;
+      rows.push({ scenario: `idle: ${T} tenants, no traffic`, cpu, seconds, note: `${total.toFixed(3)} cores together (target < 0.02)${sql}` });
+      say(`idle ${seconds.toFixed(0)} s: ${total.toFixed(3)} cores (${GROUPS.map((k) => `${k} ${cpu[k].toFixed(3)}`).join(', ')})${sql}`);
+      if (flags['top-statements']) await printTopStatements(knex, 'while idle');
+    }
     if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
+
+    const measured: Row[] = [];
+    interface Load {
+      url: string;
+      requests: any[];
+      amount?: number;
+      connections?: number;
+      timeout?: number;
+      duration?: number;
+    }
+    /**
+     * One timed autocannon run. `server`: the process whose CPU is the "api" column (the API,
+     * or the ceiling / reference server). `warmup`: untimed seconds first (default --warmup).
+     */
+    const measure = async (scenario: string, config: Load, opts: { server?: () => number; warmup?: number; always?: boolean } = {}): Promise<Row | null> => {
+      if (!opts.always && !wanted(scenario)) return null;
+      const groups = groupsOf(opts.server ?? apiPid);
+      const warmup = opts.warmup ?? WARMUP;
+      if (warmup > 0 && !config.amount) await runLoad({ connections: CONNECTIONS, ...config, duration: warmup });
+      const s0 = await statementsSoFar();
+      const cpu0 = cpuOf(groups);
+      const r = await runLoad({ connections: CONNECTIONS, duration: DURATION, ...config });
+      const used = cpuUsed(cpu0, cpuOf(groups));
+      const s1 = await statementsSoFar();
+      const cpu = scale(used, 1 / r.durationSeconds);
+      const row: Row = {
+        scenario,
+        rps: r.requestsPerSecond,
+        p50: r.p50,
+        p99: r.p99,
+        errors: r.errors + r.non2xx,
+        cpu,
+        cpuMs: scale(used, 1000 / Math.max(1, r.total)),
+        statements: s0 === undefined ? undefined : (s1! - s0) / Math.max(1, r.total),
+      };
+      rows.push(row);
+      measured.push(row);
+      say(`${scenario}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${row.errors}, CPU ms/request ${GROUPS.map((k) => `${k} ${row.cpuMs![k].toFixed(2)}`).join(', ')}`);
+      return row;
+    };
 
     const ceilingPort = await freePort();
     const ceiling = spawn(process.execPath, [...TSX, path.join(__dirname, 'ceiling-server.ts'), String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(ceiling);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
-    const measure = async (scenario: string, config: { url: string; requests: any[]; amount?: number }, ceilingRps?: number): Promise<Row | null> => {
-      if (ceilingRps !== undefined && !wanted(scenario)) return null;
-      const groups = { api: () => [api.pid!], postgres: () => pidsMatching(path.join(work, 'pg')), workers: () => pidsMatching(WORKERS_ENTRY) };
-      if (WARMUP > 0 && !config.amount) await runLoad({ connections: CONNECTIONS, ...config, duration: WARMUP });
-      const cpu0 = cpuOf(groups);
-      const r = await runLoad({ connections: CONNECTIONS, duration: DURATION, ...config });
-      const cpu1 = cpuOf(groups);
-      // processes started during the run (new pool connections) count from zero
-      const cores = (k: keyof typeof groups) => [...cpu1[k]].reduce((s, [pid, t]) => s + t - (cpu0[k].get(pid) ?? 0), 0) / r.durationSeconds;
-      const cpu = { api: cores('api'), postgres: cores('postgres'), workers: cores('workers') };
-      const row: Row = { scenario, rps: r.requestsPerSecond, p50: r.p50, p99: r.p99, errors: r.errors + r.non2xx, ratio: ceilingRps ? r.requestsPerSecond / ceilingRps : 1, cpu };
-      rows.push(row);
-      say(`${scenario}: ${r.requestsPerSecond.toFixed(0)} req/s, p99 ${r.p99} ms, errors ${row.errors}, CPU api ${cpu.api.toFixed(2)} postgres ${cpu.postgres.toFixed(2)} workers ${cpu.workers.toFixed(2)}`);
-      return row;
-    };
-    const ceilingRow = await measure('ceiling: bare express, fixed envelope', { url: `http://127.0.0.1:${ceilingPort}`, requests: [{ method: 'GET', path: '/' }] });
-    ceiling.kill('SIGTERM');
-    const ceil = ceilingRow!.rps!;
+    const ceilingRow = await measure('ceiling: bare express, fixed envelope', { url: `http://127.0.0.1:${ceilingPort}`, requests: [{ method: 'GET', path: '/' }] }, { server: () => ceiling.pid!, always: true });
+    await stopChild(ceiling);
 
     const hosts = Array.from({ length: T - 1 }, (_, i) => smallTenant(i + 1, '').tenant.hosts[0]);
-    const cookies: string[] = [];
-    if (wanted('GET /api/person, session, all tenants')) {
-      say('logging in on every small tenant');
-      await forEachBounded(hosts, 8, async (h) => {
-        cookies.push(`${h}|${await login(base, h, 'user', BENCH_PASSWORD)}`);
-      });
+    const SESSION = 'GET /api/person, session, all tenants';
+    const SWT = 'GET /api/person, SWT, all tenants';
+    const cookies: { host: string; cookie: string }[] = [];
+    say('logging in on every small tenant');
+    await forEachBounded(hosts, 8, async (host) => {
+      cookies.push({ host, cookie: await login(base, host, 'user', BENCH_PASSWORD) });
+    });
+    const sessionRequests = cookies.map(({ host, cookie }) => ({ method: 'GET', path: '/api/person', headers: { Host: host, Cookie: cookie } }));
+    const swtRequests = hosts.map((h) => ({ method: 'GET', path: '/api/person', headers: { Host: h, Authorization: `SWT ${swtToken('user')}` } }));
+
+    // The reference: the same essential work as the session scenario, hand-written.
+    const referencePort = await freePort();
+    const referenceBase = `http://127.0.0.1:${referencePort}`;
+    const reference = spawn(process.execPath, [...TSX, path.join(__dirname, 'reference-server.ts'), String(referencePort), pg.url, redis.url], { stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(reference);
+    await waitFor(`${referenceBase}/readyz`);
+    extra.referenceCheck = await compareWithProduct(base, referenceBase, sessionRequests.filter((_, i) => i % Math.max(1, Math.floor(sessionRequests.length / 20)) === 0));
+    say(`sanity check, reference vs product: ${extra.referenceCheck}`);
+    // warmed as long as the product's steady runs are (they follow a cold run)
+    const referenceRow = await measure('reference: hand-written express + Redis + pg, GET /api/person, session', { url: referenceBase, requests: sessionRequests }, { server: () => reference.pid!, warmup: COLD + WARMUP, always: true });
+    await stopChild(reference);
+
+    // Cold: the first --cold seconds after the API starts; steady: right after, with --warmup more.
+    for (const [name, requests] of [[SESSION, sessionRequests], [SWT, swtRequests]] as const) {
+      if (!wanted(name)) continue;
+      say(`starting the API again for a cold ${name}`);
+      await restartApi();
+      await measure(`${name}, cold (first ${COLD} s after start)`, { url: base, requests, duration: COLD }, { warmup: 0, always: true });
+      await measure(`${name}, steady`, { url: base, requests }, { always: true });
     }
-    await measure('GET /api/person, session, all tenants', { url: base, requests: cookies.map((hc) => { const [h, ck] = hc.split('|'); return { method: 'GET', path: '/api/person', headers: { Host: h, Cookie: ck } }; }) }, ceil);
-    await measure('GET /api/person, SWT, all tenants', { url: base, requests: hosts.map((h) => ({ method: 'GET', path: '/api/person', headers: { Host: h, Authorization: `SWT ${swtToken('user')}` } })) }, ceil);
 
     const large = 'large.bench.localhost';
     const largeCookie = await login(base, large, 'p0', BENCH_PASSWORD);
     const rootOrg = (await knex.withSchema('tenant_large').table('organisations').whereNull('parent_id').first('id')).id;
     const H = { Host: large, Cookie: largeCookie };
-    await measure('GET /api/persons?organisation_id&recursive (large)', { url: base, requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }] }, ceil);
-    await measure('GET /api/personcompetences?state=missing (5 roles)', { url: base, requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }] }, ceil);
-    await measure('GET /api/events?mode=future&view=full (large)', { url: base, requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }] }, ceil);
+    await measure('GET /api/persons?organisation_id&recursive (large)', { url: base, requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }] });
+    await measure('GET /api/personcompetences?state=missing (5 roles)', { url: base, requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }] });
+    await measure('GET /api/events?mode=future&view=full (large)', { url: base, requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }] });
+    // One request at a time, a few of them: this call walks the whole organisation (10,000 persons).
+    await measure(
+      'GET /api/competencelevel?organisation_id (large root, 10,000 persons)',
+      { url: base, requests: [{ method: 'GET', path: `/api/competencelevel?organisation_id=${rootOrg}`, headers: H }], amount: COMPETENCELEVEL_CALLS, connections: 1, timeout: 600 },
+    );
     const smallEvents: number[] = await knex.withSchema('tenant_large').table('events').where('max_participants', 2).where('starts_at', '>', new Date()).orderBy('id').limit(50).pluck('id');
     const signons = smallEvents.flatMap((e, i) => Array.from({ length: 20 }, (_, k) => ({ method: 'POST', path: `/api/personevents/${e}`, headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + ((i * 20 + k) % 9999)}` }) })));
-    await measure('POST /api/personevents bursts (2 seats each)', { url: base, requests: signons, amount: signons.length }, ceil);
+    await measure('POST /api/personevents bursts (2 seats each)', { url: base, requests: signons, amount: signons.length });
     const overbooked: unknown[] = await knex.withSchema('tenant_large').table('person_events').whereIn('event_id', smallEvents).where('status', 'signed_on').groupBy('event_id').havingRaw('count(*) > 2').select('event_id');
     extra.oversoldEvents = overbooked.length;
 
@@ -256,7 +402,7 @@ async function main() {
     if (wanted('POST /api/messages (5,000, e-mail)')) {
     const msgs = Array.from({ length: N }, (_, i) => ({ method: 'POST', path: '/api/messages', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `Bench ${i}`, text: 'Benchmark message', send_medium: 'email' }) }));
     const m0 = Date.now();
-    const posted = await measure('POST /api/messages (5,000, e-mail)', { url: base, requests: msgs, amount: N }, ceil);
+    const posted = await measure('POST /api/messages (5,000, e-mail)', { url: base, requests: msgs, amount: N });
     const accepted = N - (posted!.errors ?? 0);
     const until = Date.now() + 300_000;
     while (mailCount - before < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
@@ -264,6 +410,10 @@ async function main() {
     rows.push({ scenario: 'messages end to end to the SMTP sink', seconds: mailSeconds, rps: (mailCount - before) / mailSeconds, errors: accepted - (mailCount - before), note: `${mailCount - before} of ${accepted} accepted delivered` });
     }
     sampler.stop();
+    for (const r of measured) {
+      r.ratio = r.rps! / ceilingRow!.rps!;
+      r.refRatio = r.rps! / referenceRow!.rps!;
+    }
     if (flags['top-statements']) await printTopStatements(knex);
     extra.peakRssApiMiB = (sampler.peaks.get('api') ?? 0) / 2 ** 20;
     extra.peakRssPostgresMiB = (sampler.peaks.get('postgres') ?? 0) / 2 ** 20;

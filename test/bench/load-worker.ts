@@ -10,6 +10,8 @@ interface LoadConfig {
   connections: number;
   duration?: number;
   amount?: number;
+  /** seconds before a request counts as timed out (default 10) */
+  timeout?: number;
   requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
 }
 
@@ -24,7 +26,7 @@ async function main() {
     connections: config.connections,
     ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
     requests: [{ setupRequest: next }] as any,
-    timeout: 10,
+    timeout: config.timeout ?? 10,
   });
   const summary = {
     // completed requests over the run's own wall time: the per-second sample mean under-counts

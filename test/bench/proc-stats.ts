@@ -43,6 +43,37 @@ export function pidsMatching(needle: string): number[] {
   return [...matched];
 }
 
+/** The executable name of a process ("" when gone). */
+export function commOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** `root` and every process below it (the API process and the worker process it starts). */
+export function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  for (const queue = [root]; queue.length; ) {
+    const pid = queue.pop()!;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
 /**
  * Proportional set size: a page shared by n processes counts 1/n in each, so the sum over
  * PostgreSQL's backends does not count shared buffers once per backend, as RSS does.

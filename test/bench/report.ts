@@ -1,24 +1,39 @@
+export const GROUPS = ['api', 'postgres', 'redis', 'workers'] as const;
+export type Group = (typeof GROUPS)[number];
+export type PerGroup = Record<Group, number>;
+
 export interface Row {
   scenario: string;
   rps?: number;
   p50?: number;
   p99?: number;
   errors?: number;
+  /** Requests per second over the ceiling's (bare express, no I/O). */
   ratio?: number;
-  /** CPU cores used while the scenario ran, per process group. */
-  cpu?: { api: number; postgres: number; workers: number };
+  /** Requests per second over the hand-written reference's (same essential work as GET /api/person). */
+  refRatio?: number;
+  /** CPU cores used while the scenario ran, per process group ("api" is the server under test). */
+  cpu?: PerGroup;
+  /** CPU milliseconds per completed request, per process group. */
+  cpuMs?: PerGroup;
+  /** SQL statements executed per request (pg_stat_statements; only with --top-statements). */
+  statements?: number;
   seconds?: number;
   note?: string;
 }
 
 const f = (v: number | undefined, digits = 0) => (v === undefined ? '' : v.toFixed(digits));
+const perGroup = (v: PerGroup | undefined, digits: number) => (v ? GROUPS.map((g) => f(v[g], digits)).join(' / ') : '');
 
 /** The markdown table printed at the end and written next to the JSON. */
 export function renderTable(rows: Row[], extra: Record<string, unknown>): string {
   const lines = [
-    '| scenario | req/s | p50 ms | p99 ms | errors | ratio to ceiling | CPU API | CPU Postgres | CPU workers | seconds | note |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors ?? ''} | ${f(r.ratio, 2)} | ${f(r.cpu?.api, 2)} | ${f(r.cpu?.postgres, 2)} | ${f(r.cpu?.workers, 2)} | ${f(r.seconds, 1)} | ${r.note ?? ''} |`),
+    '| scenario | req/s | p50 ms | p99 ms | errors | ratio to ceiling | ratio to reference | CPU cores api / pg / redis / workers | CPU ms per request api / pg / redis / workers | SQL per request | seconds | note |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors ?? ''} | ${f(r.ratio, 2)} | ${f(r.refRatio, 2)} | ${perGroup(r.cpu, 2)} | ${perGroup(r.cpuMs, 2)} | ${f(r.statements, 1)} | ${f(r.seconds, 1)} | ${r.note ?? ''} |`,
+    ),
     '',
     Object.entries(extra)
       .map(([k, v]) => `${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : String(v)}`)
