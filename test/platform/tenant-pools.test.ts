@@ -3,13 +3,15 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../src/platform/tenancy/request-scope';
 import { TENANT_DB, TENANT_POOLS } from '../../src/platform/tokens';
+import { ApiError } from '../../src/platform/errors/api-error';
+import { errorMiddleware } from '../../src/platform/http/error-middleware';
 import type { Tenant } from '../../src/platform/tenancy/tenant';
 
 let t: TestApp;
 let tenants: Tenant[];
 
 beforeAll(async () => {
-  t = await createTestApp({ DATABASE_POOL_MAX: '4', DATABASE_POOL_GROUPS: '2' });
+  t = await createTestApp({ DATABASE_POOL_MAX: '4', DATABASE_POOL_GROUPS: '2', DATABASE_TENANT_WAIT_MS: '300', DATABASE_STATEMENT_TIMEOUT_MS: '1500' });
   const imported: DemoTenant[] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'acme'), importDemoTenant(t, 'globex')]);
   const resolver = t.container.resolve(TenantResolver);
   tenants = (await Promise.all(imported.map((d) => resolver.byTenantId(d.tenantId)))) as Tenant[];
@@ -30,7 +32,8 @@ describe('tenant-affine connection groups', () => {
     for (const g of pools.groups) expect((g.client as { config: { pool: { max: number } } }).config.pool.max).toBe(2);
     for (const tenant of tenants) {
       expect(openTenantScope(t.container, tenant).resolve(TENANT_DB).builder).toBe(pools.forTenant(tenant.id));
-      expect(pools.forTenant(tenant.id)).toBe(pools.groups[tenant.id % 2]);
+      // the tenant's own knex (its share) on its group's pool
+      expect((pools.forTenant(tenant.id).client as any).pool).toBe((pools.groups[tenant.id % 2].client as any).pool);
     }
   });
 
@@ -48,5 +51,33 @@ describe('tenant-affine connection groups', () => {
     const groups = [...byGroup.values()];
     for (const pids of groups) expect(pids.size).toBeLessThanOrEqual(2);
     if (groups.length === 2) expect([...groups[0]].filter((pid) => groups[1].has(pid))).toEqual([]);
+  });
+});
+
+describe('fair use of a group', () => {
+  it('one tenant holds at most half of its group; its next query waits, then 503 with Retry-After, while another tenant of the group runs', async () => {
+    const [a, b] = tenants.filter((x) => x.id % 2 === tenants[0].id % 2).length >= 2 ? tenants.filter((x) => x.id % 2 === tenants[0].id % 2) : [tenants[0], tenants[0]];
+    const dbA = openTenantScope(t.container, a).resolve(TENANT_DB);
+    const busy = dbA.raw('select pg_sleep(0.8)').then(() => undefined); // knex runs a query only once it is awaited
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await dbA.raw('select 1').then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(503);
+    expect((refused as ApiError).headers['Retry-After']).toBeDefined();
+    if (b !== a) await openTenantScope(t.container, b).resolve(TENANT_DB).raw('select 1');
+    await busy;
+    await dbA.raw('select 1');
+    expect(t.container.resolve(TENANT_POOLS).shareCounts.refusals).toBeGreaterThan(0);
+  });
+
+  it('a statement past DATABASE_STATEMENT_TIMEOUT_MS is cancelled and answers 503 in the envelope', async () => {
+    const err: any = await openTenantScope(t.container, tenants[0]).resolve(TENANT_DB).raw('select pg_sleep(5)').then(() => null, (e: unknown) => e);
+    expect(err?.code).toBe('57014');
+    const sent: { status?: number; body?: any; headers?: Record<string, string> } = {};
+    const res: any = { headersSent: false, set: (h: Record<string, string>) => ((sent.headers = h), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
+    errorMiddleware({ error() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
+    expect(sent.status).toBe(503);
+    expect(sent.headers?.['Retry-After']).toBeDefined();
+    expect(sent.body).toMatchObject({ valid: false, errorcode: 503 });
   });
 });

@@ -6,10 +6,16 @@ import type { Env } from '../config/env';
  * search_path, so a query that names a table without its schema fails loudly instead
  * of reading whichever schema some earlier request left behind.
  */
-export function createKnex(env: Pick<Env, 'DATABASE_POOL_MAX' | 'DATABASE_CONNECTION_LIFETIME_SECONDS'>, databaseUrl: string): Knex {
+export function createKnex(
+  env: Pick<Env, 'DATABASE_POOL_MAX' | 'DATABASE_CONNECTION_LIFETIME_SECONDS'>,
+  databaseUrl: string,
+  // Tenant groups only: a statement past it frees the connection for the group's other
+  // tenants. The platform pool runs migrations, import and export, which may rightly take longer.
+  statementTimeoutMs?: number,
+): Knex {
   return knex({
     client: 'pg',
-    connection: { connectionString: databaseUrl, options: '-c search_path=' },
+    connection: { connectionString: databaseUrl, options: '-c search_path=', ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}) },
     pool: {
       min: 0,
       max: env.DATABASE_POOL_MAX,

@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import type { Env } from '../config/env';
 import { createKnex } from './create-knex';
+import { sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
+
+type PoolEnv = Pick<
+  Env,
+  'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TENANT_SHARE_PERCENT' | 'DATABASE_TENANT_WAIT_MS'
+>;
 
 /**
  * The connections tenant code runs on, split into groups; a tenant always uses the same group.
@@ -9,14 +15,29 @@ import { createKnex } from './create-knex';
  * every connection serving every tenant, that cost is paid (and the memory held) once per
  * connection per tenant; with groups, once per group member per tenant. The price: one tenant
  * can use only its group's connections at a time (DATABASE_POOL_GROUPS=1 turns grouping off).
+ * Within its group a tenant holds at most its share (DATABASE_TENANT_SHARE_PERCENT), so one
+ * tenant's flood leaves the others of its group a connection.
  */
 export class TenantPools {
-  constructor(readonly groups: readonly Knex[]) {
+  private readonly perTenant = new Map<number, Knex>();
+  readonly shareCounts: ShareCounts = { waits: 0, refusals: 0 };
+
+  constructor(
+    readonly groups: readonly Knex[],
+    private readonly share: { limit: number; waitMs: number } | null = null,
+  ) {
     if (groups.length === 0) throw new Error('TenantPools needs at least one group');
   }
 
   forTenant(tenantId: number): Knex {
-    return this.groups[tenantId % this.groups.length];
+    const group = this.groups[tenantId % this.groups.length];
+    if (!this.share) return group;
+    let knex = this.perTenant.get(tenantId);
+    if (!knex) {
+      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts));
+      this.perTenant.set(tenantId, knex);
+    }
+    return knex;
   }
 
   async destroy(): Promise<void> {
@@ -24,7 +45,9 @@ export class TenantPools {
   }
 }
 
-export function createTenantPools(env: Pick<Env, 'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS'>, databaseUrl: string): TenantPools {
+export function createTenantPools(env: PoolEnv, databaseUrl: string): TenantPools {
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
-  return new TenantPools(Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl)));
+  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS));
+  const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
+  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS });
 }

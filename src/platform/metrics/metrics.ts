@@ -82,6 +82,19 @@ export class Metrics {
       },
     });
 
+    const shareCounter = (name: string, help: string, key: 'waits' | 'refusals') =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(tenantPools.shareCounts[key]);
+        },
+      });
+    shareCounter('db_tenant_share_waits_total', "Queries that waited because their tenant held its share of the group's connections", 'waits');
+    shareCounter('db_tenant_share_refusals_total', 'Queries refused (503) after waiting DATABASE_TENANT_WAIT_MS for their tenant share', 'refusals');
+
     new Gauge({
       name: 'queue_jobs',
       help: 'BullMQ jobs per queue and state (read at scrape time)',
