@@ -8,6 +8,7 @@ import { createLogger } from './platform/logging/logger';
 import { DATABASE_URL, ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
 import { createTenantPools } from './platform/db/tenant-pools';
 import { registerFeatures } from './features';
+import { CLOCK, systemClock } from './platform/time/tenant-clock';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
 import { QueueRegistry } from './platform/queue/queue-registry';
 
@@ -25,6 +26,7 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   const log = logger ?? createLogger(env);
   c.register(ENV, { useValue: env });
   c.register(LOGGER, { useValue: log });
+  c.register(CLOCK, { useValue: systemClock });
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
   c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
   c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });

@@ -28,6 +28,7 @@ import { signonRoutes } from './sso/signon.routes';
 import { SwtAuthScheme } from './sso/swt-auth-scheme';
 
 import { personRoutes } from './persons/persons.routes';
+import { privacyRoutes } from './persons/privacy.routes';
 import { organisationRoutes } from './organisations/organisations.routes';
 import { competenceRoutes } from './competences/competences.routes';
 import { catalogueTreeRoutes } from './competences/catalogue-tree.routes';
@@ -53,6 +54,7 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...configItemAdminRoutes,
   ...configItemRoutes,
   ...personRoutes,
+  ...privacyRoutes,
   ...organisationRoutes,
   ...competenceRoutes,
   ...catalogueTreeRoutes,

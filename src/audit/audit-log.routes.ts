@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, fieldsShape, periodEnd } from '../platform/http/param-types';
+import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
+import { TenantClock } from '../platform/time/tenant-clock';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import { TENANT_DB } from '../platform/tokens';
 import { ApiError } from '../platform/errors/api-error';
@@ -16,22 +17,24 @@ export const auditLogRoutes = [
     description:
       'Append-only record of password changes and resets, e-mail/mobile changes, role changes, config item changes (never a secret value), ' +
       'logins and operator actions. Filters: type (one or more exact types, comma-separated or repeated), user_name (the actor or the subject), ' +
-      'startdate (inclusive) and enddate (exclusive; a date without time includes that whole day). Paging: limit 1-100 (default 20), offset. ' +
+      'startdate (inclusive) and enddate (exclusive; a date without time includes that whole day; days are the tenant\'s, config item tenant.timezone). Paging: limit 1-100 (default 20), offset. ' +
       'details never holds a password, token or secret.',
     input: z.object({
       type: p.stringList().optional(),
       user_name: p.string(200).min(1).optional(),
-      startdate: p.date().optional(),
-      enddate: periodEnd().optional(),
+      startdate: p.when().optional(),
+      enddate: p.when().optional(),
       ...pagingShape,
       ...fieldsShape,
     }),
     output: AuditLogEntry,
     async handler(ctx, input) {
       ctx.resolve(AccessPolicy).assertSuperuser(ctx.user, 'read the security event log');
-      const end = input.enddate;
-      if (input.startdate && end && end <= input.startdate) throw ApiError.malformed('enddate', 'must be after startdate');
-      const items = await listAuditLog(ctx.resolve(TENANT_DB), { types: input.type, userName: input.user_name, start: input.startdate, end }, paging(input));
+      const clock = ctx.resolve(TenantClock);
+      const start = input.startdate && clock.start(input.startdate);
+      const end = input.enddate && clock.end(input.enddate);
+      if (start && end && end <= start) throw ApiError.malformed('enddate', 'must be after startdate');
+      const items = await listAuditLog(ctx.resolve(TENANT_DB), { types: input.type, userName: input.user_name, start, end }, paging(input));
       return { items };
     },
   }),

@@ -22,6 +22,7 @@ export const SECURITY_EVENT_TYPES = [
   'operator.host_removed',
   'operator.suspended',
   'operator.resumed',
+  'person.erased',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
@@ -7,12 +8,6 @@ import { TENANT_DB } from '../platform/tokens';
 import { ChangesRepository } from './changes.repository';
 import { ChangeView } from './changes.views';
 
-function parseEnd(value: string): Date {
-  const r = p.date().safeParse(value);
-  if (!r.success) throw ApiError.malformed('enddate', r.error.issues[0].message);
-  return value.length === 10 ? new Date(r.data.getTime() + 86_400_000) : r.data;
-}
-
 export const changesRoutes = [
   defineRoute({
     method: 'get',
@@ -21,7 +16,7 @@ export const changesRoutes = [
     resource: 'changes',
     summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
     description:
-      'Dates: ISO date or date-time; enddate defaults to now, a date-only enddate includes that whole day; the period is [startdate, enddate); ' +
+      'Dates: ISO date or date-time; enddate defaults to now, a date-only enddate includes that whole day; date-only values are days of the tenant\'s time zone (config item tenant.timezone); the period is [startdate, enddate); ' +
       'for events enddate is ignored. Security: personcompetences and events: superusers for the whole tenant, managers only with an ' +
       'organisation_id / extern_organisation_id they manage (persons in that unit and below; events: with a sign-on of such a person); ' +
       'competences: superusers and managers. personcompetences: every registration made in the period (history rows too, `current` tells ' +
@@ -30,9 +25,9 @@ export const changesRoutes = [
     output: ChangeView,
     input: z.object({
       Type: z.string().pipe(z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' })),
-      startdate: p.date(),
+      startdate: p.when(),
       // A date without time is inclusive: the whole day counts.
-      enddate: p.string(40).optional(),
+      enddate: p.when().optional(),
       organisation_id: p.id().optional(),
       extern_organisation_id: p.string(200).optional(),
       ...pagingShape,
@@ -57,16 +52,18 @@ export const changesRoutes = [
       } else {
         await policy.assertManagesOrganisation(user, organisationId, 'read the changes of this organisation');
       }
-      const end = input.enddate === undefined ? new Date() : parseEnd(input.enddate);
-      if (input.Type !== 'events' && end < input.startdate) throw ApiError.malformed('enddate', 'must not be before startdate');
+      const clock = ctx.resolve(TenantClock);
+      const start = clock.start(input.startdate);
+      const end = input.enddate === undefined ? clock.now() : clock.end(input.enddate);
+      if (input.Type !== 'events' && end < start) throw ApiError.malformed('enddate', 'must not be before startdate');
       const page = paging(input);
       const repo = ctx.resolve(ChangesRepository);
       const items =
         input.Type === 'personcompetences'
-          ? await repo.personCompetences({ start: input.startdate, end }, organisationId, page)
+          ? await repo.personCompetences({ start, end }, organisationId, page)
           : input.Type === 'competences'
-            ? await repo.competences({ start: input.startdate, end }, page)
-            : await repo.events(input.startdate, organisationId, page);
+            ? await repo.competences({ start, end }, page)
+            : await repo.events(start, organisationId, page);
       return { items };
     },
   }),

@@ -1,3 +1,4 @@
+import type { TenantClock } from '../platform/time/tenant-clock';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
@@ -23,8 +24,8 @@ export const eventFilterShape = {
   external_competence_group_ids: p.stringList().optional(),
   location_id: p.id().optional(),
   mode: z.enum(['future', 'finished', 'notfinished', 'all'], { message: 'must be future, finished, notfinished or all' }).optional(),
-  startdate: p.date().optional(),
-  enddate: p.date().optional(),
+  startdate: p.when().optional(),
+  enddate: p.when().optional(),
   sort_direction: z.enum(['asc', 'desc'], { message: 'must be asc or desc' }).optional(),
 };
 export type EventFilters = z.infer<z.ZodObject<typeof eventFilterShape>> & { custom_attributes?: Record<string, string> };
@@ -61,7 +62,9 @@ function orgTree(db: TenantDb, ids: number[], recursive: boolean): Knex.Raw | nu
 }
 
 /** Applies every GET /api/events filter to EventsRepository.base(). */
-export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFilters, now = new Date()): Knex.QueryBuilder {
+/** Modes compare instants with the clock's now; date-only startdate / enddate are days of the tenant's zone. */
+export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFilters, clock: TenantClock): Knex.QueryBuilder {
+  const now = clock.now();
   q.whereNull('e.parent_id');
   if (f.competence_id) q.where('e.competence_id', f.competence_id);
   if (!f.cancelled) q.where('e.cancelled', false);
@@ -108,8 +111,8 @@ export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFi
     q.whereIn('c.competence_group_id', groups);
   }
   if (f.startdate || f.enddate) {
-    if (f.startdate) q.where('e.starts_at', '>=', f.startdate);
-    if (f.enddate) q.where('e.starts_at', '<', f.enddate);
+    if (f.startdate) q.where('e.starts_at', '>=', clock.start(f.startdate));
+    if (f.enddate) q.where('e.starts_at', '<', clock.start(f.enddate));
     // The spec honours location_id only together with both dates.
     if (f.location_id && f.startdate && f.enddate) q.where('e.location_id', f.location_id);
   } else {

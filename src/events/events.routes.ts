@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
@@ -95,7 +96,7 @@ export const eventRoutes = [
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
       const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'check sign-on for this person');
-      const result = await checkJoin(ctx.resolve(TENANT_DB), event, person, ctx.tenant.config);
+      const result = await checkJoin(ctx.resolve(TENANT_DB), event, person, ctx.tenant.config, ctx.resolve(TenantClock));
       return { body: { valid: true, message: result.can_join ? 'can join' : 'cannot join', ...presentJoinCheck(result) } };
     },
   }),

@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
@@ -21,10 +22,11 @@ export class EventsService {
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(EventsRepository) private readonly repo: EventsRepository,
     @inject(TargetPerson) private readonly target: TargetPerson,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   async list(filters: EventFilters, paging: Paging, v: EventView): Promise<Record<string, unknown>[]> {
-    const q = applyEventFilters(this.db, this.repo.base(), filters);
+    const q = applyEventFilters(this.db, this.repo.base(), filters, this.clock);
     const rows = await this.repo.page(q, paging, filters.sort_direction ?? 'asc');
     return this.present(rows, v);
   }

@@ -1,3 +1,5 @@
+import { ageOn } from '../platform/time/tenant-clock';
+import { heldOn } from '../personcompetences/personcompetences.repository';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { TenantConfig } from '../platform/config-items/tenant-config';
 import type { EventRow } from './events.repository';
@@ -24,14 +26,10 @@ export interface JoinCheck {
   texts: Partial<Record<JoinReason, string>>;
 }
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
-
-/** Whole years between a YYYY-MM-DD birthdate and a date. */
-export function ageOn(birthdate: string, on: Date): number {
-  const [y, m, d] = birthdate.split('-').map(Number);
-  let age = on.getUTCFullYear() - y;
-  if (on.getUTCMonth() + 1 < m || (on.getUTCMonth() + 1 === m && on.getUTCDate() < d)) age -= 1;
-  return age;
+/** What checkJoin needs of the clock: the instant and the tenant's calendar day. */
+export interface JoinClock {
+  now(): Date;
+  today(): string;
 }
 
 /**
@@ -39,7 +37,9 @@ export function ageOn(birthdate: string, on: Date): number {
  * person goes onto the wait list). Runs on the given db so sign-on can use its transaction
  * after locking the event row.
  */
-export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow, config: TenantConfig, now = new Date()): Promise<JoinCheck> {
+export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow, config: TenantConfig, clock: JoinClock): Promise<JoinCheck> {
+  const now = clock.now();
+  const today = clock.today();
   const texts: Partial<Record<JoinReason, string>> = {};
   if (event.cancelled) texts.cancelled = `The event "${event.title}" is cancelled.`;
   if (event.locked) texts.locked = `The event "${event.title}" is locked; sign-ons cannot change.`;
@@ -53,23 +53,17 @@ export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow
     .join('competences as c', 'c.id', 'ep.competence_id')
     .where('ep.event_id', event.id)
     .whereNotExists(
-      db
-        .table('person_competences as pc')
-        .whereRaw('pc.competence_id = ep.competence_id')
-        .where('pc.person_id', person.id)
-        .whereNull('pc.superseded_at')
-        .whereNull('pc.deleted_at')
-        // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
-        .where('pc.passed', '>', 0)
-        .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', day(now))),
+      // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
+      heldOn(db.table('person_competences as pc').whereRaw('pc.competence_id = ep.competence_id').where('pc.person_id', person.id), today),
     )
     .orderBy('c.title')
     .select('c.id', 'c.title');
   if (missing.length) texts.prerequisites = `Requires a valid ${missing.map((m) => `"${m.title}"`).join(', ')} first.`;
 
-  // Age on the day of sign-on; without a registered birthdate the limit cannot be checked and does not block.
-  if (event.min_age !== null && person.birthdate && ageOn(person.birthdate, now) < event.min_age) {
-    texts.age = `The event requires an age of at least ${event.min_age}; ${person.user_name} is ${ageOn(person.birthdate, now)}.`;
+  // Age on the tenant's day of sign-on; without a registered birthdate the limit cannot be checked and does not block.
+  const age = person.birthdate ? ageOn(person.birthdate, today) : null;
+  if (event.min_age !== null && age !== null && age < event.min_age) {
+    texts.age = `The event requires an age of at least ${event.min_age}; ${person.user_name} is ${age}.`;
   }
 
   const fields: string[] = [];

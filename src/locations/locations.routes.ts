@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
@@ -38,8 +39,8 @@ export const locationRoutes = [
     output: LocationView,
     input: z.object({
       term: p.string(200).optional(),
-      startdate: p.date().optional(),
-      enddate: p.date().optional(),
+      startdate: p.when().optional(),
+      enddate: p.when().optional(),
       minimum_capacity: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
       sw_latitude: float('sw_latitude', -90, 90).optional(),
       sw_longitude: float('sw_longitude', -180, 180).optional(),
@@ -50,12 +51,14 @@ export const locationRoutes = [
     }),
     async handler(ctx, input) {
       const range = requireTogether(input, ['startdate', 'enddate']);
-      if (range && input.enddate! <= input.startdate!) throw ApiError.malformed('enddate', 'must be after startdate');
+      const clock = ctx.resolve(TenantClock);
+      const [from, to] = range ? [clock.start(input.startdate!), clock.start(input.enddate!)] : [];
+      if (range && to! <= from!) throw ApiError.malformed('enddate', 'must be after startdate');
       const box = requireTogether(input, BOX);
       const rows = await ctx.resolve(LocationsRepository).list(
         {
           term: input.term,
-          available: range ? { from: input.startdate!, to: input.enddate! } : undefined,
+          available: range ? { from: from!, to: to! } : undefined,
           minimumCapacity: input.minimum_capacity,
           box: box ? { swLat: input.sw_latitude!, swLng: input.sw_longitude!, neLat: input.ne_latitude!, neLng: input.ne_longitude! } : undefined,
         },
@@ -84,17 +87,19 @@ export const locationRoutes = [
     summary: 'Events at a location overlapping startdate..enddate (both required)',
     description: 'Course events (modules nested in children) whose time overlaps the range, sorted by start; cancelled ones included.',
     output: EventView,
-    input: z.object({ location_id: p.id(), startdate: p.date(), enddate: p.date(), ...pagingShape, ...viewShape }),
+    input: z.object({ location_id: p.id(), startdate: p.when(), enddate: p.when(), ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
-      if (input.enddate <= input.startdate) throw ApiError.malformed('enddate', 'must be after startdate');
+      const clock = ctx.resolve(TenantClock);
+      const [from, to] = [clock.start(input.startdate), clock.start(input.enddate)];
+      if (to <= from) throw ApiError.malformed('enddate', 'must be after startdate');
       await ctx.resolve(LocationsRepository).get(input.location_id);
       const repo = ctx.resolve(EventsRepository);
       const q = repo
         .base()
         .whereNull('e.parent_id')
         .where('e.location_id', input.location_id)
-        .where('e.starts_at', '<', input.enddate)
-        .where('e.ends_at', '>', input.startdate);
+        .where('e.starts_at', '<', to)
+        .where('e.ends_at', '>', from);
       const rows = await repo.page(q, paging(input), 'asc');
       return { items: await ctx.resolve(EventsService).present(rows, { view: input.view ?? 'simple' }) };
     },

@@ -1,3 +1,5 @@
+import { TenantClock } from '../platform/time/tenant-clock';
+import { heldOn } from '../personcompetences/personcompetences.repository';
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -46,19 +48,12 @@ export class ParticipantsService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   private base(event: EventRow): Knex.QueryBuilder {
     const { db } = this;
-    const today = new Date().toISOString().slice(0, 10);
-    const met = db
-      .table('person_competences as pc')
-      .whereRaw('pc.person_id = p.id')
-      .where('pc.competence_id', event.competence_id)
-      .whereNull('pc.superseded_at')
-      .whereNull('pc.deleted_at')
-      .where('pc.passed', '>', 0)
-      .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', today))
+    const met = heldOn(db.table('person_competences as pc').whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id), this.clock.today())
       .select(db.raw('1'));
     return db
       .table('person_events as pe')

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { CompetenceRow } from '../competences/competence.row';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { PersonCompetencesRepository, type RegistrationRow } from './personcompetences.repository';
+import { TenantClock } from '../platform/time/tenant-clock';
 
 export type MissingReason = 'not_registered' | 'expired' | 'not_passed' | 'not_checked' | 'not_signed' | 'items_missing';
 
@@ -14,15 +15,13 @@ export interface CompetenceState {
   children: CompetenceState[];
 }
 
-export const today = (): string => new Date().toISOString().slice(0, 10);
-
 /**
  * Whether a person holds a competence now: a current registration, not expired
- * (valid_until >= today), passed > 0, and per type: a checklist item checked (or overridden
+ * (valid_until >= today, the tenant's calendar day `now`), passed > 0, and per type: a checklist item checked (or overridden
  * by a manager), a signature signed. A checklist is held when all of its items are held,
  * or when a manager registered the checklist itself.
  */
-export function stateOf(c: CompetenceRow, reg: RegistrationRow | undefined, children: CompetenceState[], now = today()): CompetenceState {
+export function stateOf(c: CompetenceRow, reg: RegistrationRow | undefined, children: CompetenceState[], now: string): CompetenceState {
   const own = ownReason(c, reg, now);
   if (c.type === 'checklist') {
     const itemsHeld = children.length > 0 && children.every((k) => k.held);
@@ -46,6 +45,7 @@ export class CompetenceStates {
   constructor(
     @inject(CompetencesRepository) private readonly competences: CompetencesRepository,
     @inject(PersonCompetencesRepository) private readonly registrations: PersonCompetencesRepository,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   /** States of the given competences for a person (checklists with their items). */
@@ -55,7 +55,7 @@ export class CompetenceStates {
     const byCompetence = new Map(current.map((r) => [r.competence_id, r]));
     const rows = await this.competences.byIds(competenceIds);
     const items = await this.competences.descendants(rows.filter((r) => r.type === 'checklist').map((r) => r.id));
-    const now = today();
+    const now = this.clock.today();
     return rows.map((c) => {
       const children = items.filter((i) => i.parent_id === c.id).map((i) => stateOf(i, byCompetence.get(i.id), [], now));
       return stateOf(c, byCompetence.get(c.id), children, now);

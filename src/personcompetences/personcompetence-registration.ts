@@ -1,3 +1,4 @@
+import { addMonths, dayIn, TenantClock } from '../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../platform/auth/principal';
 import { ApiError } from '../platform/errors/api-error';
@@ -38,13 +39,8 @@ const TYPE_PARAMS: Record<string, string[]> = {
   skill_level: ['skill'],
 };
 
-const isoDate = (d: Date) => d.toISOString().slice(0, 10);
-
-function addMonths(date: string, months: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  return isoDate(d);
-}
+// date and valid_until are calendar days: a date-only parameter arrives as that day's UTC midnight
+const isoDate = (d: Date) => dayIn('UTC', d);
 
 /** The rules of PUT /api/personcompetences/[competence_id], per competence type. */
 @injectable()
@@ -54,6 +50,7 @@ export class PersonCompetenceRegistration {
     @inject(PersonCompetencesRepository) private readonly repo: PersonCompetencesRepository,
     @inject(TargetPersons) private readonly persons: TargetPersons,
     @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   async competence(id: number): Promise<CompetenceRow> {
@@ -77,7 +74,7 @@ export class PersonCompetenceRegistration {
         throw ApiError.malformed(param, `does not apply to a competence of type ${c.type}`);
       }
     }
-    const date = input.date ? isoDate(input.date) : isoDate(new Date());
+    const date = input.date ? isoDate(input.date) : this.clock.today();
     let validUntil = input.valid_until ? isoDate(input.valid_until) : c.valid_months ? addMonths(date, c.valid_months) : null;
     if (validUntil !== null && validUntil < date) throw ApiError.malformed('valid_until', 'must not be before date');
     const row: NewRegistration = {

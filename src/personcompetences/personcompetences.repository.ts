@@ -1,7 +1,18 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Knex } from 'knex';
 import { isUniqueViolation } from '../platform/errors/error-classes';
+
+/**
+ * The SQL half of "held": a current registration (alias pc), passed and not expired on
+ * `today`, the tenant's calendar day. Passed as a parameter, not SQL current_date, which
+ * is the day in the database session's zone.
+ */
+export function heldOn(q: Knex.QueryBuilder, today: string): Knex.QueryBuilder {
+  return q.whereNull('pc.superseded_at').whereNull('pc.deleted_at').where('pc.passed', '>', 0)
+    .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', today));
+}
 
 /** One registration row; calendar dates come out as YYYY-MM-DD text. */
 export interface RegistrationRow {

@@ -6,6 +6,7 @@ import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
 import { TargetPersons } from './target-person';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates, stateOf } from './competence-state';
+import { TenantClock } from '../platform/time/tenant-clock';
 import { PersonCompetenceRegistration } from './personcompetence-registration';
 import { presentPersonCompetence, PersonCompetenceView } from './personcompetences.presenter';
 
@@ -19,7 +20,7 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: "A person's competences held (state=passed) or required and not held (state=missing)",
     description:
-      'Held = a current registration, valid_until empty or not before today (UTC), passed > 0, a checklist item checked (or overridden by a manager), ' +
+      'Held = a current registration, valid_until empty or not before today (in the tenant\'s time zone, config item tenant.timezone), passed > 0, a checklist item checked (or overridden by a manager), ' +
       'a signature signed; a checklist is held when all its items are, or when a manager registered the checklist itself. ' +
       'state=passed (default): competences held now (expired ones are not listed). state=missing: competences required and not held, with `reason`. ' +
       "Required = requirements of the person's roles, or of role_ids (any roles: gap analysis; unknown role 404), on active competences; " +
@@ -114,7 +115,7 @@ export const personCompetenceRoutes = [
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
       const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, input.competence_id, input.user_name);
-      const state = stateOf(r.competence, r.registration, []);
+      const state = stateOf(r.competence, r.registration, [], ctx.resolve(TenantClock).today());
       const item = { ...presentPersonCompetence(state, r.person.user_name, input.view ?? 'simple'), state: 'deleted', deleted: true };
       return { items: [item], message: `removed ${r.removed} registration(s)` };
     },

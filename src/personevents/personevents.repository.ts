@@ -37,7 +37,7 @@ export class PersonEventsRepository {
     return this.base().where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
   }
 
-  async list(f: PersonEventFilters, paging: Paging, now = new Date()): Promise<PersonEventRow[]> {
+  async list(f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {
     const q = this.base().where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
     if (f.personIds) q.whereIn('pe.person_id', f.personIds as any);
     if (f.eventIds?.length) q.whereIn('pe.event_id', f.eventIds);

@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
@@ -53,6 +54,7 @@ export const personEventRoutes = [
       const rows = await ctx.resolve(PersonEventsRepository).list(
         { personIds, eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
         paging(input),
+        ctx.resolve(TenantClock).now(),
       );
       return { items: rows.map(presentPersonEvent) };
     },

@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
@@ -25,6 +26,7 @@ export class SignOnService {
     @inject(EventsRepository) private readonly events: EventsRepository,
     @inject(PersonEventsRepository) private readonly personEvents: PersonEventsRepository,
     @inject(LOGGER) private readonly log: Logger,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
@@ -48,7 +50,7 @@ export class SignOnService {
       if (event.parent_id !== null) {
         throw new ApiError(409, `event ${eventId} is a module of event ${event.parent_id}; sign on to the course event instead`);
       }
-      const check = await checkJoin(tx, event, person, this.tenant.config);
+      const check = await checkJoin(tx, event, person, this.tenant.config, this.clock);
       if (!check.can_join) {
         const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
         throw new ApiError(409, `cannot sign ${person.user_name} on: ${why}`, { can_join: false, reason: check.reason });

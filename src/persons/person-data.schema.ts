@@ -1,3 +1,4 @@
+import { isMatch } from 'date-fns';
 import { z } from 'zod';
 
 /** Accepts person_data as an object (bracket form, JSON body) or as a JSON string. */
@@ -33,13 +34,11 @@ const birthdate = z
   .string()
   .trim()
   .refine((v) => v === '' || isCalendarDate(v), 'must be an ISO date YYYY-MM-DD')
-  .refine((v) => v === '' || v <= new Date().toISOString().slice(0, 10), 'must not be in the future')
+  // "not in the future" needs the tenant's today: PersonWriter checks it
   .transform((v) => (v === '' ? null : v));
 
 function isCalendarDate(v: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
-  const d = new Date(`${v}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+  return /^\d{4}-\d{2}-\d{2}$/.test(v) && isMatch(v, 'yyyy-MM-dd');
 }
 
 export const userName = z

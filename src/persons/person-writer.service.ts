@@ -1,3 +1,4 @@
+import { TenantClock } from '../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
@@ -38,6 +39,7 @@ export class PersonWriter {
     @inject(SessionStore) private readonly sessions: SessionStore,
     @inject(LoginThrottle) private readonly throttle: LoginThrottle,
     @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
@@ -52,6 +54,7 @@ export class PersonWriter {
     await this.policy.assertSelfOrActingManager(user, target, 'update this person');
     this.assertNotSuperuserOf(user, target);
     if (input.role_ids !== undefined) await this.policy.assertActsAsManagerOf(user, target, 'set roles');
+    this.assertBirthdateNotFuture(data);
     await this.checkCredentials(isSelf, target, data, input, ip);
     if (data.user_name !== undefined && (await this.persons.userNameTaken(data.user_name, target.id))) {
       throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
@@ -79,6 +82,11 @@ export class PersonWriter {
       await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
     }
     return (await this.persons.findById(target.id))!;
+  }
+
+  // The tenant's today, so a person born today in Kiritimati is not refused while UTC is still yesterday.
+  private assertBirthdateNotFuture(data: { birthdate?: string | null }): void {
+    if (data.birthdate && data.birthdate > this.clock.today()) throw ApiError.malformed('person_data[birthdate]', 'must not be in the future');
   }
 
   // A manager of the organisation a superuser sits in could otherwise reset the superuser's password and take over.
@@ -135,6 +143,7 @@ export class PersonWriter {
     await this.policy.assertManagesOrganisation(user, input.organisation_id, 'create persons in this organisation');
     await this.reader.assertExist('roles', [input.role_id], 'role');
     const data = input.person_data;
+    this.assertBirthdateNotFuture(data);
     if (await this.persons.userNameTaken(data.user_name)) {
       throw ApiError.malformed('person_data[user_name]', `user name "${data.user_name}" is already taken`);
     }

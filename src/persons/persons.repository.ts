@@ -5,6 +5,7 @@ import type { TenantDb } from '../platform/tenancy/tenant-db';
 import { ApiError } from '../platform/errors/api-error';
 import type { Paging } from '../platform/http/param-types';
 import type { PasswordChangeReason } from '../platform/auth/principal';
+import { heldOn } from '../personcompetences/personcompetences.repository';
 
 export interface PersonRow {
   id: number;
@@ -47,8 +48,9 @@ export interface PersonFilter {
   /** The caller may only see members of these organisations (a manager's subtrees). */
   visibleOrganisationIds?: number[];
   eventId?: number;
-  /** Every one of these competences must be fulfilled. */
+  /** Every one of these competences must be fulfilled on `today` (the tenant's calendar day). */
   competenceIds?: number[];
+  today?: string;
   /** Any of these roles. */
   roleIds?: number[];
 }
@@ -144,10 +146,8 @@ export class PersonsRepository {
     for (const competenceId of filter.competenceIds ?? []) {
       // fulfilled = the current registration is passed and still valid today
       q.whereExists(function () {
-        this.select(1).from(`${db.ref('person_competences')} as pc`).whereRaw('pc.person_id = p.id')
-          .where('pc.competence_id', competenceId).whereNull('pc.superseded_at').whereNull('pc.deleted_at')
-          .where('pc.passed', '>', 0)
-          .where((w) => w.whereNull('pc.valid_until').orWhereRaw('pc.valid_until >= current_date'));
+        heldOn(this.select(1).from(`${db.ref('person_competences')} as pc`).whereRaw('pc.person_id = p.id')
+          .where('pc.competence_id', competenceId), filter.today!);
       });
     }
     if (filter.roleIds) {

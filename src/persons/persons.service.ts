@@ -9,6 +9,7 @@ import type { Paging } from '../platform/http/param-types';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PersonsRepository, type PersonFilter, type PersonRow } from './persons.repository';
 import { presentPersonFull, presentPersonSimple } from './person.presenter';
+import { TenantClock } from '../platform/time/tenant-clock';
 
 export type PersonView = 'simple' | 'full';
 
@@ -29,6 +30,7 @@ export class PersonsService {
     @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   async requireByUserName(userName: string, withDetails = false): Promise<PersonRow> {
@@ -74,6 +76,7 @@ export class PersonsService {
     if (query.has_competence_ids) {
       await this.assertExist('competences', query.has_competence_ids, 'competence');
       filter.competenceIds = [...new Set(query.has_competence_ids)];
+      filter.today = this.clock.today();
     }
     if (query.role_ids) {
       await this.assertExist('roles', query.role_ids, 'role');

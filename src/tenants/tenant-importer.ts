@@ -1,3 +1,4 @@
+import { addMonths, CLOCK, DEFAULT_TIME_ZONE, todayIn, type Clock } from '../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -44,12 +45,6 @@ function need(map: RefMap, kind: string, ref: string, where: string): number {
   return id;
 }
 
-function addMonths(date: string, months: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  return d.toISOString().slice(0, 10);
-}
-
 /**
  * Creates a tenant from a tenant-import/1 document in one transaction: platform rows,
  * schema, migrations and data. Any bad reference rolls everything back and names the ref.
@@ -61,6 +56,7 @@ export class TenantImporter {
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async import(document: unknown, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string }> {
@@ -89,7 +85,7 @@ export class TenantImporter {
       }
       await migrateSchema(trx as unknown as Knex, schema, tenantMigrations);
       progress(`${slug}: schema ${schema} created`);
-      await new DataImport(new TenantDb(trx, schema), doc, progress, slug).run();
+      await new DataImport(new TenantDb(trx, schema), doc, progress, slug, this.clock.now()).run();
       return id;
     });
     await this.resolver.publishChange(tenantId);
@@ -110,13 +106,17 @@ class DataImport {
   private readonly locations: RefMap = new Map();
   private readonly events: RefMap = new Map();
   private readonly customAttributes: CustomAttributeDefinition[];
+  /** The default registration date: today in the zone the document gives the tenant. */
+  private readonly today: string;
 
   constructor(
     private readonly db: TenantDb,
     private readonly doc: TenantImport,
     private readonly progress: (m: string) => void,
     private readonly slug: string,
+    now: Date,
   ) {
+    this.today = todayIn((doc.config['tenant.timezone'] as string | undefined) ?? DEFAULT_TIME_ZONE, now);
     this.customAttributes = (doc.config.custom_attributes as CustomAttributeDefinition[] | undefined) ?? [];
   }
 
@@ -163,7 +163,7 @@ class DataImport {
     const registrations = d.person_competences.map((pc, i) => {
       const where = `person_competences[${i}]`;
       const months = this.validMonths.get(pc.competence);
-      const date = pc.date ?? new Date().toISOString().slice(0, 10);
+      const date = pc.date ?? this.today;
       return {
         person_id: need(this.persons, 'person', pc.person, where),
         competence_id: need(this.competences, 'competence', pc.competence, where),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/tenant-clock';
 
 export interface ConfigItemDefinition<T = unknown> {
   id: string;
@@ -43,6 +44,17 @@ const customAttribute = z.object({
 export type CustomAttributeDefinition = z.infer<typeof customAttribute>;
 
 export const CONFIG_ITEMS = [
+  define({
+    id: 'tenant.timezone',
+    description:
+      'IANA time zone (e.g. Europe/Oslo) of the tenant\'s calendar: "today" for validity and expiry, ages, birthdates not in the future, ' +
+      'and the date-only bounds of the changes feed, events and the security event log.',
+    type: 'string',
+    schema: z.string().refine(isTimeZone, 'must be an IANA time zone name such as Europe/Oslo or UTC'),
+    default: DEFAULT_TIME_ZONE,
+    secret: false,
+    readable: true,
+  }),
   define({
     id: 'password.max_age_days',
     description: 'Days a password stays valid; after that the user must change it (errorcode 418). Empty: never expires.',

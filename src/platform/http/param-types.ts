@@ -1,3 +1,4 @@
+import type { DateParam } from '../time/tenant-clock';
 import { z } from 'zod';
 
 /**
@@ -69,6 +70,23 @@ export const p = {
         }
         return d;
       }),
+  /**
+   * A period bound: a date-only value stays a calendar day, which the tenant's clock turns into
+   * an instant in the tenant's time zone (TenantClock.start / end); a date-time is an instant.
+   */
+  when: () =>
+    z
+      .string()
+      .trim()
+      .transform((v, ctx): DateParam => {
+        const r = p.date().safeParse(v);
+        if (!r.success) {
+          ctx.addIssue({ code: 'custom', message: r.error.issues[0].message });
+          return z.NEVER;
+        }
+        return v.length === 10 ? { day: v } : { at: r.data };
+      })
+      .describe('ISO 8601 date (a day in the tenant\'s time zone, config item tenant.timezone) or date-time'),
   /** 1.. ; above LIMIT_MAX it is served as LIMIT_MAX (older clients send larger pages). */
   limit: () =>
     intFromString
@@ -79,20 +97,6 @@ export const p = {
   /** Comma-separated top-level field names, see README "fields". */
   fields: () => z.preprocess(toList, z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'must be field names separated by commas')).max(100)),
 };
-
-/** The exclusive end of a period: like p.date(), but a date without time includes that whole day. */
-export const periodEnd = () =>
-  z
-    .string()
-    .trim()
-    .transform((v, ctx) => {
-      const r = p.date().safeParse(v);
-      if (!r.success) {
-        ctx.addIssue({ code: 'custom', message: r.error.issues[0].message });
-        return z.NEVER;
-      }
-      return v.length === 10 ? new Date(r.data.getTime() + 86_400_000) : r.data;
-    });
 
 export const pagingShape = {
   limit: p.limit().optional(),
