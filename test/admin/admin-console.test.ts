@@ -167,6 +167,9 @@ describe('tenant admin console in Chromium', () => {
     // the relay and worker run it again: a second attempt, failing for the same reason
     const admin = await asAcme(t, host, 'admin');
     await waitFor('second attempt', async () => (await admin.get('/api/messages/deliveries?state=failed')).body.deliveries.find((d: any) => String(d.delivery_id) === id && d.attempts === 2));
+    await page.selectOption('#delivery-filter select[name=state]', '');
+    await page.click('#delivery-filter button[type=submit]');
+    await expect.poll(() => page.locator(`#delivery-rows tr[data-delivery-id="${id}"] td`).nth(5).textContent()).toBe('2');
   });
 
   it('Activity: filtered by type and user, it answers who changed what', async () => {
