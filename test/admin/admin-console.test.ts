@@ -46,6 +46,17 @@ afterAll(async () => {
 
 const item = (id: string) => page.locator(`#item-${id.replace(/\./g, '\\.')}`);
 
+/** A number item: the bad value's API error shows under it, the good value is saved. */
+async function refusedThenSaved(id: string, bad: string, good: string, error: RegExp) {
+  const box = item(id);
+  await box.locator('input[type=number]').fill(bad);
+  await box.locator('button.save').click();
+  await expect.poll(() => box.locator('p.error').textContent()).toMatch(error);
+  await box.locator('input[type=number]').fill(good);
+  await box.locator('button.save').press('Enter');
+  await expect.poll(() => item(id).locator('.saved').textContent()).toBe('saved');
+}
+
 async function axeViolations(selector: string) {
   // page.evaluate runs over the DevTools protocol, outside the page's CSP, which stays strict.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
@@ -78,13 +89,7 @@ describe('tenant admin console in Chromium', () => {
   });
 
   it('Security: a bad value shows the API error, list rows are validated per row, a good value is saved with who and when', async () => {
-    const max = item('password.max_age_days');
-    await max.locator('input[type=number]').fill('-1');
-    await max.locator('button.save').click();
-    await expect.poll(() => max.locator('.error').textContent()).toMatch(/config item password\.max_age_days: .*>=1/);
-    await max.locator('input[type=number]').fill('60');
-    await max.locator('button.save').press('Enter');
-    await expect.poll(() => item('password.max_age_days').locator('.saved').textContent()).toBe('saved');
+    await refusedThenSaved('password.max_age_days', '-1', '60', /config item password\.max_age_days: .*>=1/);
     expect(await item('password.max_age_days').locator('.last-change').textContent()).toContain('Changed by admin');
 
     const cors = item('cors.origins');
@@ -110,13 +115,7 @@ describe('tenant admin console in Chromium', () => {
   });
 
   it('Messaging: an out-of-range limit is refused inline, a good one saved', async () => {
-    const cc = item('messages.max_cc');
-    await cc.locator('input[type=number]').fill('500');
-    await cc.locator('button.save').click();
-    await expect.poll(() => cc.locator('.error').textContent()).toContain('config item messages.max_cc');
-    await cc.locator('input[type=number]').fill('5');
-    await cc.locator('button.save').click();
-    await expect.poll(() => item('messages.max_cc').locator('.saved').textContent()).toBe('saved');
+    await refusedThenSaved('messages.max_cc', '500', '5', /config item messages\.max_cc: .*<=100/);
   });
 
   it('Integrations: custom attributes as a table with per-row API errors; SWT and CORS checkers', async () => {
