@@ -59,9 +59,10 @@ async function refusedThenSaved(id: string, bad: string, good: string, error: Re
 
 async function axeViolations(selector: string) {
   // page.evaluate runs over the DevTools protocol, outside the page's CSP, which stays strict.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  // (globalThis as any): these callbacks run in the browser, and the tests' tsconfig has no DOM types.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   return page.evaluate(async (sel) => {
-    const r = await (window as any).axe.run(sel, { resultTypes: ['violations'] });
+    const r = await (globalThis as any).axe.run(sel, { resultTypes: ['violations'] });
     return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
   }, selector);
 }
@@ -85,7 +86,7 @@ describe('tenant admin console in Chromium', () => {
     // keyboard navigation: the nav link moves focus into its section
     await page.locator('nav a[href="#deliveries"]').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('deliveries');
+    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('deliveries');
   });
 
   it('Security: a bad value shows the API error, list rows are validated per row, a good value is saved with who and when', async () => {
@@ -194,9 +195,9 @@ describe('tenant admin console in Chromium', () => {
     expect(await axeViolations('body')).toEqual([]);
     await page.setViewportSize({ width: 375, height: 800 });
     const wide = await page.evaluate(() =>
-      [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll')).map((e) => `${e.tagName}#${e.id}.${e.className}`).slice(0, 5));
+      [...(globalThis as any).document.querySelectorAll('body *')].filter((e: any) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll')).map((e) => `${e.tagName}#${e.id}.${e.className}`).slice(0, 5));
     expect(wide).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     expect(pageErrors).toEqual([]);
   });
 
