@@ -9,6 +9,8 @@ import { loginRoutes } from './accounts/login.routes';
 import { configItemAdminRoutes } from './configitems/config-items-admin.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { messageRoutes } from './messages/messages.routes';
+import { deliveryAdminRoutes } from './messages/delivery-admin.routes';
+import { configItemCheckRoutes } from './configitems/config-item-checks.routes';
 import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
 import { WAITLIST_NOTIFIER } from './personevents/waitlist-notifier';
@@ -51,6 +53,7 @@ import { FilesPurger } from './files/files-purger';
 export const allRoutes: RouteDefinition<any>[] = [
   ...loginRoutes,
   ...signonRoutes,
+  ...configItemCheckRoutes,
   ...configItemAdminRoutes,
   ...configItemRoutes,
   ...personRoutes,
@@ -63,6 +66,7 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...personCompetenceRoutes,
   ...competenceLevelRoutes,
   ...changesRoutes,
+  ...deliveryAdminRoutes,
   ...messageRoutes,
   ...forgotPasswordRoutes,
   ...eventRoutes,

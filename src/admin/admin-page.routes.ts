@@ -6,22 +6,27 @@ import { TenantResolver } from '../platform/tenancy/tenant-resolver';
 import { ApiError } from '../platform/errors/api-error';
 import { unknownTenant } from '../platform/http/tenant-middleware';
 
-const ASSETS: Record<string, { file: string; type: string }> = {
-  '/admin': { file: 'admin.html', type: 'text/html; charset=utf-8' },
-  '/admin/admin.js': { file: 'admin.js', type: 'text/javascript; charset=utf-8' },
-  '/admin/admin-audit.js': { file: 'admin-audit.js', type: 'text/javascript; charset=utf-8' },
-  '/admin/admin.css': { file: 'admin.css', type: 'text/css; charset=utf-8' },
-};
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+/** The page and every module and style sheet next to it, read once at start. */
+function assets(): Record<string, { file: string; type: string }> {
+  const found: Record<string, { file: string; type: string }> = { '/admin': { file: 'admin.html', type: 'text/html; charset=utf-8' } };
+  for (const file of fs.readdirSync(__dirname)) {
+    const type = TYPES[path.extname(file)];
+    if (type) found[`/admin/${file}`] = { file, type };
+  }
+  return found;
+}
 
 /**
- * The tenant admin page: static HTML, CSS and one same-origin script (helmet's default
+ * The tenant admin page: static HTML, CSS and same-origin ES modules (helmet's default
  * CSP allows script-src 'self', so no inline script and no nonce). The page talks to /api
  * on the same host; only known, active tenant hosts get it.
  */
 export function adminPageRoutes(container: DependencyContainer): Router {
   const resolver = container.resolve(TenantResolver);
   const files = new Map(
-    Object.entries(ASSETS).map(([url, a]) => [url, { body: fs.readFileSync(path.join(__dirname, a.file)), type: a.type }]),
+    Object.entries(assets()).map(([url, a]) => [url, { body: fs.readFileSync(path.join(__dirname, a.file)), type: a.type }]),
   );
   const router = Router();
   const serve = async (req: Request, res: Response) => {

@@ -15,6 +15,7 @@ export const SECURITY_EVENT_TYPES = [
   'mobile.changed',
   'roles.changed',
   'config.changed',
+  'delivery.retried',
   'operator.action',
   'operator.imported',
   'operator.exported',

@@ -16,7 +16,7 @@ export const configItemAdminRoutes = [
     input: z.object({}),
     output: AdminConfigItemView,
     async handler(ctx) {
-      return { items: ctx.resolve(ConfigItemsAdminService).all(ctx.user) };
+      return { items: await ctx.resolve(ConfigItemsAdminService).all(ctx.user) };
     },
   }),
   defineRoute({

@@ -10,6 +10,7 @@ import { checkInputValues } from '../platform/http/input-guard';
 import { ApiError } from '../platform/errors/api-error';
 import type { Principal } from '../platform/auth/principal';
 import {
+  CONFIG_SECTIONS,
   ConfigValueError,
   allConfigItemDefinitions,
   configItemDefinition,
@@ -21,16 +22,23 @@ import { ConfigItemView, presentConfigItem } from './config-items.presenter';
 
 const SECRET_CHANGED = '[secret changed]';
 
+const adminExtras = {
+  section: z.enum(CONFIG_SECTIONS).describe('the admin page section that shows the item'),
+  last_changed_by: z.string().nullable().optional().describe('who changed it last (user_name or "import"); null when never changed'),
+  last_changed_at: z.string().nullable().optional().describe('when it was changed last, ISO 8601'),
+};
+
 /** An item as an admin sees it: readable items in full, secrets without their value. */
 export const AdminConfigItemView = z
   .union([
-    ConfigItemView.extend({ secret: z.literal(false) }),
+    ConfigItemView.extend({ secret: z.literal(false), ...adminExtras }),
     z.object({
       config_item_id: z.string(),
       description: z.string(),
       type: z.string(),
       secret: z.literal(true),
       is_set: z.boolean().describe('whether the tenant has set a value; the value itself is never shown'),
+      ...adminExtras,
     }),
   ])
   .describe('A config item for tenant superusers: as GET /api/configitems?view=full plus secret=false, or for a secret only whether it is set.');
@@ -48,14 +56,20 @@ export const ConfigItemChangeView = z
   .describe('Audit entry of a config item change, newest first. Secret values are never shown.');
 
 /** Secrets show only whether they are set; everything else as GET /api/configitems?view=full. */
-export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition) {
-  if (!def.secret) return { ...presentConfigItem(tenant, def.id, 'full'), secret: false };
+export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition, last?: { changedBy: string; changedAt: Date }) {
+  const extras = {
+    section: def.section,
+    last_changed_by: last?.changedBy ?? null,
+    last_changed_at: last ? new Date(last.changedAt).toISOString() : null,
+  };
+  if (!def.secret) return { ...presentConfigItem(tenant, def.id, 'full'), secret: false, ...extras };
   return {
     config_item_id: def.id,
     description: def.description,
     type: def.type,
     secret: true,
     is_set: tenant.config.isSet(def.id as ConfigItemId),
+    ...extras,
   };
 }
 
@@ -99,14 +113,15 @@ export class ConfigItemsAdminService {
     return def;
   }
 
-  all(user: Principal) {
+  async all(user: Principal) {
     if (!user.superuser) throw ApiError.forbidden('not authorised to list every config item: superusers only');
     return this.list();
   }
 
-  /** Every item; callers have checked who asks (a superuser, or the operator). */
-  list() {
-    return allConfigItemDefinitions().map((def) => presentForAdmin(this.tenant, def));
+  /** Every item with its last change; callers have checked who asks (a superuser, or the operator). */
+  async list() {
+    const last = await this.store.lastConfigChanges(this.tenant.id);
+    return allConfigItemDefinitions().map((def) => presentForAdmin(this.tenant, def, last.get(def.id)));
   }
 
   set(user: Principal, id: string, raw: unknown) {
@@ -133,7 +148,8 @@ export class ConfigItemsAdminService {
     }
     await this.resolver.publishChange(this.tenant.id);
     const fresh = await this.resolver.byTenantId(this.tenant.id);
-    return presentForAdmin(fresh ?? this.tenant, def);
+    const last = await this.store.lastConfigChanges(this.tenant.id);
+    return presentForAdmin(fresh ?? this.tenant, def, last.get(def.id));
   }
 
   async history(user: Principal, id: string, limit: number) {

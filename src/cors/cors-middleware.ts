@@ -15,6 +15,41 @@ const grant = (origin: string): CorsOptions => ({
   maxAge: 600,
 });
 
+export interface CorsDecision {
+  allowed: boolean;
+  reason: string;
+}
+
+/**
+ * Whether a browser page at `origin` may call the tenant's API with credentials, and why
+ * (the middleware and the admin page's CORS checker share it). Browsers send the origin
+ * exactly, so only an exact entry counts; the near misses are named to explain a refusal.
+ */
+export function corsDecision(allowedOrigins: readonly string[], origin: string): CorsDecision {
+  if (allowedOrigins.includes(origin)) return { allowed: true, reason: `${origin} is listed in cors.origins` };
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    /* explained below */
+  }
+  if (!parsed || parsed.origin !== origin) {
+    return { allowed: false, reason: `${origin} is not an origin as a browser sends it (scheme://host[:port], lower case, no path or trailing slash)` };
+  }
+  const sameHost = allowedOrigins.filter((o) => {
+    try {
+      return new URL(o).hostname === parsed!.hostname;
+    } catch {
+      return false;
+    }
+  });
+  if (sameHost.length > 0) {
+    return { allowed: false, reason: `not listed in cors.origins; the same host is listed with another scheme or port: ${sameHost.join(', ')}` };
+  }
+  if (allowedOrigins.length === 0) return { allowed: false, reason: 'cors.origins is empty: no other site may call this API from a browser' };
+  return { allowed: false, reason: 'not listed in cors.origins' };
+}
+
 /**
  * Per-tenant CORS: an Origin listed in the host's tenant's cors.origins is echoed with
  * credentials; any other Origin gets no CORS header at all. Runs before authentication
@@ -29,7 +64,7 @@ export function tenantCors(root: DependencyContainer) {
     const hostname = (req as Request).hostname;
     if (!origin || !hostname) return callback(null, { origin: false });
     resolver.byHostName(hostname).then(
-      (tenant) => callback(null, tenant?.config.get('cors.origins').includes(origin) ? grant(origin) : { origin: false }),
+      (tenant) => callback(null, tenant && corsDecision(tenant.config.get('cors.origins'), origin).allowed ? grant(origin) : { origin: false }),
       (err: Error) => callback(err),
     );
   });

@@ -109,33 +109,104 @@ export interface SwtChecks {
   nowSeconds?: number;
 }
 
-/** Format, signature, Issuer and ExpiresOn, in that order; returns the trusted parameters. */
+export type SwtCheckName = SwtRejected['check'];
+
+/** One step's outcome, for the admin page's SWT checker; detail never holds key material. */
+export interface SwtCheckResult {
+  check: SwtCheckName;
+  ok: boolean;
+  detail: string;
+}
+
+type Step = { check: SwtCheckName; run(split: SplitToken, checks: SwtChecks, now: number): string };
+
+/** After format, in this order; each throws SwtRejected or says why it passed. */
+const STEPS: Step[] = [
+  {
+    check: 'signature',
+    run(split, checks) {
+      const secrets = [checks.secret, ...(checks.previousSecret ? [checks.previousSecret] : [])];
+      // Every key is tried (no early exit), so the answer time does not tell which key nearly matched.
+      const matches = secrets.map((secret) => signatureMatches(split, secretKey(secret, checks.encoding)));
+      if (!matches.includes(true)) {
+        throw new SwtRejected('signature', 'the HMACSHA256 signature does not match the token and the shared secret');
+      }
+      return matches[0] ? 'signed with the current secret (api.oauth.secret)' : 'signed with the previous secret (api.oauth.previous_secret)';
+    },
+  },
+  {
+    check: 'issuer',
+    run(split, checks) {
+      const issuer = split.params.get('Issuer');
+      if (issuer !== undefined && checks.issuer !== null && issuer !== checks.issuer) {
+        throw new SwtRejected('issuer', 'the Issuer is not the one configured for this tenant (api.oauth.issuer)');
+      }
+      if (checks.issuer === null) return 'any Issuer is accepted (api.oauth.issuer is empty)';
+      return issuer === undefined ? 'the token has no Issuer (optional)' : 'the Issuer is the configured one';
+    },
+  },
+  {
+    check: 'expiry',
+    run(split, checks, now) {
+      const expiresOn = split.params.get('ExpiresOn');
+      if (expiresOn === undefined && checks.requireExpiresOn) {
+        throw new SwtRejected('expiry', 'the token has no ExpiresOn, which this tenant requires (api.oauth.require_expires_on)');
+      }
+      if (expiresOn === undefined) return 'the token has no ExpiresOn (optional for this tenant)';
+      if (!/^\d{1,12}$/.test(expiresOn)) throw new SwtRejected('expiry', 'ExpiresOn must be a unix time in whole seconds');
+      if (now > Number(expiresOn) + checks.clockSkewSeconds) throw new SwtRejected('expiry', 'the token has expired (ExpiresOn is in the past)');
+      return `valid for ${Number(expiresOn) - now} more seconds`;
+    },
+  },
+  {
+    check: 'lifetime',
+    run(split, checks, now) {
+      const expiresOn = split.params.get('ExpiresOn');
+      const max = checks.maxLifetimeSeconds;
+      if (expiresOn !== undefined && max != null && Number(expiresOn) > now + max + checks.clockSkewSeconds) {
+        throw new SwtRejected('lifetime', `ExpiresOn lies more than ${max} seconds ahead (api.oauth.max_token_lifetime_seconds)`);
+      }
+      return max == null ? 'no lifetime limit' : `at most ${max} seconds ahead`;
+    },
+  },
+];
+
+/** Format, signature, Issuer, ExpiresOn and lifetime, in that order; returns the trusted parameters. */
 export function verifySwt(token: string, checks: SwtChecks): Map<string, string> {
   const split = splitToken(token);
-  const secrets = [checks.secret, ...(checks.previousSecret ? [checks.previousSecret] : [])];
-  // Every key is tried (no early exit), so the answer time does not tell which key nearly matched.
-  const matches = secrets.map((secret) => signatureMatches(split, secretKey(secret, checks.encoding)));
-  if (!matches.includes(true)) {
-    throw new SwtRejected('signature', 'the HMACSHA256 signature does not match the token and the shared secret');
+  const now = checks.nowSeconds ?? Math.floor(Date.now() / 1000);
+  for (const step of STEPS) step.run(split, checks, now);
+  return split.params;
+}
+
+/**
+ * The same steps as verifySwt, but every one reported instead of stopping at the first
+ * refusal (a format error stops the rest: there is nothing to check). `params` only when
+ * every step passed, so nothing trusts a refused token; `claimed` is what the token says,
+ * trusted or not, for explaining it.
+ */
+export function explainSwt(
+  token: string,
+  checks: SwtChecks,
+): { results: SwtCheckResult[]; params: Map<string, string> | null; claimed: Map<string, string> | null } {
+  let split: SplitToken;
+  try {
+    split = splitToken(token);
+  } catch (err) {
+    if (!(err instanceof SwtRejected)) throw err;
+    return { results: [{ check: 'format', ok: false, detail: err.message }], params: null, claimed: null };
   }
-  const issuer = split.params.get('Issuer');
-  if (issuer !== undefined && checks.issuer !== null && issuer !== checks.issuer) {
-    throw new SwtRejected('issuer', 'the Issuer is not the one configured for this tenant (api.oauth.issuer)');
-  }
-  const expiresOn = split.params.get('ExpiresOn');
-  if (expiresOn === undefined && checks.requireExpiresOn) {
-    throw new SwtRejected('expiry', 'the token has no ExpiresOn, which this tenant requires (api.oauth.require_expires_on)');
-  }
-  if (expiresOn !== undefined) {
-    if (!/^\d{1,12}$/.test(expiresOn)) throw new SwtRejected('expiry', 'ExpiresOn must be a unix time in whole seconds');
-    const now = checks.nowSeconds ?? Math.floor(Date.now() / 1000);
-    if (now > Number(expiresOn) + checks.clockSkewSeconds) throw new SwtRejected('expiry', 'the token has expired (ExpiresOn is in the past)');
-    const max = checks.maxLifetimeSeconds;
-    if (max != null && Number(expiresOn) > now + max + checks.clockSkewSeconds) {
-      throw new SwtRejected('lifetime', `ExpiresOn lies more than ${max} seconds ahead (api.oauth.max_token_lifetime_seconds)`);
+  const results: SwtCheckResult[] = [{ check: 'format', ok: true, detail: `parameters: ${[...split.params.keys()].join(', ')}` }];
+  const now = checks.nowSeconds ?? Math.floor(Date.now() / 1000);
+  for (const step of STEPS) {
+    try {
+      results.push({ check: step.check, ok: true, detail: step.run(split, checks, now) });
+    } catch (err) {
+      if (!(err instanceof SwtRejected)) throw err;
+      results.push({ check: err.check, ok: false, detail: err.message });
     }
   }
-  return split.params;
+  return { results, params: results.every((r) => r.ok) ? split.params : null, claimed: split.params };
 }
 
 /** Builds a signed token (tests, and documentation of the exact format). */

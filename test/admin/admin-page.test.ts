@@ -42,7 +42,7 @@ describe('GET /admin', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(res.text).toContain('<script src="/admin/admin.js" defer></script>');
+    expect(res.text).toContain('<script type="module" src="/admin/admin.js"></script>');
     expect((await client(t, 'nobody.localhost').get('/admin')).status).toBe(404);
   });
 

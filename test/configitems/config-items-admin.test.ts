@@ -91,6 +91,9 @@ describe('PUT /api/configitems/:config_item_id', () => {
       type: 'string',
       secret: true,
       is_set: true,
+      section: 'security',
+      last_changed_by: 'admin',
+      last_changed_at: expect.any(String),
     });
     expect(JSON.stringify(res.body)).not.toContain(secret);
     const history = await admin.get('/api/configitems/api.oauth.secret/history');

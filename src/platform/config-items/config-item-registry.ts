@@ -13,7 +13,12 @@ export interface ConfigItemDefinition<T = unknown> {
   /** Whether GET /api/configitems may return it. */
   readable: boolean;
   options?: readonly string[];
+  /** Where the admin page shows it; a new item must pick one, so it never lands nowhere. */
+  section: ConfigSection;
 }
+
+export const CONFIG_SECTIONS = ['security', 'courses', 'messaging', 'integrations'] as const;
+export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 
 const define = <T, const I extends string>(d: ConfigItemDefinition<T> & { id: I }) => d;
 
@@ -54,9 +59,12 @@ export const CONFIG_ITEMS = [
     default: DEFAULT_TIME_ZONE,
     secret: false,
     readable: true,
+    // The calendar of validity, expiry and course dates; shown with the course settings.
+    section: 'courses',
   }),
   define({
     id: 'password.max_age_days',
+    section: 'security',
     description: 'Days a password stays valid; after that the user must change it (errorcode 418). Empty: never expires.',
     type: 'int_or_null',
     schema: z.number().int().min(1).max(3650).nullable(),
@@ -66,6 +74,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'order_system.enabled',
+    section: 'courses',
     description: 'Sign-on may create an order (order_reference) or attach to one (order_id).',
     type: 'bool',
     schema: z.boolean(),
@@ -75,6 +84,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'cors.origins',
+    section: 'security',
     description: 'Browser origins allowed to call this tenant\'s API with credentials, e.g. https://intranet.example.com.',
     type: 'origin_list',
     schema: z.array(origin).max(100),
@@ -84,6 +94,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'custom_attributes',
+    section: 'integrations',
     description: 'Customer-specific attributes of competences and events; filter with custom_attributes.<name>=<value>.',
     type: 'json',
     schema: z.array(customAttribute).max(100),
@@ -99,9 +110,11 @@ export const CONFIG_ITEMS = [
     default: 1200 as number | null,
     secret: false,
     readable: true,
+    section: 'integrations',
   }),
   define({
     id: 'api.oauth.secret',
+    section: 'security',
     description: 'Shared key for SWT single sign-on (Authorization: SWT ...). Write-only.',
     type: 'string',
     schema: z.string().min(16, 'must be at least 16 characters').max(1024).nullable(),
@@ -111,6 +124,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.secret_encoding',
+    section: 'security',
     description: 'How api.oauth.secret becomes key bytes: text (UTF-8 bytes of the string) or base64 (decoded).',
     type: 'enum',
     options: ['text', 'base64'] as const,
@@ -121,6 +135,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.previous_secret',
+    section: 'security',
     description:
       'The SWT key before the current api.oauth.secret (same encoding). While set, tokens signed with it are accepted too, ' +
       'so the key can be rotated without downtime: set the new key as secret and the old one here, then clear this. Write-only.',
@@ -132,6 +147,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.require_expires_on',
+    section: 'security',
     description: 'SWT tokens without ExpiresOn are refused (the SWT specification makes it optional, so off by default).',
     type: 'bool',
     schema: z.boolean(),
@@ -141,6 +157,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.max_token_lifetime_seconds',
+    section: 'security',
     description: 'An SWT token whose ExpiresOn lies further ahead than now plus this many seconds is refused (a token valid for years is a password).',
     type: 'int_or_null',
     schema: z.number().int().min(60).max(31 * 86400),
@@ -150,6 +167,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.issuer',
+    section: 'security',
     description: 'Expected Issuer of SWT tokens; a token with another Issuer is refused. Empty: any issuer.',
     type: 'string',
     schema: z.string().min(1).max(500).nullable(),
@@ -159,6 +177,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.user_name_key',
+    section: 'security',
     description: 'SWT parameter that carries the user name (besides username and user_name).',
     type: 'string',
     schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
@@ -168,6 +187,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.person_id_key',
+    section: 'security',
     description: 'SWT parameter that carries the internal person id (besides person_id).',
     type: 'string',
     schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
@@ -177,6 +197,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.extern_person_id_key',
+    section: 'security',
     description: 'SWT parameter that carries the external person id (besides external_person_id).',
     type: 'string',
     schema: z.string().regex(/^[\w.-]{1,100}$/, 'must be a parameter name'),
@@ -186,6 +207,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.oauth.clock_skew_seconds',
+    section: 'security',
     description: 'Seconds of clock difference tolerated when checking SWT ExpiresOn.',
     type: 'int_or_null',
     schema: z.number().int().min(0).max(600),
@@ -195,6 +217,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'signon.require_email',
+    section: 'courses',
     description: 'Sign-on to events requires an e-mail address on the person (check_join reason required_fields).',
     type: 'bool',
     schema: z.boolean(),
@@ -204,6 +227,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'signon.require_mobile',
+    section: 'courses',
     description: 'Sign-on to events requires a mobile number on the person (check_join reason required_fields).',
     type: 'bool',
     schema: z.boolean(),
@@ -213,6 +237,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'signon.block_overlapping',
+    section: 'courses',
     description: 'Refuse sign-on to an event that overlaps one the person is already signed on to (conflicting_course).',
     type: 'bool',
     schema: z.boolean(),
@@ -222,6 +247,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'signon.forward_url_hosts',
+    section: 'security',
     description: 'Host names that sign-on (GET /api/validate) may redirect to through forward_url.',
     type: 'host_list',
     schema: z.array(hostName).max(100),
@@ -231,6 +257,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'mail.from',
+    section: 'messaging',
     description: 'Sender of this tenant\'s e-mail, e.g. "Acme Training <training@acme.example>".',
     type: 'string',
     schema: sender.nullable(),
@@ -240,6 +267,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'sms.from',
+    section: 'messaging',
     description: 'Sender of this tenant\'s SMS: a phone number in E.164 form or an alphanumeric sender id.',
     type: 'string',
     schema: z.string().regex(/^(\+[1-9]\d{6,14}|[A-Za-z0-9 ]{1,11})$/, 'must be +<digits> or up to 11 letters/digits').nullable(),
@@ -249,6 +277,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'messages.max_cc',
+    section: 'messaging',
     description: 'Most cc addresses one POST /api/messages may name (more is a 420 on cc); keeps the API from becoming a mail relay.',
     type: 'int_or_null',
     schema: z.number().int().min(0).max(100),
@@ -258,6 +287,7 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'messages.max_per_hour_per_sender',
+    section: 'messaging',
     description: 'Messages a person who is not a superuser may send per hour (the hour starts with their first message); past it 429 with Retry-After.',
     type: 'int_or_null',
     schema: z.number().int().min(1).max(100_000),

@@ -127,6 +127,17 @@ export class TenantStore {
     return trx ? run(trx) : this.db.knex.transaction(run);
   }
 
+  /** The latest change of every item the tenant has changed, for "changed by X on Y" at a glance. */
+  async lastConfigChanges(tenantId: number): Promise<Map<string, { changedBy: string; changedAt: Date }>> {
+    const rows = await this.db
+      .table('config_item_changes')
+      .distinctOn('item_id')
+      .where({ tenant_id: tenantId })
+      .orderBy([{ column: 'item_id' }, { column: 'id', order: 'desc' }])
+      .select('item_id', 'changed_by', 'changed_at');
+    return new Map(rows.map((r: any) => [r.item_id, { changedBy: r.changed_by, changedAt: r.changed_at }]));
+  }
+
   async configHistory(tenantId: number, itemId: string, limit = 100): Promise<ConfigChange[]> {
     const rows = await this.db
       .table('config_item_changes')

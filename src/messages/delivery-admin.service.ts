@@ -1,0 +1,101 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Tenant } from '../platform/tenancy/tenant';
+import type { Principal } from '../platform/auth/principal';
+import type { Paging } from '../platform/http/param-types';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
+import { AuditTrail } from '../audit/audit-trail';
+import { QueueRegistry } from '../platform/queue/queue-registry';
+import { OutboxSignal } from './outbox-signal';
+import { deliverJobId } from './deliver-message.job';
+import type { DeliveryRow } from './messages.repository';
+
+export type DeliveryFilterState = 'queued' | 'sent' | 'failed';
+
+export interface DeliveryListRow extends DeliveryRow {
+  title: string;
+  kind: 'message' | 'password';
+  created_at: Date;
+  recipient_user_name: string;
+  sender_user_name: string | null;
+}
+
+/** The tenant's deliveries for its superusers: what went out, what failed and why, and a retry. */
+@injectable()
+export class DeliveryAdminService {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
+    @inject(QueueRegistry) private readonly queues: QueueRegistry,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+  ) {}
+
+  /** Failed first (they need attention), then newest. */
+  async list(user: Principal, filter: { state?: DeliveryFilterState; since: Date }, page: Paging): Promise<DeliveryListRow[]> {
+    this.access.assertSuperuser(user, 'list deliveries');
+    const q = this.db
+      .table('message_deliveries as d')
+      .join('messages as m', 'm.id', 'd.message_id')
+      .join('persons as r', 'r.id', 'm.recipient_id')
+      .leftJoin('persons as s', 's.id', 'm.sender_id')
+      .where('m.created_at', '>=', filter.since)
+      .select('d.*', 'm.title', 'm.kind', 'm.created_at', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name')
+      .orderByRaw("(d.state = 'failed') desc, d.id desc")
+      .limit(page.limit)
+      .offset(page.offset);
+    // "sending" is an internal step; callers see it as queued.
+    if (filter.state === 'queued') q.whereIn('d.state', ['queued', 'sending']);
+    else if (filter.state) q.where('d.state', filter.state);
+    return q;
+  }
+
+  /**
+   * Puts a failed delivery back into the outbox, the way a new message enters it: state
+   * queued, relayed_at null, then the relay's signal. The relay re-adds the job under the
+   * same job id, which BullMQ ignores while the old job is kept, so the old job goes first,
+   * inside the transaction: the relay cannot see the row before it is gone.
+   */
+  async retry(user: Principal, deliveryId: number): Promise<DeliveryRow> {
+    this.access.assertSuperuser(user, 'retry deliveries');
+    const row = await this.db.transaction(async (trx) => {
+      const found = await trx
+        .table('message_deliveries as d')
+        .join('messages as m', 'm.id', 'd.message_id')
+        .where('d.id', deliveryId)
+        .forUpdate('d')
+        .first('d.*', 'm.kind');
+      if (!found) throw ApiError.notFound(`delivery ${deliveryId}`);
+      if (found.state !== 'failed') throw new ApiError(409, `delivery ${deliveryId} is ${found.state === 'sending' ? 'queued' : found.state}, not failed; only failed deliveries can be retried`);
+      await this.removeOldJob(found);
+      const [updated] = await trx
+        .table('message_deliveries')
+        .where({ id: deliveryId })
+        .update({ state: 'queued', relayed_at: null, updated_at: trx.fn.now() })
+        .returning('*');
+      await this.audit.record(
+        {
+          type: 'delivery.retried',
+          actor: user.userName,
+          subject: String(deliveryId),
+          details: { message_id: found.message_id, medium: found.medium, previous_error: found.last_error },
+        },
+        trx,
+      );
+      return updated as DeliveryRow;
+    });
+    await this.signal.notify(this.tenant.id);
+    return row;
+  }
+
+  private async removeOldJob(d: DeliveryRow & { kind: string }): Promise<void> {
+    const id = deliverJobId({ tenantId: this.tenant.id, messageId: d.message_id, deliveryId: d.id, medium: d.medium });
+    const job = await this.queues.get(d.kind === 'password' ? 'mail-priority' : 'messages').getJob(id);
+    if (!job) return;
+    if (await job.isActive()) throw new ApiError(409, `delivery ${d.id} is still being processed; try again in a moment`);
+    await job.remove();
+  }
+}
