@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // the full-size chaos run is `npm run chaos`; npm test runs its short form (test/messages/chaos*.test.ts)
+    // the full-size chaos run is `npm run chaos`; npm test runs its short form (test/messaging/messages/chaos*.test.ts)
     exclude: ['test/bench/**', 'node_modules/**', ...(process.env.CHAOS ? [] : ['test/chaos/**'])],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup-file.ts'],

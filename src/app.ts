@@ -13,12 +13,12 @@ import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
-import { tenantCors } from './cors/cors-middleware';
-import { csrfGuard } from './cors/csrf-guard';
-import { platformRoutes } from './tenants/platform.routes';
-import { adminPageRoutes } from './admin/admin-page.routes';
+import { tenantCors } from './identity/cors/cors-middleware';
+import { csrfGuard } from './identity/cors/csrf-guard';
+import { platformRoutes } from './tenancy/tenants/platform.routes';
+import { adminPageRoutes } from './tenancy/admin/admin-page.routes';
 import { queueDashboard } from './platform/queue/queue-dashboard';
-import { filesHttp } from './files/files.http';
+import { filesHttp } from './courses/files/files.http';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 
@@ -37,7 +37,7 @@ export function buildApp(container: DependencyContainer): Express {
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
   app.use(queueDashboard(container));
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
-  // so CORS fetches from cors.origins still work (test/cors/browser-cors.test.ts proves it).
+  // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));

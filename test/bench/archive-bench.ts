@@ -18,9 +18,9 @@ import { buildContainer, closeContainer } from '../../src/container';
 import { KNEX } from '../../src/platform/tokens';
 import { migrateAll } from '../../src/platform/migrations/migrate-all';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
-import { TenantImporter } from '../../src/tenants/tenant-importer';
-import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
-import { FILE_STORE } from '../../src/files/file-store';
+import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
+import { TenantAdminService } from '../../src/tenancy/tenants/tenant-admin.service';
+import { FILE_STORE } from '../../src/courses/files/file-store';
 import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
 import { BENCH_PASSWORD, largeTenant } from './generate-tenants';
 

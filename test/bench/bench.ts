@@ -14,7 +14,7 @@ import { buildContainer, closeContainer } from '../../src/container';
 import { KNEX } from '../../src/platform/tokens';
 import { migrateAll, forEachBounded } from '../../src/platform/migrations/migrate-all';
 import { tenantMigrations } from '../../migrations/tenant';
-import { TenantImporter } from '../../src/tenants/tenant-importer';
+import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant } from './generate-tenants';
 import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';

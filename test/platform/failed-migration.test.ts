@@ -6,7 +6,7 @@ import { migrateAll } from '../../src/platform/migrations/migrate-all';
 import { tenantMigrations } from '../../migrations/tenant';
 import { KNEX } from '../../src/platform/tokens';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
+import { TenantAdminService } from '../../src/tenancy/tenants/tenant-admin.service';
 
 let t: TestApp;
 let knex: Knex;

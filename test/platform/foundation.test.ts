@@ -37,7 +37,7 @@ describe('foundation', () => {
     expect((await request(t.app).get('/healthz')).body).toEqual({ valid: true, message: 'alive' });
     const ready = await request(t.app).get('/readyz');
     expect(ready.status).toBe(200);
-    // the details are the operator's (test/messages/queue-dashboard.test.ts)
+    // the details are the operator's (test/messaging/messages/queue-dashboard.test.ts)
     expect(ready.body).toEqual({ valid: true, message: 'ready' });
   });
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { client, useAcmeApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { KNEX } from '../../src/platform/tokens';
-import { MessagesService } from '../../src/messages/messages.service';
+import { MessagesService } from '../../src/messaging/messages/messages.service';
 
 const bed = useAcmeApp();
 

@@ -9,7 +9,7 @@ import { buildContainer, closeContainer } from '../../src/container';
 import { buildApp } from '../../src/app';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { PrincipalCache } from '../../src/platform/auth/principal-cache';
-import { TenantImporter } from '../../src/tenants/tenant-importer';
+import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';
 import { assertMatchesContract } from './contract';
 

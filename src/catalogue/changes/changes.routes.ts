@@ -1,10 +1,10 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { TENANT_DB } from '../platform/tokens';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { TENANT_DB } from '../../platform/tokens';
 import { ChangesRepository } from './changes.repository';
 import { ChangeView } from './changes.views';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import { TENANT_DB } from '../platform/tokens';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
 
 interface TreeRow {
   id: number;

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import type { CustomAttributeDefinition } from '../platform/config-items/config-item-registry';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
 import { TargetPersons } from '../personcompetences/target-person';
 import { CompetencesRepository, type CompetenceFilter } from './competences.repository';
 import { COURSE_TEMPLATE_TYPES } from './competence-types';

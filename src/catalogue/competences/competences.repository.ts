@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Paging } from '../../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
-import { organisationAncestors } from '../organisations/organisation-tree';
+import { organisationAncestors } from '../../people/organisations/organisation-tree';
 
 export interface CompetenceFilter {
   mode: 'active' | 'inactive' | 'all';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
 import { CompetencesRepository } from './competences.repository';
 import { CompetencePresenter, CompetenceView } from './competences.presenter';
 import { CompetenceSearch } from './competence-search';
 import { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS } from './competence-types';
 import type { CompetenceRow } from './competence.row';
-import type { RouteContext } from '../platform/http/define-route';
+import type { RouteContext } from '../../platform/http/define-route';
 
 const competenceTypes = p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` })));
 

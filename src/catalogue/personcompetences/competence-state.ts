@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { CompetenceRow } from '../competences/competence.row';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { PersonCompetencesRepository, type RegistrationRow } from './personcompetences.repository';
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 
 export type MissingReason = 'not_registered' | 'expired' | 'not_passed' | 'not_checked' | 'not_signed' | 'items_missing';
 

@@ -1,8 +1,8 @@
-import { addMonths, dayIn, TenantClock } from '../platform/time/tenant-clock';
+import { addMonths, dayIn, TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
-import { verifyPassword } from '../platform/auth/password-hasher';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
+import { verifyPassword } from '../../platform/auth/password-hasher';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
 import { TargetPersons, type TargetPerson } from './target-person';

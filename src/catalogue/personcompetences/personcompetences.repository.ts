@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Knex } from 'knex';
-import { isUniqueViolation } from '../platform/errors/error-classes';
+import { isUniqueViolation } from '../../platform/errors/error-classes';
 
 /**
  * The SQL half of "held": a current registration (alias pc), passed and not expired on

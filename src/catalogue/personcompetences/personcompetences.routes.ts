@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
 import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
 import { TargetPersons } from './target-person';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates, stateOf } from './competence-state';
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonCompetenceRegistration } from './personcompetence-registration';
 import { presentPersonCompetence, PersonCompetenceView } from './personcompetences.presenter';
 

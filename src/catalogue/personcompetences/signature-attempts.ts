@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { TenantRateLimiter, type RateLimitRule } from '../platform/rate-limit/tenant-rate-limiter';
+import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
 
 const WRONG_SIGNATURE_PASSWORDS: RateLimitRule = {
   name: 'sign-fail',

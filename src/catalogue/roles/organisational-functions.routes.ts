@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, fieldsShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, fieldsShape } from '../../platform/http/param-types';
 import { OrganisationalFunctions } from './organisational-functions.service';
 import { roleMetaTypes } from './roles.routes';
 import { OrganisationalFunctionView } from './roles.views';

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
 import { TargetPersons } from '../personcompetences/target-person';
 import { RolesRepository } from './roles.repository';
-import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrail } from '../../platform/audit/audit-trail';
 
 interface FunctionRow {
   role_id: number;

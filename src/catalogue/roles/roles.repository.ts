@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
-import { organisationAncestors } from '../organisations/organisation-tree';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Paging } from '../../platform/http/param-types';
+import { organisationAncestors } from '../../people/organisations/organisation-tree';
 
 export interface RoleRow {
   id: number;

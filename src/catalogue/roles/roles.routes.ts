@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, fieldsShape, viewShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import { AccessPolicy } from '../platform/auth/access-policy';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { AccessPolicy } from '../../platform/auth/access-policy';
 import { TargetPersons } from '../personcompetences/target-person';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { RolesRepository, presentRole, type RoleFilter } from './roles.repository';

@@ -1,12 +1,12 @@
-import type { TenantClock } from '../platform/time/tenant-clock';
+import type { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
 import type { Knex } from 'knex';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { p } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import type { CustomAttributeDefinition } from '../platform/config-items/config-item-registry';
-import { organisationSubtree } from '../organisations/organisation-tree';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { p } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
+import { organisationSubtree } from '../../people/organisations/organisation-tree';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),

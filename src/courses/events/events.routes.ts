@@ -1,14 +1,14 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { eventFilterShape, customAttributeFilters } from './event-filters';
 import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
 import { EventView } from './event.presenter';
 import { TargetPerson } from '../personevents/target-person';
-import { TENANT_DB } from '../platform/tokens';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
+import { ApiError } from '../../platform/errors/api-error';
 
 const listInput = z.looseObject({
   ...eventFilterShape,

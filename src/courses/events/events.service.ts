@@ -1,10 +1,10 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import type { Paging } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import type { Paging } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from './events.repository';
 import { applyEventFilters, type EventFilters } from './event-filters';
 import { presentEvent, type EventExtras } from './event.presenter';

@@ -1,7 +1,7 @@
-import { ageOn } from '../platform/time/tenant-clock';
-import { heldOn } from '../personcompetences/personcompetences.repository';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { TenantConfig } from '../platform/config-items/tenant-config';
+import { ageOn } from '../../platform/time/tenant-clock';
+import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantConfig } from '../../platform/config-items/tenant-config';
 import type { EventRow } from './events.repository';
 import type { PersonRow } from '../personevents/target-person';
 

@@ -1,11 +1,11 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
 import type { DependencyContainer } from 'tsyringe';
-import { ENV } from '../platform/tokens';
-import { ApiError } from '../platform/errors/api-error';
-import { requireUser } from '../platform/http/define-route';
-import { PASSWORD_CHANGE_MESSAGES } from '../platform/auth/principal';
-import { requestScope } from '../platform/tenancy/request-scope';
+import { ENV } from '../../platform/tokens';
+import { ApiError } from '../../platform/errors/api-error';
+import { requireUser } from '../../platform/http/define-route';
+import { PASSWORD_CHANGE_MESSAGES } from '../../platform/auth/principal';
+import { requestScope } from '../../platform/tenancy/request-scope';
 import { FilesService } from './files.service';
 
 /** The parts of a file request a defineRoute cannot express: multipart parsing and raw downloads. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Paging } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
 
 export interface LocationFilters {
   term?: string;

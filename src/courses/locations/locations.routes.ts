@@ -1,8 +1,8 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
 import { EventsService } from '../events/events.service';
 import { EventsRepository } from '../events/events.repository';
 import { LocationView, LocationsRepository } from './locations.repository';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService } from '../events/events.service';
 import { ParticipantView, ParticipantsService } from './participants.service';
 

@@ -1,17 +1,17 @@
-import { TenantClock } from '../platform/time/tenant-clock';
-import { heldOn } from '../personcompetences/personcompetences.repository';
+import { TenantClock } from '../../platform/time/tenant-clock';
+import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import type { Paging } from '../platform/http/param-types';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import type { Paging } from '../../platform/http/param-types';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
 import { isoDateTime } from '../events/event.presenter';
-import { organisationSubtree } from '../organisations/organisation-tree';
+import { organisationSubtree } from '../../people/organisations/organisation-tree';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({

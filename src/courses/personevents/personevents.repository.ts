@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Paging } from '../../platform/http/param-types';
 import type { PersonEventRow } from './person-event.presenter';
 
 export interface PersonEventFilters {

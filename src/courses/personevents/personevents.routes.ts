@@ -1,16 +1,16 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { TENANT_DB } from '../platform/tokens';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { TENANT_DB } from '../../platform/tokens';
 import { EventsService } from '../events/events.service';
 import { TargetPerson } from './target-person';
 import { PersonEventsRepository } from './personevents.repository';
 import { PersonEventView, presentPersonEvent } from './person-event.presenter';
 import { SignOnService } from './signon.service';
-import { personsInSubtree } from '../organisations/organisation-tree';
+import { personsInSubtree } from '../../people/organisations/organisation-tree';
 
 const userName = p.string(200).min(1).optional();
 

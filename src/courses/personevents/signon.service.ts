@@ -1,11 +1,11 @@
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
+import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from '../events/events.repository';
 import { checkJoin } from '../events/join-check';
 import type { PersonRow } from './target-person';

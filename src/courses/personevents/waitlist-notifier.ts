@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 
 /**
  * Told when a sign-off moves someone from the wait list onto a seat. Optional: the

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import { ApiError } from '../platform/errors/api-error';
-import { p } from '../platform/http/param-types';
-import { MAX_INPUT_DEPTH, nestingDepth } from '../platform/http/input-guard';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { ApiError } from '../../platform/errors/api-error';
+import { p } from '../../platform/http/param-types';
+import { MAX_INPUT_DEPTH, nestingDepth } from '../../platform/http/input-guard';
 
 /** Levels of nested items (children of children ...); deeper is a 420, before zod recurses. */
 export const SURVEY_MAX_ITEM_DEPTH = 10;

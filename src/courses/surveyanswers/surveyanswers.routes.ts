@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, viewShape, fieldsShape } from '../platform/http/param-types';
-import { ApiError } from '../platform/errors/api-error';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { TENANT_DB } from '../platform/tokens';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { TENANT_DB } from '../../platform/tokens';
 import { TargetPerson } from '../personevents/target-person';
 import { surveyData } from './survey-data';
 import { SurveyAnswerView, SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';

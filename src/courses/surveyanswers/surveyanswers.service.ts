@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
-import { ENV, TENANT_DB } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
+import { ENV, TENANT_DB } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
 import { FilesService } from '../files/files.service';
 import { isoDateTime } from '../events/event.presenter';
 import { loadSurvey, surveyOf, validateItems, walkItems, type SurveyData, type SurveyTree } from './survey-data';

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import { ApiError } from '../platform/errors/api-error';
-import { TenantRateLimiter, type RateLimitRule } from '../platform/rate-limit/tenant-rate-limiter';
-import { recordSecurityEvent } from '../audit';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { ApiError } from '../../platform/errors/api-error';
+import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
+import { recordSecurityEvent } from '../../platform/audit';
 
 /** ASVS 2.2.1: a guesser gets 5 tries per address in 15 minutes, 20 per user name in an hour. */
 export const LOGIN_PAIR_LIMIT: RateLimitRule = {

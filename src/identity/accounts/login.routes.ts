@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
 import { LoginService } from './login.service';
 import { clearSessionCookie, sessionCookie } from './session-cookie';
 

@@ -1,15 +1,15 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
-import { verifyAgainstDummy, verifyPassword } from '../platform/auth/password-hasher';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { ApiError } from '../../platform/errors/api-error';
+import { verifyAgainstDummy, verifyPassword } from '../../platform/auth/password-hasher';
 import { SessionStore } from './session-store';
 import { SignonHashStore } from './signon-hash-store';
 import { PrincipalLoader, type AccountRow } from './principal-loader';
-import { PendingPasswords, type PendingPasswordRow } from '../messages/pending-passwords';
-import { recordSecurityEvent } from '../audit';
-import type { Principal } from '../platform/auth/principal';
+import { PendingPasswords, type PendingPasswordRow } from '../../messaging/messages/pending-passwords';
+import { recordSecurityEvent } from '../../platform/audit';
+import type { Principal } from '../../platform/auth/principal';
 import { LoginThrottle } from './login-throttle';
 
 export interface LoginResult {

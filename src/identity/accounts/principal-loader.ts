@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { PasswordChangeReason, Principal } from '../platform/auth/principal';
-import { PrincipalCache } from '../platform/auth/principal-cache';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { PasswordChangeReason, Principal } from '../../platform/auth/principal';
+import { PrincipalCache } from '../../platform/auth/principal-cache';
 
 export interface AccountRow {
   id: number;

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Request } from 'express';
-import type { AuthScheme } from '../platform/auth/auth-scheme';
-import type { RequestScope } from '../platform/tenancy/request-scope';
-import type { Principal } from '../platform/auth/principal';
+import type { AuthScheme } from '../../platform/auth/auth-scheme';
+import type { RequestScope } from '../../platform/tenancy/request-scope';
+import type { Principal } from '../../platform/auth/principal';
 import { SessionStore } from './session-store';
 import { PrincipalLoader } from './principal-loader';
 

@@ -1,5 +1,5 @@
-import type { RouteContext, CookieInstruction } from '../platform/http/define-route';
-import { ENV } from '../platform/tokens';
+import type { RouteContext, CookieInstruction } from '../../platform/http/define-route';
+import { ENV } from '../../platform/tokens';
 import { SESSION_COOKIE } from './session-auth-scheme';
 import { SessionStore } from './session-store';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Redis } from 'ioredis';
-import { ENV, REDIS } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
-import { tenantKeyPrefix, type Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
+import { ENV, REDIS } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import { tenantKeyPrefix, type Tenant } from '../../platform/tenancy/tenant';
+import { ApiError } from '../../platform/errors/api-error';
 
 export interface SessionData {
   personId: number;

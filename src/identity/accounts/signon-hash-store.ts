@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Redis } from 'ioredis';
-import { REDIS } from '../platform/tokens';
-import { tenantKeyPrefix, type Tenant } from '../platform/tenancy/tenant';
+import { REDIS } from '../../platform/tokens';
+import { tenantKeyPrefix, type Tenant } from '../../platform/tenancy/tenant';
 
 export const SIGNON_HASH_SECONDS = 30;
 const HASH = /^[A-Za-z0-9_-]{32,64}$/;

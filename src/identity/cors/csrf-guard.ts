@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
-import { maybeRequestScope } from '../platform/tenancy/request-scope';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { ApiError } from '../../platform/errors/api-error';
+import { maybeRequestScope } from '../../platform/tenancy/request-scope';
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };

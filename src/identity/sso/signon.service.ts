@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { ApiError } from '../../platform/errors/api-error';
 import { SessionStore } from '../accounts/session-store';
 import { SignonHashStore } from '../accounts/signon-hash-store';
 

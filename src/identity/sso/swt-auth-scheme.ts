@@ -1,12 +1,12 @@
 import { injectable } from 'tsyringe';
 import type { Request } from 'express';
-import type { AuthScheme } from '../platform/auth/auth-scheme';
-import type { RequestScope } from '../platform/tenancy/request-scope';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
+import type { AuthScheme } from '../../platform/auth/auth-scheme';
+import type { RequestScope } from '../../platform/tenancy/request-scope';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
 import { PrincipalLoader } from '../accounts/principal-loader';
 import { SwtRejected, verifySwt, type SwtChecks } from './swt-token';
-import type { Tenant } from '../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenancy/tenant';
 import { SwtUserFinder } from './swt-user-finder';
 
 /** The tenant's SWT settings as checks; null while no secret is set (SWT sign-on is off). */

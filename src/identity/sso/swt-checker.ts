@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
 import { explainSwt, secretKey, signSwt, SwtRejected, type SwtCheckResult } from './swt-token';
 import { swtChecksOf } from './swt-auth-scheme';
 import { SwtUserFinder } from './swt-user-finder';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { ContactChange, ContactChangeNotifier } from '../persons/contact-change-notifier';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { ContactChange, ContactChangeNotifier } from '../../people/persons/contact-change-notifier';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from './outbox-signal';
 

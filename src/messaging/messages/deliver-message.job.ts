@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineJob, PermanentJobError } from '../platform/queue/job-definition';
-import { openTenantScope } from '../platform/tenancy/request-scope';
-import { TenantResolver } from '../platform/tenancy/tenant-resolver';
+import { defineJob, PermanentJobError } from '../../platform/queue/job-definition';
+import { openTenantScope } from '../../platform/tenancy/request-scope';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
 import { DeliveryService } from './delivery.service';
 import { TemporaryDeliveryError } from './delivery-errors';
-import { bumpSharedCounter } from '../platform/metrics/shared-counters';
+import { bumpSharedCounter } from '../../platform/metrics/shared-counters';
 
 export const DeliverMessage = z.object({ tenantId: z.number().int(), messageId: z.number().int(), deliveryId: z.number().int(), medium: z.enum(['email', 'sms']) });
 export type DeliverMessage = z.infer<typeof DeliverMessage>;

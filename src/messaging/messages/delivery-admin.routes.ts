@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape } from '../../platform/http/param-types';
 import { DeliveryAdminService, type DeliveryListRow } from './delivery-admin.service';
 import type { DeliveryRow } from './messages.repository';
 

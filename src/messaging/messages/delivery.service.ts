@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { ENV, TENANT, TENANT_DB } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
+import { ENV, TENANT, TENANT_DB } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
 import type { DeliveryRow, MessageRow } from './messages.repository';
 import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
 import { identificationBucket, Recipients } from './recipients';
 import { PasswordMailer } from './password-mailer';
-import { TenantRateLimiter, type RateLimitRule } from '../platform/rate-limit/tenant-rate-limiter';
+import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
 
 /** Per hour: an identification, and a client address (an office behind one NAT asks more). */
 const PER_IDENTIFICATION: RateLimitRule = { name: 'forgot:identification', points: 5, durationSeconds: 3600, message: 'too many requests; try again later' };

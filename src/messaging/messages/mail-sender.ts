@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { ENV } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
+import { ENV } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 
 export interface OutgoingMail {

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 
 export type Medium = 'email' | 'sms';
 export type SendMedium = 'email' | 'sms' | 'both';

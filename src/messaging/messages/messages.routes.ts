@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { fieldsShape, p, paging, pagingShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { fieldsShape, p, paging, pagingShape } from '../../platform/http/param-types';
 import { MessagesService } from './messages.service';
 import { MessageOutput, presentMessage } from './message.presenter';
 

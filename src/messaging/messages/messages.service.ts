@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { ApiError } from '../platform/errors/api-error';
-import type { Paging } from '../platform/http/param-types';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { ApiError } from '../../platform/errors/api-error';
+import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
 import { Recipients, type RecipientRow } from './recipients';
 import { OutboxSignal } from './outbox-signal';

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../platform/tokens';
-import { QUEUE_PREFIX, QUEUE_REDIS } from '../platform/queue/job-definition';
+import { LOGGER, REDIS } from '../../platform/tokens';
+import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
 
 /** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
 export function pendingTenantsKey(queuePrefix: string): string {

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import { AuditTrail } from '../audit/audit-trail';
-import type { Tenant } from '../platform/tenancy/tenant';
+import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { AuditTrail } from '../../platform/audit/audit-trail';
+import type { Tenant } from '../../platform/tenancy/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
 import { Recipients } from './recipients';
 import { OutboxSignal } from './outbox-signal';

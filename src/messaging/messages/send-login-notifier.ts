@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { NewPersonNotifier } from '../persons/new-person-notifier';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { NewPersonNotifier } from '../../people/persons/new-person-notifier';
 import { PasswordMailer } from './password-mailer';
 
 /** POST /api/persons send_login=1: the new person gets a password by the same path as forgot_password. */

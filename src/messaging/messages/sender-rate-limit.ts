@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import { TenantRateLimiter } from '../platform/rate-limit/tenant-rate-limiter';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import { TenantRateLimiter } from '../../platform/rate-limit/tenant-rate-limiter';
 
 /**
  * messages.max_per_hour_per_sender: a fixed one-hour window per sender that starts with

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import twilio from 'twilio';
-import { ENV } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
+import { ENV } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 
 type RequestOptions = Parameters<InstanceType<typeof twilio.RequestClient>['request']>[0];

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { WaitlistNotifier } from '../personevents/waitlist-notifier';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { WaitlistNotifier } from '../../courses/personevents/waitlist-notifier';
 import { MessagesRepository } from './messages.repository';
 import { Recipients } from './recipients';
 import { OutboxSignal } from './outbox-signal';

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Paging } from '../../platform/http/param-types';
 
 export interface OrganisationRow {
   id: number;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, pagingShape, paging, viewShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { jsonObject } from '../persons/person-data.schema';
 import { PersonsService } from '../persons/persons.service';
 import { personListShape } from '../persons/persons.routes';

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
-import type { Paging } from '../platform/http/param-types';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
+import type { Paging } from '../../platform/http/param-types';
 import { PersonsRepository } from '../persons/persons.repository';
 import { OrganisationsRepository, type OrganisationFilter, type OrganisationRow } from './organisations.repository';
 import { presentOrganisationFull, presentOrganisationSimple } from './organisation.presenter';

@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 
 export interface ContactChange {
   personId: number;

@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 
 /**
  * Extension point for POST /api/persons with send_login=1: the messaging feature registers

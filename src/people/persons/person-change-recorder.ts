@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import { AuditTrail } from '../audit/audit-trail';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import { AuditTrail } from '../../platform/audit/audit-trail';
 import { CONTACT_CHANGE_NOTIFIER, type ContactChangeNotifier } from './contact-change-notifier';
 import type { PersonRow } from './persons.repository';
 

@@ -1,14 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT, TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Tenant } from '../platform/tenancy/tenant';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
-import { AuditTrail } from '../audit/audit-trail';
-import { SessionStore } from '../accounts/session-store';
-import { FILE_STORE, type FileStore } from '../files/file-store';
-import type { SurveyItem } from '../surveyanswers/survey-data';
+import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
+import { AuditTrail } from '../../platform/audit/audit-trail';
+import { SessionStore } from '../../identity/accounts/session-store';
+import { FILE_STORE, type FileStore } from '../../courses/files/file-store';
+import type { SurveyItem } from '../../courses/surveyanswers/survey-data';
 
 /** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
 const PERSONAL_COLUMNS = [

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
-import { presentFile, type FileRow } from '../files/files.service';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
+import { presentFile, type FileRow } from '../../courses/files/files.service';
 import { PersonsService } from './persons.service';
 import { PersonView } from './person.presenter';
 import type { PersonRow } from './persons.repository';

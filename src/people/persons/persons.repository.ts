@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import { ApiError } from '../platform/errors/api-error';
-import type { Paging } from '../platform/http/param-types';
-import type { PasswordChangeReason } from '../platform/auth/principal';
-import { heldOn } from '../personcompetences/personcompetences.repository';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { ApiError } from '../../platform/errors/api-error';
+import type { Paging } from '../../platform/http/param-types';
+import type { PasswordChangeReason } from '../../platform/auth/principal';
+import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
 
 export interface PersonRow {
   id: number;

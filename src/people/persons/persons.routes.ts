@@ -1,7 +1,7 @@
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { z } from 'zod';
-import { defineRoute, type RouteContext } from '../platform/http/define-route';
-import { p, pagingShape, paging, viewShape } from '../platform/http/param-types';
+import { defineRoute, type RouteContext } from '../../platform/http/define-route';
+import { p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { PersonsService } from './persons.service';
 import { PersonWriter } from './person-writer.service';
 import { jsonObject, PersonCreateData, PersonUpdateData } from './person-data.schema';

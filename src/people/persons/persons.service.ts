@@ -1,15 +1,15 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../platform/tokens';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { passwordChangeReason } from '../accounts/principal-loader';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import type { Principal } from '../platform/auth/principal';
-import { ApiError } from '../platform/errors/api-error';
-import type { Paging } from '../platform/http/param-types';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { passwordChangeReason } from '../../identity/accounts/principal-loader';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import type { Principal } from '../../platform/auth/principal';
+import { ApiError } from '../../platform/errors/api-error';
+import type { Paging } from '../../platform/http/param-types';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PersonsRepository, type PersonFilter, type PersonRow } from './persons.repository';
 import { presentPersonFull, presentPersonSimple } from './person.presenter';
-import { TenantClock } from '../platform/time/tenant-clock';
+import { TenantClock } from '../../platform/time/tenant-clock';
 
 export type PersonView = 'simple' | 'full';
 

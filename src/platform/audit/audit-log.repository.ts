@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { Paging } from '../platform/http/param-types';
+import type { TenantDb } from '../tenancy/tenant-db';
+import type { Paging } from '../http/param-types';
 
 export const AuditLogEntry = z.object({
   audit_id: z.number().int(),

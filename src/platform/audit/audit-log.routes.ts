@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, paging, pagingShape, fieldsShape } from '../platform/http/param-types';
-import { TenantClock } from '../platform/time/tenant-clock';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { TENANT_DB } from '../platform/tokens';
-import { ApiError } from '../platform/errors/api-error';
+import { defineRoute } from '../http/define-route';
+import { p, paging, pagingShape, fieldsShape } from '../http/param-types';
+import { TenantClock } from '../time/tenant-clock';
+import { AccessPolicy } from '../auth/access-policy';
+import { TENANT_DB } from '../tokens';
+import { ApiError } from '../errors/api-error';
 import { AuditLogEntry, listAuditLog } from './audit-log.repository';
 
 export const auditLogRoutes = [

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { DATABASE_URL, ENV, LOGGER } from '../tokens';
 import type { Env } from '../config/env';
 import type { Tenant } from '../tenancy/tenant';
-import type { AccountRow } from '../../accounts/principal-loader';
+import type { AccountRow } from '../../identity/accounts/principal-loader';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
 /** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
 import { ERROR_STATUS } from '../errors/api-error';
-import { platformPaths } from '../../tenants/platform.openapi';
+import { platformPaths } from '../../tenancy/tenants/platform.openapi';
 import { IDEMPOTENCY_HEADER, takesIdempotencyKey } from '../http/idempotency';
 
 type JsonSchema = Record<string, unknown>;

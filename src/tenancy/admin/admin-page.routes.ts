@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { TenantResolver } from '../platform/tenancy/tenant-resolver';
-import { ApiError } from '../platform/errors/api-error';
-import { unknownTenant } from '../platform/http/tenant-middleware';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { ApiError } from '../../platform/errors/api-error';
+import { unknownTenant } from '../../platform/http/tenant-middleware';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p } from '../platform/http/param-types';
-import { AccessPolicy } from '../platform/auth/access-policy';
-import { corsDecision } from '../cors/cors-middleware';
-import { MAX_BUILT_TOKEN_SECONDS, SwtChecker } from '../sso/swt-checker';
+import { defineRoute } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
+import { AccessPolicy } from '../../platform/auth/access-policy';
+import { corsDecision } from '../../identity/cors/cors-middleware';
+import { MAX_BUILT_TOKEN_SECONDS, SwtChecker } from '../../identity/sso/swt-checker';
 
 const SwtCheckView = z
   .object({

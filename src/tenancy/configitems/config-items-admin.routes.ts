@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
 import { AdminConfigItemView, ConfigItemChangeView, ConfigItemsAdminService } from './config-items-admin.service';
 
 const itemId = p.string(200).min(1);

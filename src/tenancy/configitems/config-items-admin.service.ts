@@ -1,14 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { KNEX, TENANT } from '../platform/tokens';
-import { TenantDb } from '../platform/tenancy/tenant-db';
-import { AuditTrail } from '../audit/audit-trail';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { TenantStore } from '../platform/tenancy/tenant-store';
-import { TenantResolver } from '../platform/tenancy/tenant-resolver';
-import { checkInputValues } from '../platform/http/input-guard';
-import { ApiError } from '../platform/errors/api-error';
-import type { Principal } from '../platform/auth/principal';
+import { KNEX, TENANT } from '../../platform/tokens';
+import { TenantDb } from '../../platform/tenancy/tenant-db';
+import { AuditTrail } from '../../platform/audit/audit-trail';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { checkInputValues } from '../../platform/http/input-guard';
+import { ApiError } from '../../platform/errors/api-error';
+import type { Principal } from '../../platform/auth/principal';
 import {
   CONFIG_SECTIONS,
   ConfigValueError,
@@ -16,7 +16,7 @@ import {
   configItemDefinition,
   type ConfigItemDefinition,
   type ConfigItemId,
-} from '../platform/config-items/config-item-registry';
+} from '../../platform/config-items/config-item-registry';
 import { z } from 'zod';
 import { ConfigItemView, presentConfigItem } from './config-items.presenter';
 

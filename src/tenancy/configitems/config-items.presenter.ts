@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { ApiError } from '../platform/errors/api-error';
-import { configItemDefinition, type ConfigItemId } from '../platform/config-items/config-item-registry';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { ApiError } from '../../platform/errors/api-error';
+import { configItemDefinition, type ConfigItemId } from '../../platform/config-items/config-item-registry';
 
 export type View = 'simple' | 'full';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../platform/http/define-route';
-import { p, viewShape } from '../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, viewShape } from '../../platform/http/param-types';
 import { ConfigItemView, presentConfigItem } from './config-items.presenter';
 
 export const configItemRoutes = [

@@ -1,12 +1,12 @@
 import express, { Router, type Request } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { ENV } from '../platform/tokens';
-import { requirePlatformToken } from '../platform/http/require-platform-token';
-import { okEnvelope } from '../platform/http/envelope';
-import { ApiError } from '../platform/errors/api-error';
+import { ENV } from '../../platform/tokens';
+import { requirePlatformToken } from '../../platform/http/require-platform-token';
+import { okEnvelope } from '../../platform/http/envelope';
+import { ApiError } from '../../platform/errors/api-error';
 import { TenantAdminService } from './tenant-admin.service';
 import { TenantOperator } from './tenant-operator';
-import { checkInputValues, inputGuard } from '../platform/http/input-guard';
+import { checkInputValues, inputGuard } from '../../platform/http/input-guard';
 import { ARCHIVE_FORMAT } from './archive/tenant-archive.format';
 
 const ARCHIVE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];

@@ -1,14 +1,14 @@
 import { inject, injectable, injectAll } from 'tsyringe';
 import type { Knex } from 'knex';
-import { ENV, KNEX } from '../platform/tokens';
-import type { Env } from '../platform/config/env';
-import { ApiError } from '../platform/errors/api-error';
-import { PlatformDb } from '../platform/tenancy/platform-db';
-import { TenantStore } from '../platform/tenancy/tenant-store';
-import { TenantResolver } from '../platform/tenancy/tenant-resolver';
-import type { Tenant, TenantStatus } from '../platform/tenancy/tenant';
-import { schemaVersion } from '../platform/migrations/migration-runner';
-import { migrateAll, type MigrateAllReport } from '../platform/migrations/migrate-all';
+import { ENV, KNEX } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import { ApiError } from '../../platform/errors/api-error';
+import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import type { Tenant, TenantStatus } from '../../platform/tenancy/tenant';
+import { schemaVersion } from '../../platform/migrations/migration-runner';
+import { migrateAll, type MigrateAllReport } from '../../platform/migrations/migrate-all';
 import type { Readable, Writable } from 'node:stream';
 import { ImportError, TenantImporter, type ImportOptions } from './tenant-importer';
 import { ArchiveExporter } from './archive/archive-exporter';
@@ -17,8 +17,8 @@ import type { ArchiveEnd } from './archive/tenant-archive.format';
 import { TenantExporter, type ExportOptions } from './tenant-exporter';
 import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema';
 import { TENANT_PURGERS, type TenantPurger } from './tenant-purger';
-import { TenantDb } from '../platform/tenancy/tenant-db';
-import { recordSecurityEvent } from '../audit/security-audit';
+import { TenantDb } from '../../platform/tenancy/tenant-db';
+import { recordSecurityEvent } from '../../platform/audit/security-audit';
 
 /** Where an operator action came from, for the tenant's security event log. */
 export interface OperatorOrigin {

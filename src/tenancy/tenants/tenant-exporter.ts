@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { KNEX } from '../platform/tokens';
-import { TenantDb } from '../platform/tenancy/tenant-db';
-import { PlatformDb } from '../platform/tenancy/platform-db';
-import { configItemDefinition } from '../platform/config-items/config-item-registry';
-import type { Tenant } from '../platform/tenancy/tenant';
+import { KNEX } from '../../platform/tokens';
+import { TenantDb } from '../../platform/tenancy/tenant-db';
+import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { configItemDefinition } from '../../platform/config-items/config-item-registry';
+import type { Tenant } from '../../platform/tenancy/tenant';
 import { PERSON_TEXT_FIELDS, type TenantImport } from './tenant-import.schema';
 
 export interface ExportOptions {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INT4 } from '../platform/http/param-types';
+import { INT4 } from '../../platform/http/param-types';
 
 /** The tenant-import/1 document (seeds/*.json). New optional keys may appear; meanings never change. */
 const ref = z.string().min(1).max(200);

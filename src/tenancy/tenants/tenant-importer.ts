@@ -1,15 +1,15 @@
-import { addMonths, CLOCK, DEFAULT_TIME_ZONE, todayIn, type Clock } from '../platform/time/tenant-clock';
+import { addMonths, CLOCK, DEFAULT_TIME_ZONE, todayIn, type Clock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { KNEX, LOGGER } from '../platform/tokens';
-import { TenantDb, schemaNameForSlug } from '../platform/tenancy/tenant-db';
-import { TenantStore } from '../platform/tenancy/tenant-store';
-import { TenantResolver } from '../platform/tenancy/tenant-resolver';
-import { ConfigValueError, configItemDefinition } from '../platform/config-items/config-item-registry';
-import { hashPassword } from '../platform/auth/password-hasher';
-import { migrateSchema } from '../platform/migrations/migration-runner';
-import { tenantMigrations } from '../../migrations/tenant';
+import { KNEX, LOGGER } from '../../platform/tokens';
+import { TenantDb, schemaNameForSlug } from '../../platform/tenancy/tenant-db';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { ConfigValueError, configItemDefinition } from '../../platform/config-items/config-item-registry';
+import { hashPassword } from '../../platform/auth/password-hasher';
+import { migrateSchema } from '../../platform/migrations/migration-runner';
+import { tenantMigrations } from '../../../migrations/tenant';
 import {
   TenantImport,
   PERSON_TEXT_FIELDS,
@@ -18,7 +18,7 @@ import {
   type NamedNode,
   type OrganisationNode,
 } from './tenant-import.schema';
-import type { CustomAttributeDefinition } from '../platform/config-items/config-item-registry';
+import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 
 export class ImportError extends Error {}
 

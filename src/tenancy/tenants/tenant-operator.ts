@@ -1,13 +1,13 @@
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
-import { ApiError } from '../platform/errors/api-error';
-import { TenantStore } from '../platform/tenancy/tenant-store';
-import { openTenantScope } from '../platform/tenancy/request-scope';
-import type { Tenant } from '../platform/tenancy/tenant';
-import { CLIENT_IP, TENANT_DB } from '../platform/tokens';
-import { configItemDefinition } from '../platform/config-items/config-item-registry';
+import { ApiError } from '../../platform/errors/api-error';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { openTenantScope } from '../../platform/tenancy/request-scope';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { CLIENT_IP, TENANT_DB } from '../../platform/tokens';
+import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
-import { PasswordMailer, type PasswordMailReason } from '../messages/password-mailer';
+import { PasswordMailer, type PasswordMailReason } from '../../messaging/messages/password-mailer';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */

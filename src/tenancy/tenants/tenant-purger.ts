@@ -1,7 +1,7 @@
 import { inject, injectable, type InjectionToken } from 'tsyringe';
 import type { Redis } from 'ioredis';
-import { REDIS } from '../platform/tokens';
-import { tenantKeyPrefix } from '../platform/tenancy/tenant';
+import { REDIS } from '../../platform/tokens';
+import { tenantKeyPrefix } from '../../platform/tenancy/tenant';
 
 /** What a purger gets: the tenant being deleted (its platform rows may already be gone). */
 export interface PurgedTenant {

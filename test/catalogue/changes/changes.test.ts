@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, ACME_PASSWORDS } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, ACME_PASSWORDS } from '../../support/login';
 import { competenceIdsByTitle } from '../competences/catalogue-ids';
 
 let t: TestApp;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { competenceIdsByTitle, titles } from './catalogue-ids';
 import type { Knex } from 'knex';
-import { KNEX } from '../../src/platform/tokens';
+import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;
 let acme: DemoTenant;

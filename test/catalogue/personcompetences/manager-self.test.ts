@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app';
+import { createTestApp, type TestApp } from '../../support/test-app';
 import { competenceIdsByTitle } from '../competences/catalogue-ids';
-import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
+import { acmeWithKarisManagers, type AcmeClient } from '../../people/persons/demo-refs';
 
 // Manager-only registrations: never by a manager for themself, nor for a person who manages them.
 let t: TestApp;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { KNEX } from '../../src/platform/tokens';
+import { KNEX } from '../../../src/platform/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, ACME_PASSWORDS } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, ACME_PASSWORDS } from '../../support/login';
 import { competenceIdsByTitle, titles } from '../competences/catalogue-ids';
 
 let t: TestApp;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme } from '../support/login';
-import { idsByRef } from '../persons/demo-refs';
-import { setConfig, tenantDb } from '../events/events-support';
-import { CLOCK } from '../../src/platform/time/tenant-clock';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
+import { asAcme } from '../../support/login';
+import { idsByRef } from '../../people/persons/demo-refs';
+import { setConfig, tenantDb } from '../../courses/events/events-support';
+import { CLOCK } from '../../../src/platform/time/tenant-clock';
 
 // 12:00 UTC on 10 March is already 02:00 on 11 March in Kiritimati (UTC+14).
 const NOW = new Date('2026-03-10T12:00:00Z');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
-import { acmeWithKarisManagers, idsByRef, type AcmeClient } from '../persons/demo-refs';
+import { createTestApp, type DemoTenant, type TestApp } from '../../support/test-app';
+import { acmeWithKarisManagers, idsByRef, type AcmeClient } from '../../people/persons/demo-refs';
 
 // PUT /api/organisationalfunctions/[id]: a manager never assigns functions to themself or to their own manager.
 let t: TestApp;

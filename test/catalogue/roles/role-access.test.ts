@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme } from '../support/login';
-import { idsByRef } from '../persons/demo-refs';
+import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme } from '../../support/login';
+import { idsByRef } from '../../people/persons/demo-refs';
 
 // GET /api/roles/[role_id] — Security: Superuser, superadmin, admin for the role.
 let t: TestApp;

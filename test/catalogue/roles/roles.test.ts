@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { KNEX } from '../../src/platform/tokens';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme } from '../support/login';
+import { KNEX } from '../../../src/platform/tokens';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme } from '../../support/login';
 import { competenceIdsByTitle } from '../competences/catalogue-ids';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { eventIdsByTitle, idOf } from './events-support';
 
 let t: TestApp;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { KNEX } from '../../src/platform/tokens';
-import { TenantDb } from '../../src/platform/tenancy/tenant-db';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import type { DemoTenant, TestApp } from '../support/test-app';
+import { KNEX } from '../../../src/platform/tokens';
+import { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import type { DemoTenant, TestApp } from '../../support/test-app';
 
 /** A TenantDb on the test tenant's schema, for arranging data the API of this branch cannot write. */
 export function tenantDb(t: TestApp, tenant: DemoTenant): TenantDb {

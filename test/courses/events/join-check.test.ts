@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ageOn } from '../../src/platform/time/tenant-clock';
+import { ageOn } from '../../../src/platform/time/tenant-clock';
 
 describe('ageOn', () => {
   it('counts a birthday only once it has been reached', () => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
-import { eventIdsByTitle } from './events-support';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
+import { eventIdsByTitle } from '../events/events-support';
 
 let t: TestApp;
 let acme: DemoTenant;

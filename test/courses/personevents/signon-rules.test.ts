@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme } from '../support/login';
-import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
-import { eventIdsByTitle, idOf, tenantDb } from './events-support';
+import { createTestApp, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme } from '../../support/login';
+import { acmeWithKarisManagers, type AcmeClient } from '../../people/persons/demo-refs';
+import { eventIdsByTitle, idOf, tenantDb } from '../events/events-support';
 
 let t: TestApp;
 let acme: DemoTenant;

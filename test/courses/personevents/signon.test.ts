@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
-import { eventIdsByTitle, idOf, setConfig, tenantDb } from './events-support';
-import { WAITLIST_NOTIFIER } from '../../src/personevents/waitlist-notifier';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
+import { eventIdsByTitle, idOf, setConfig, tenantDb } from '../events/events-support';
+import { WAITLIST_NOTIFIER } from '../../../src/courses/personevents/waitlist-notifier';
 
 let t: TestApp;
 let acme: DemoTenant;

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
-import { acmeWithKarisManagers, type AcmeClient } from '../persons/demo-refs';
-import { idOf } from './events-support';
+import { createTestApp, type DemoTenant, type TestApp } from '../../support/test-app';
+import { acmeWithKarisManagers, type AcmeClient } from '../../people/persons/demo-refs';
+import { idOf } from '../events/events-support';
 
 // Surveys and files for someone else: a manager acts only for persons they manage, never for their own manager.
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
-import { idOf } from './events-support';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
+import { idOf } from '../events/events-support';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

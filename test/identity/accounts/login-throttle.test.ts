@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, loginCookie } from '../support/login';
-import { KNEX, REDIS } from '../../src/platform/tokens';
-import { tenantKeyPrefix } from '../../src/platform/tenancy/tenant';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, loginCookie } from '../../support/login';
+import { KNEX, REDIS } from '../../../src/platform/tokens';
+import { tenantKeyPrefix } from '../../../src/platform/tenancy/tenant';
 
 let t: TestApp;
 /** TRUST_PROXY=1: one reverse proxy in front, which appends the client it saw to X-Forwarded-For. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { client, createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../support/login';
-import { KNEX } from '../../src/platform/tokens';
-import { PrincipalCache } from '../../src/platform/auth/principal-cache';
+import { client, createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
+import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
+import { KNEX } from '../../../src/platform/tokens';
+import { PrincipalCache } from '../../../src/platform/auth/principal-cache';
 
 let t: TestApp;
 let acme: DemoTenant;

@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { launchChromium, type Browser } from '../support/chromium';
-import { client, createTestApp, type TestApp } from '../support/test-app';
-import { loginCookie, ACME_PASSWORDS } from '../support/login';
-import { TenantImporter } from '../../src/tenants/tenant-importer';
-import { readDemoDocument } from '../../seeds/demo-tenants';
+import { launchChromium, type Browser } from '../../support/chromium';
+import { client, createTestApp, type TestApp } from '../../support/test-app';
+import { loginCookie, ACME_PASSWORDS } from '../../support/login';
+import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
+import { readDemoDocument } from '../../../seeds/demo-tenants';
 
 /**
  * A real browser enforces what the header tests only assert: a page on an origin in the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { ACME_SWT, inAnHour, swtToken } from './swt-test-token';
-import { verifySwt, signSwt, SwtRejected } from '../../src/sso/swt-token';
+import { verifySwt, signSwt, SwtRejected } from '../../../src/identity/sso/swt-token';
 
 const NEW_SECRET = 'acme-swt-new-secret-after-rotation-42';
 let t: TestApp;

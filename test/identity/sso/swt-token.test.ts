@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeSignature, secretKey, signSwt, splitToken, signatureMatches, verifySwt, SwtRejected } from '../../src/sso/swt-token';
+import { computeSignature, secretKey, signSwt, splitToken, signatureMatches, verifySwt, SwtRejected } from '../../../src/identity/sso/swt-token';
 
 const TEXT_KEY = secretKey('correct horse battery staple', 'text');
 const SPEC_KEY = secretKey('N4QeKa3c062VBjnVK6fb+rnwURkcwGXh7EoNK34n0uM=', 'base64');

@@ -5,15 +5,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pino from 'pino';
 import knex from 'knex';
 import { Redis } from 'ioredis';
-import { loadEnv } from '../../src/platform/config/env';
-import { buildContainer, closeContainer } from '../../src/container';
-import { buildApp } from '../../src/app';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { freePort, startLocalPostgres, startLocalRedis } from '../../src/platform/dev/local-services';
-import { migrateSchema } from '../../src/platform/migrations/migration-runner';
-import { platformMigrations } from '../../migrations/platform';
-import { importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
-import { loginCookie, ACME_PASSWORDS, GLOBEX_PASSWORDS } from '../support/login';
+import { loadEnv } from '../../../src/platform/config/env';
+import { buildContainer, closeContainer } from '../../../src/container';
+import { buildApp } from '../../../src/app';
+import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { freePort, startLocalPostgres, startLocalRedis } from '../../../src/platform/dev/local-services';
+import { migrateSchema } from '../../../src/platform/migrations/migration-runner';
+import { platformMigrations } from '../../../migrations/platform';
+import { importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
+import { loginCookie, ACME_PASSWORDS, GLOBEX_PASSWORDS } from '../../support/login';
 import { startSmtpSink, waitFor } from './delivery-peers';
 
 export interface ChaosFigures {
@@ -33,7 +33,7 @@ export interface ChaosPlan {
   log?: (m: string) => void;
 }
 
-const WORKERS_ENTRY = path.resolve(__dirname, '../../workers/main.ts');
+const WORKERS_ENTRY = path.resolve(__dirname, '../../../workers/main.ts');
 
 /**
  * A whole deployment of our own (PostgreSQL, sessions Redis, queue Redis, SMTP sink, the API in

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { GLOBEX_PASSWORDS, loginCookie } from '../support/login';
-import { startTestWorkers, waitFor } from '../messages/delivery-peers';
-import { Metrics } from '../../src/platform/metrics/metrics';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
+import { startTestWorkers, waitFor } from './delivery-peers';
+import { Metrics } from '../../../src/platform/metrics/metrics';
 
 let t: TestApp;
 let globex: DemoTenant;
@@ -11,7 +11,7 @@ let workers: Awaited<ReturnType<typeof startTestWorkers>>;
 beforeAll(async () => {
   // No TWILIO_* settings: every SMS delivery fails permanently ("not configured"). No operator
   // token either: with one, the queue dashboard opens the queues before the test workers get
-  // their own prefix; the registry is read directly (test/metrics/metrics.test.ts covers GET /metrics).
+  // their own prefix; the registry is read directly (test/platform/metrics/metrics.test.ts covers GET /metrics).
   t = await createTestApp();
   globex = await importDemoTenant(t, 'globex');
   workers = await startTestWorkers(t.container, [globex.tenantId]);

@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
 import type { DependencyContainer } from 'tsyringe';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
-import { freePort } from '../../src/platform/dev/local-services';
-import { QUEUE_PREFIX } from '../../src/platform/queue/job-definition';
-import { RETRY_POLICY } from '../../src/platform/queue/job-worker';
-import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../src/messages/outbox-relay';
-import { startWorkers } from '../../src/platform/queue/worker-runtime';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
+import { freePort } from '../../../src/platform/dev/local-services';
+import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
+import { RETRY_POLICY } from '../../../src/platform/queue/job-worker';
+import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../../src/messaging/messages/outbox-relay';
+import { startWorkers } from '../../../src/platform/queue/worker-runtime';
 
 export interface ReceivedMail {
   mailFrom: string;

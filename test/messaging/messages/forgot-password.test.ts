@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { client } from '../support/test-app';
-import { ACME_PASSWORDS } from '../support/login';
+import { client } from '../../support/test-app';
+import { ACME_PASSWORDS } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
-import { identificationBucket } from '../../src/messages/recipients';
+import { identificationBucket } from '../../../src/messaging/messages/recipients';
 
 const bed = useMailTestbed();
 

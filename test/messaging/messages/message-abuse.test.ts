@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme } from '../support/login';
-import { REDIS } from '../../src/platform/tokens';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
+import { asAcme } from '../../support/login';
+import { REDIS } from '../../../src/platform/tokens';
 
 let t: TestApp;
 let acme: DemoTenant;

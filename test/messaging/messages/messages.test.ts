@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
+import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
+import { asAcme, loginCookie } from '../../support/login';
 import { startSmtpSink, startTwilioSink, startTestWorkers, TWILIO_ENV, waitFor } from './delivery-peers';
 
 let t: TestApp;

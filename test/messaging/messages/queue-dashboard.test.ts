@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/test-app';
+import { createTestApp, type TestApp } from '../../support/test-app';
 
 const TOKEN = 'operator-token-0123456789';
 let withToken: TestApp;

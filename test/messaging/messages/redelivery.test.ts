@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
-import { asAcme } from '../support/login';
+import { asAcme } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../src/platform/tenancy/request-scope';
-import { TENANT_DB } from '../../src/platform/tokens';
-import { PendingPasswords } from '../../src/messages/pending-passwords';
+import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
+import { TENANT_DB } from '../../../src/platform/tokens';
+import { PendingPasswords } from '../../../src/messaging/messages/pending-passwords';
 
 // Short reconciliation period, so a delivery left behind is relayed again within the test.
 const bed = useMailTestbed({}, { OUTBOX_REDELIVER_AFTER_SECONDS: '1' });

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { asAcme } from '../support/login';
+import { asAcme } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
 
 // Batches far smaller than the burst: the backlog must move over many passes.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useMailTestbed, waitFor } from '../messages/delivery-peers';
-import { ACME_PASSWORDS, asAcme } from '../support/login';
+import { useMailTestbed, waitFor } from '../../messaging/messages/delivery-peers';
+import { ACME_PASSWORDS, asAcme } from '../../support/login';
 
 const bed = useMailTestbed();
 

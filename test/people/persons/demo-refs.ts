@@ -1,6 +1,6 @@
-import { KNEX } from '../../src/platform/tokens';
-import { client, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, loginCookie } from '../support/login';
+import { KNEX } from '../../../src/platform/tokens';
+import { client, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, loginCookie } from '../../support/login';
 
 /** Database ids of a tenant's objects by their import-document ref (ids are not part of the fixture). */
 export async function idsByRef(t: TestApp, tenant: DemoTenant, table: 'organisations' | 'roles' | 'competences' | 'events'): Promise<Record<string, number>> {

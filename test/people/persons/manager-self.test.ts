@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoTenant, type TestApp } from '../support/test-app';
-import { loginCookie } from '../support/login';
+import { createTestApp, type DemoTenant, type TestApp } from '../../support/test-app';
+import { loginCookie } from '../../support/login';
 import { acmeWithKarisManagers, BOSS_PASSWORD, idsByRef, type AcmeClient } from './demo-refs';
 
 // A manager never acts as their own manager: not on themself, nor on a person who manages them.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
-import { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from '../../src/persons/new-person-notifier';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
+import { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from '../../../src/people/persons/new-person-notifier';
 import { form, idsByRef } from './demo-refs';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, asAcme, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
 import { idsByRef, userNames } from './demo-refs';
 
 let t: TestApp;

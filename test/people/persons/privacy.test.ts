@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
-import { ACME_PASSWORDS, asAcme } from '../support/login';
+import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
+import { ACME_PASSWORDS, asAcme } from '../../support/login';
 import { idsByRef } from './demo-refs';
-import { KNEX } from '../../src/platform/tokens';
-import { FILE_STORE } from '../../src/files/file-store';
+import { KNEX } from '../../../src/platform/tokens';
+import { FILE_STORE } from '../../../src/courses/files/file-store';
 
 let t: TestApp;
 let acme: DemoTenant;

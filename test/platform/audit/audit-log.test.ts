@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../support/test-app';
-import { ACME_PASSWORDS, asAcme } from '../support/login';
-import { idsByRef } from '../persons/demo-refs';
-import { KNEX } from '../../src/platform/tokens';
-import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
+import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
+import { ACME_PASSWORDS, asAcme } from '../../support/login';
+import { idsByRef } from '../../people/persons/demo-refs';
+import { KNEX } from '../../../src/platform/tokens';
+import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
 
 const TOKEN = 'operator-token-0123456789abcdef';
 let t: TestApp;

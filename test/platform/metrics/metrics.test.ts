@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
-import { QueueRegistry } from '../../src/platform/queue/queue-registry';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
+import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 
 const TOKEN = 'metrics-test-operator-token';
 

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { launchChromium, type Browser } from '../support/chromium';
-import { serveOnLoopback, type LoopbackServer } from '../support/loopback-server';
-import { createTestApp, type TestApp } from '../support/test-app';
+import { launchChromium, type Browser } from '../../support/chromium';
+import { serveOnLoopback, type LoopbackServer } from '../../support/loopback-server';
+import { createTestApp, type TestApp } from '../../support/test-app';
 
 /** /docs must render in a real browser: helmet's CSP could silently block Swagger UI. */
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/test-app';
-import { assertMatchesContract } from '../support/contract';
+import { createTestApp, type TestApp } from '../../support/test-app';
+import { assertMatchesContract } from '../../support/contract';
 
 let t: TestApp;
 beforeAll(async () => {

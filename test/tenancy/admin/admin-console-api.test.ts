@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../support/test-app';
-import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../support/login';
-import { startTestWorkers, waitFor } from '../messages/delivery-peers';
-import { ACME_SWT, inAnHour, swtToken } from '../sso/swt-test-token';
-import { KNEX } from '../../src/platform/tokens';
+import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
+import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
+import { startTestWorkers, waitFor } from '../../messaging/messages/delivery-peers';
+import { ACME_SWT, inAnHour, swtToken } from '../../identity/sso/swt-test-token';
+import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;
 let acme: DemoTenant;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { GLOBEX_PASSWORDS, asAcme, loginCookie } from '../support/login';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { GLOBEX_PASSWORDS, asAcme, loginCookie } from '../../support/login';
 
 let t: TestApp;
 let acme: DemoTenant;

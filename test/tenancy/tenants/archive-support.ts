@@ -5,9 +5,9 @@ import request from 'supertest';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { inject } from 'vitest';
-import type { TestApp } from '../support/test-app';
+import type { TestApp } from '../../support/test-app';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 export interface Run {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
-import { readDemoDocument } from '../../seeds/demo-tenants';
-import { KNEX } from '../../src/platform/tokens';
+import { client, createTestApp, importDemoTenant, type TestApp } from '../../support/test-app';
+import { readDemoDocument } from '../../../seeds/demo-tenants';
+import { KNEX } from '../../../src/platform/tokens';
 import { OPERATOR_TOKEN, operator } from './archive-support';
-import { tenantMigrations } from '../../migrations/tenant';
+import { tenantMigrations } from '../../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 

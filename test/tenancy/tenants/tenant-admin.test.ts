@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTestApp, importDemoTenant, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, loginCookie } from '../support/login';
-import { readDemoDocument } from '../../seeds/demo-tenants';
-import { TenantAdminService } from '../../src/tenants/tenant-admin.service';
-import { KNEX, REDIS } from '../../src/platform/tokens';
-import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
-import { tenantMigrations } from '../../migrations/tenant';
+import { client, createTestApp, importDemoTenant, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, loginCookie } from '../../support/login';
+import { readDemoDocument } from '../../../seeds/demo-tenants';
+import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
+import { KNEX, REDIS } from '../../../src/platform/tokens';
+import { schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { tenantMigrations } from '../../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 

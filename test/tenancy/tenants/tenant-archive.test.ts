@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, asAcme, loginCookie } from '../support/login';
-import { eventIdsByTitle, idOf } from '../events/events-support';
-import { KNEX } from '../../src/platform/tokens';
-import { TenantDb, schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
-import { recordSecurityEvent } from '../../src/audit';
+import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, asAcme, loginCookie } from '../../support/login';
+import { eventIdsByTitle, idOf } from '../../courses/events/events-support';
+import { KNEX } from '../../../src/platform/tokens';
+import { TenantDb, schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { recordSecurityEvent } from '../../../src/platform/audit';
 import { OPERATOR_TOKEN, operator, readArchive, tableRows, writeArchive } from './archive-support';
 
 let t: TestApp;

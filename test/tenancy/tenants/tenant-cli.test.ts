@@ -4,10 +4,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './archive-support';
-import { client, createTestApp, type TestApp } from '../support/test-app';
-import { ACME_PASSWORDS, loginCookie } from '../support/login';
-import { DEMO_DOCUMENTS } from '../../seeds/demo-tenants';
-import { tenantMigrations } from '../../migrations/tenant';
+import { client, createTestApp, type TestApp } from '../../support/test-app';
+import { ACME_PASSWORDS, loginCookie } from '../../support/login';
+import { DEMO_DOCUMENTS } from '../../../seeds/demo-tenants';
+import { tenantMigrations } from '../../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;
 

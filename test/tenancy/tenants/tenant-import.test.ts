@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { createTestApp, type TestApp } from '../support/test-app';
-import { readDemoDocument } from '../../seeds/demo-tenants';
-import { TenantImporter } from '../../src/tenants/tenant-importer';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
-import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
-import { KNEX } from '../../src/platform/tokens';
+import { createTestApp, type TestApp } from '../../support/test-app';
+import { readDemoDocument } from '../../../seeds/demo-tenants';
+import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
+import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;
 let knex: Knex;

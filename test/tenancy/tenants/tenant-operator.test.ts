@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { client, createTestApp, type TestApp } from '../support/test-app';
-import { startSmtpSink, startTestWorkers, waitFor } from '../messages/delivery-peers';
+import { client, createTestApp, type TestApp } from '../../support/test-app';
+import { startSmtpSink, startTestWorkers, waitFor } from '../../messaging/messages/delivery-peers';
 import { OPERATOR_TOKEN, cli, operator } from './archive-support';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
-import { KNEX } from '../../src/platform/tokens';
+import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;
 // The operator API's app: with the token set, the queue dashboard fixes the queue prefix at build,

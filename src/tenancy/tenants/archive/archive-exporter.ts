@@ -4,11 +4,11 @@ import { createGzip } from 'node:zlib';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
-import { KNEX } from '../../platform/tokens';
-import { PlatformDb } from '../../platform/tenancy/platform-db';
-import { configItemDefinition } from '../../platform/config-items/config-item-registry';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import { FILE_STORE, type FileStore } from '../../files/file-store';
+import { KNEX } from '../../../platform/tokens';
+import { PlatformDb } from '../../../platform/tenancy/platform-db';
+import { configItemDefinition } from '../../../platform/config-items/config-item-registry';
+import type { Tenant } from '../../../platform/tenancy/tenant';
+import { FILE_STORE, type FileStore } from '../../../courses/files/file-store';
 import { catalogSequences, catalogTables, type CatalogTable } from './schema-catalog';
 import {
   ARCHIVE_FORMAT,
