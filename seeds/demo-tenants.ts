@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
-import { TenantImporter } from '../src/tenancy/tenants/tenant-importer';
+import { TenantImporter } from '../src/tenancy';
 import { TenantStore } from '../src/platform/tenancy/tenant-store';
 
 export const DEMO_DOCUMENTS = ['acme.json', 'globex.json'].map((f) => path.join(__dirname, f));

@@ -13,12 +13,10 @@ import { allRoutes } from './features';
 import { docsRoutes } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
-import { tenantCors } from './identity/cors/cors-middleware';
-import { csrfGuard } from './identity/cors/csrf-guard';
-import { platformRoutes } from './tenancy/tenants/platform.routes';
-import { adminPageRoutes } from './tenancy/admin/admin-page.routes';
+import { tenantCors, csrfGuard } from './identity';
+import { platformRoutes, platformPaths, adminPageRoutes } from './tenancy';
 import { queueDashboard } from './platform/queue/queue-dashboard';
-import { filesHttp } from './courses/files/files.http';
+import { filesHttp } from './courses';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 
@@ -41,7 +39,7 @@ export function buildApp(container: DependencyContainer): Express {
   app.use(helmet());
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
-  app.use(docsRoutes(allRoutes, version));
+  app.use(docsRoutes(allRoutes, version, platformPaths()));
 
   // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
   app.use('/platform', platformRoutes(container));

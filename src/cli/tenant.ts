@@ -2,11 +2,9 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { ARCHIVE_FORMAT } from '../tenancy/tenants/archive/tenant-archive.format';
 import { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
-import { TenantAdminService, type TenantSummary } from '../tenancy/tenants/tenant-admin.service';
-import { TenantOperator } from '../tenancy/tenants/tenant-operator';
+import { ARCHIVE_FORMAT, TenantAdminService, TenantOperator, type TenantSummary } from '../tenancy';
 import { CliError, LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

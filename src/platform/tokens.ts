@@ -1,4 +1,4 @@
-import type { InjectionToken } from 'tsyringe';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -21,5 +21,7 @@ export const TENANT_POOLS: InjectionToken<TenantPools> = Symbol('TenantPools');
 /** Registered only in a request's or job's child container. */
 export const TENANT: InjectionToken<Tenant> = Symbol('Tenant');
 export const TENANT_DB: InjectionToken<TenantDb> = Symbol('TenantDb');
+/** The request's (or job's) tenant scope itself: only the kernel's UnitOfWork builds from it. */
+export const TENANT_SCOPE: InjectionToken<DependencyContainer> = Symbol('TenantScope');
 /** The caller's address (req.ip) in a request's scope; null in a job's. For the security event log. */
 export const CLIENT_IP: InjectionToken<string | null> = Symbol('ClientIp');

@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/auth/principal';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
-import { TargetPersons } from '../personcompetences/target-person';
+import { TargetPersons } from '../../people';
 import { CompetencesRepository, type CompetenceFilter } from './competences.repository';
 import { COURSE_TEMPLATE_TYPES } from './competence-types';
 

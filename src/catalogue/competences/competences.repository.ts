@@ -4,7 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
-import { organisationAncestors } from '../../people/organisations/organisation-tree';
+import { organisationAncestors } from '../../people';
 
 export interface CompetenceFilter {
   mode: 'active' | 'inactive' | 'all';

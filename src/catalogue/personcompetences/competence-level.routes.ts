@@ -4,12 +4,12 @@ import { p, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { TENANT_DB } from '../../platform/tokens';
-import { TargetPersons } from './target-person';
+import { TargetPersons } from '../../people';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates } from './competence-state';
 import { PersonCompetencesRepository } from './personcompetences.repository';
 import type { RouteContext } from '../../platform/http/define-route';
-import { personsInSubtree } from '../../people/organisations/organisation-tree';
+import { personsInSubtree } from '../../people';
 
 /** Mandatory competences (of the person's roles) and how many of them the person holds now. */
 async function personCounts(ctx: RouteContext, personId: number) {

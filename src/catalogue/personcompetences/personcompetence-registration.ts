@@ -5,7 +5,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { verifyPassword } from '../../platform/auth/password-hasher';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
-import { TargetPersons, type TargetPerson } from './target-person';
+import { TargetPersons, type PersonTarget } from '../../people';
 import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 
@@ -59,7 +59,7 @@ export class PersonCompetenceRegistration {
     return c;
   }
 
-  async register(user: Principal, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: TargetPerson; competence: CompetenceRow }> {
+  async register(user: Principal, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: PersonTarget; competence: CompetenceRow }> {
     const c = await this.competence(competenceId);
     const person = await this.persons.find(user, input.user_name);
     if (!person.isSelf && !person.asManager) {
@@ -113,7 +113,7 @@ export class PersonCompetenceRegistration {
   }
 
   /** checked_by self: only the person; manager: only a manager/superuser; both: either. No action: a manager's override. */
-  private checklistItem(c: CompetenceRow, person: TargetPerson, input: RegistrationInput, row: NewRegistration): void {
+  private checklistItem(c: CompetenceRow, person: PersonTarget, input: RegistrationInput, row: NewRegistration): void {
     if (input.action === undefined) {
       if (!person.asManager) {
         // A manager checking their own item would override what only their own manager may.
@@ -133,7 +133,7 @@ export class PersonCompetenceRegistration {
   }
 
   /** Only for oneself, and only with one's own correct password. */
-  private async signature(person: TargetPerson, input: RegistrationInput, row: NewRegistration): Promise<void> {
+  private async signature(person: PersonTarget, input: RegistrationInput, row: NewRegistration): Promise<void> {
     if (!person.isSelf) throw ApiError.forbidden('a signature can only be given by the person themselves');
     if (input.password === undefined || input.password === '') throw ApiError.missing('password');
     await this.attempts.assertAllowed(person.id);

@@ -3,7 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
-import { TargetPersons } from './target-person';
+import { TargetPersons } from '../../people';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates, stateOf } from './competence-state';
 import { TenantClock } from '../../platform/time/tenant-clock';

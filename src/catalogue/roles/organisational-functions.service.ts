@@ -1,10 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
-import { TargetPersons } from '../personcompetences/target-person';
+import { TargetPersons } from '../../people';
 import { RolesRepository } from './roles.repository';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 
@@ -24,6 +25,7 @@ interface FunctionRow {
 export class OrganisationalFunctions {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(RolesRepository) private readonly roles: RolesRepository,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(TargetPersons) private readonly persons: TargetPersons,
@@ -87,7 +89,7 @@ export class OrganisationalFunctions {
     const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
     if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);
     const key = { person_id: person.id, role_id: roleId };
-    await this.db.transaction(async (trx) => {
+    await this.uow.run(async ({ db: trx }) => {
       const changed =
         action === 'update'
           ? (await trx.table('person_roles').insert(key).onConflict(['person_id', 'role_id']).ignore().returning('role_id')).length

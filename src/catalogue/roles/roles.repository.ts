@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
-import { organisationAncestors } from '../../people/organisations/organisation-tree';
+import { organisationAncestors } from '../../people';
 
 export interface RoleRow {
   id: number;

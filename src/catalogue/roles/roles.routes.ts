@@ -3,7 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { AccessPolicy } from '../../platform/auth/access-policy';
-import { TargetPersons } from '../personcompetences/target-person';
+import { TargetPersons } from '../../people';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { RolesRepository, presentRole, type RoleFilter } from './roles.repository';
 import { PositionView, RoleView } from './roles.views';

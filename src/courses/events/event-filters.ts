@@ -6,7 +6,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { p } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
-import { organisationSubtree } from '../../people/organisations/organisation-tree';
+import { organisationSubtree } from '../../people';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),

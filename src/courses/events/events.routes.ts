@@ -5,8 +5,9 @@ import { p, paging, pagingShape, viewShape } from '../../platform/http/param-typ
 import { eventFilterShape, customAttributeFilters } from './event-filters';
 import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
+import { JoinCheckRepository } from './join-check.repository';
 import { EventView } from './event.presenter';
-import { TargetPerson } from '../personevents/target-person';
+import { TargetPerson } from '../../people';
 import { TENANT_DB } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
 
@@ -96,7 +97,7 @@ export const eventRoutes = [
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
       const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'check sign-on for this person');
-      const result = await checkJoin(ctx.resolve(TENANT_DB), event, person, ctx.tenant.config, ctx.resolve(TenantClock));
+      const result = await checkJoin(ctx.resolve(JoinCheckRepository), event, person, ctx.tenant.config, ctx.resolve(TenantClock));
       return { body: { valid: true, message: result.can_join ? 'can join' : 'cannot join', ...presentJoinCheck(result) } };
     },
   }),

@@ -8,7 +8,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from './events.repository';
 import { applyEventFilters, type EventFilters } from './event-filters';
 import { presentEvent, type EventExtras } from './event.presenter';
-import { TargetPerson } from '../personevents/target-person';
+import { TargetPerson } from '../../people';
 
 export interface EventView {
   view: 'simple' | 'full';

@@ -1,9 +1,7 @@
 import { ageOn } from '../../platform/time/tenant-clock';
-import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { TenantConfig } from '../../platform/config-items/tenant-config';
+import type { PersonRow } from '../../people';
 import type { EventRow } from './events.repository';
-import type { PersonRow } from '../personevents/target-person';
 
 export const JOIN_REASONS = [
   'cancelled',
@@ -32,12 +30,27 @@ export interface JoinClock {
   today(): string;
 }
 
+/** What check_join reads about an event and a person; JoinCheckRepository reads it from the tables. */
+export interface JoinFacts {
+  /** Prerequisites of the event the person does not hold on `today`, by title. */
+  missingPrerequisites(eventId: number, personId: number, today: string): Promise<{ id: number; title: string }[]>;
+  /** The earliest other event the person holds a seat on that overlaps this one (modules of this course excepted). */
+  clash(personId: number, event: EventRow): Promise<{ title: string; starts_at: Date } | undefined>;
+  /** The person's live sign-on status (signed_on or waitlist), if any. */
+  liveStatus(personId: number, eventId: number): Promise<string | undefined>;
+  /** Seats taken (signed_on). */
+  seatsTaken(eventId: number): Promise<number>;
+}
+
+/** The person facts check_join reads. */
+export type JoinPerson = Pick<PersonRow, 'id' | 'user_name' | 'email' | 'mobile' | 'birthdate'>;
+
 /**
  * check_join: every unmet criterion with a text. event_full leaves can_join true (the
- * person goes onto the wait list). Runs on the given db so sign-on can use its transaction
- * after locking the event row.
+ * person goes onto the wait list). Reads through `facts`, so sign-on can pass the
+ * repository of its transaction after locking the event row.
  */
-export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow, config: TenantConfig, clock: JoinClock): Promise<JoinCheck> {
+export async function checkJoin(facts: JoinFacts, event: EventRow, person: JoinPerson, config: TenantConfig, clock: JoinClock): Promise<JoinCheck> {
   const now = clock.now();
   const today = clock.today();
   const texts: Partial<Record<JoinReason, string>> = {};
@@ -48,16 +61,7 @@ export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow
   else if (event.signon_closes && now > event.signon_closes) texts.signon_period = `Sign-on closed ${event.signon_closes.toISOString()}.`;
   else if (now >= event.starts_at) texts.signon_period = `The event started ${event.starts_at.toISOString()}; sign-on is over.`;
 
-  const missing: { id: number; title: string }[] = await db
-    .table('event_prerequisites as ep')
-    .join('competences as c', 'c.id', 'ep.competence_id')
-    .where('ep.event_id', event.id)
-    .whereNotExists(
-      // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
-      heldOn(db.table('person_competences as pc').whereRaw('pc.competence_id = ep.competence_id').where('pc.person_id', person.id), today),
-    )
-    .orderBy('c.title')
-    .select('c.id', 'c.title');
+  const missing = await facts.missingPrerequisites(event.id, person.id, today);
   if (missing.length) texts.prerequisites = `Requires a valid ${missing.map((m) => `"${m.title}"`).join(', ')} first.`;
 
   // Age on the tenant's day of sign-on; without a registered birthdate the limit cannot be checked and does not block.
@@ -72,29 +76,16 @@ export async function checkJoin(db: TenantDb, event: EventRow, person: PersonRow
   if (fields.length) texts.required_fields = `Sign-on requires ${fields.join(' and ')} on the person; please add it to the profile.`;
 
   if (config.get('signon.block_overlapping')) {
-    const clash = await db
-      .table('person_events as pe')
-      .join('events as e', 'e.id', 'pe.event_id')
-      .where('pe.person_id', person.id)
-      .where('pe.status', 'signed_on')
-      .where('e.cancelled', false)
-      .whereNot('e.id', event.id)
-      // Modules of the same course overlap their parent by design.
-      .where((w) => w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
-      .where('e.starts_at', '<', event.ends_at)
-      .where('e.ends_at', '>', event.starts_at)
-      .orderBy('e.starts_at')
-      .first('e.title', 'e.starts_at');
+    const clash = await facts.clash(person.id, event);
     if (clash) texts.conflicting_course = `Overlaps "${clash.title}" (${clash.starts_at.toISOString()}), which ${person.user_name} is already signed on to.`;
   }
 
-  const live = await db.table('person_events').where({ person_id: person.id, event_id: event.id }).whereNot('status', 'signed_off').first('status');
-  if (live) texts.already_joined = live.status === 'waitlist' ? `${person.user_name} is already on the wait list.` : `${person.user_name} is already signed on.`;
+  const live = await facts.liveStatus(person.id, event.id);
+  if (live) texts.already_joined = live === 'waitlist' ? `${person.user_name} is already on the wait list.` : `${person.user_name} is already signed on.`;
 
   let places: number | null = null;
   if (event.max_participants !== null) {
-    const [{ count }] = await db.table('person_events').where({ event_id: event.id, status: 'signed_on' }).count<{ count: string }[]>('* as count');
-    places = Math.max(0, event.max_participants - Number(count));
+    places = Math.max(0, event.max_participants - (await facts.seatsTaken(event.id)));
     if (places === 0) texts.event_full = 'No free seats: sign-on puts the person on the wait list.';
   }
 

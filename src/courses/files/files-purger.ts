@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { PurgedTenant, TenantPurger } from '../../tenancy/tenants/tenant-purger';
+import type { PurgedTenant, TenantPurger } from '../../platform/tenancy/tenant-purgers';
 import { FILE_STORE, type FileStore } from './file-store';
 
 /** A deleted tenant's uploaded files: the whole namespace (its schema name) in the file store. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { TargetPerson } from '../personevents/target-person';
+import { TargetPerson } from '../../people';
 import { EventsService } from '../events/events.service';
 import { FileView, FilesService, presentFile } from './files.service';
 

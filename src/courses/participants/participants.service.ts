@@ -1,5 +1,5 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
-import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
+import { heldOn } from '../../catalogue';
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -11,7 +11,7 @@ import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
 import { isoDateTime } from '../events/event.presenter';
-import { organisationSubtree } from '../../people/organisations/organisation-tree';
+import { organisationSubtree } from '../../people';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({

@@ -37,6 +37,48 @@ export class PersonEventsRepository {
     return this.base().where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
   }
 
+  /** The person's live sign-on (seat or wait list) to the event. */
+  async liveId(personId: number, eventId: number): Promise<number | undefined> {
+    const live = await this.db.table('person_events').where({ person_id: personId, event_id: eventId }).whereNot('status', 'signed_off').first('id');
+    return live?.id;
+  }
+
+  async insert(row: { person_id: number; event_id: number; status: 'signed_on' | 'waitlist'; order_id: number | null }): Promise<number> {
+    const [created] = await this.db.table('person_events').insert(row).returning('id');
+    return created.id;
+  }
+
+  async signOff(id: number): Promise<void> {
+    await this.db.table('person_events').where({ id }).update({ status: 'signed_off', signed_off_at: this.db.fn.now(), updated_at: this.db.fn.now() });
+  }
+
+  async seatsTaken(eventId: number): Promise<number> {
+    const [{ count }] = await this.db.table('person_events').where({ event_id: eventId, status: 'signed_on' }).count<{ count: string }[]>('* as count');
+    return Number(count);
+  }
+
+  /** The wait list of an event, longest waiting first; at most `limit` (all when null). */
+  async waiting(eventId: number, limit: number | null): Promise<number[]> {
+    const q = this.db.table('person_events').where({ event_id: eventId, status: 'waitlist' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id');
+    const rows: { id: number }[] = await (limit === null ? q : q.limit(limit));
+    return rows.map((r) => r.id);
+  }
+
+  async promote(id: number): Promise<void> {
+    await this.db.table('person_events').where({ id }).update({ status: 'signed_on', updated_at: this.db.fn.now() });
+  }
+
+  /** An order of the person (order system): another person's would bill them. */
+  async orderOf(orderId: number, personId: number): Promise<number | undefined> {
+    const found = await this.db.table('orders').where({ id: orderId, person_id: personId }).first('id');
+    return found?.id;
+  }
+
+  async createOrder(reference: string, personId: number): Promise<number> {
+    const [created] = await this.db.table('orders').insert({ reference, person_id: personId }).returning('id');
+    return created.id;
+  }
+
   async list(f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {
     const q = this.base().where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
     if (f.personIds) q.whereIn('pe.person_id', f.personIds as any);

@@ -6,11 +6,11 @@ import { ApiError } from '../../platform/errors/api-error';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { TENANT_DB } from '../../platform/tokens';
 import { EventsService } from '../events/events.service';
-import { TargetPerson } from './target-person';
+import { TargetPerson } from '../../people';
 import { PersonEventsRepository } from './personevents.repository';
 import { PersonEventView, presentPersonEvent } from './person-event.presenter';
 import { SignOnService } from './signon.service';
-import { personsInSubtree } from '../../people/organisations/organisation-tree';
+import { personsInSubtree } from '../../people';
 
 const userName = p.string(200).min(1).optional();
 
@@ -121,7 +121,7 @@ export const personEventRoutes = [
       if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
       await ctx.resolve(EventsService).get(input.event_id);
       const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person off');
-      const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id, ctx.container);
+      const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
   }),

@@ -1,14 +1,14 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
 
 /**
  * Told when a sign-off moves someone from the wait list onto a seat. Optional: the
- * messaging feature registers an implementation (resolved from the request's tenant
+ * messaging module registers an implementation (resolved from the request's tenant
  * scope, so it may inject TENANT_DB); without one, promotion happens silently.
  */
 export interface WaitlistNotifier {
-  /** Writes the notice through `db`, the sign-off's transaction, so promotion and notice commit together. */
-  notifyPromoted(db: TenantDb, personEventId: number): Promise<void>;
+  /** Writes the notice in `tx`, the sign-off's transaction, so promotion and notice commit together. */
+  notifyPromoted(tx: Transaction, personEventId: number): Promise<void>;
   /** After the commit: wake the relay. */
   committed?(): Promise<void>;
 }

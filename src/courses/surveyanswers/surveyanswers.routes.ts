@@ -4,7 +4,7 @@ import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/h
 import { ApiError } from '../../platform/errors/api-error';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { TENANT_DB } from '../../platform/tokens';
-import { TargetPerson } from '../personevents/target-person';
+import { TargetPerson } from '../../people';
 import { surveyData } from './survey-data';
 import { SurveyAnswerView, SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
 

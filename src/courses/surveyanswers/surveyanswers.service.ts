@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { ENV, TENANT_DB } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
@@ -78,6 +79,7 @@ export type Answerer = { personId: number; organisationId?: undefined } | { pers
 export class SurveyAnswersService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(AccessPolicy) private readonly access: AccessPolicy,
     @inject(FilesService) private readonly files: FilesService,
     @inject(ENV) private readonly env: Env,
@@ -125,7 +127,7 @@ export class SurveyAnswersService {
     }
     validateItems(tree, data.items, true);
     const files = this.decodeFiles(data);
-    const id = await this.db.transaction(async (tx) => {
+    const id = await this.uow.run(async ({ db: tx }) => {
       const [row] = await tx
         .table('survey_answers')
         .insert({ survey_id: tree.survey.id, person_id: who.personId ?? null, organisation_id: who.organisationId ?? null, data: JSON.stringify({ items: [] }), created_by: user.personId })
@@ -165,7 +167,7 @@ export class SurveyAnswersService {
       const f = await this.db.table('files').where({ id: it.file_id, survey_answer_id: id }).first('id');
       if (!f) throw ApiError.malformed(`${path}[file_id]`, `file ${it.file_id} does not belong to survey answer ${id}`);
     }
-    await this.db.transaction(async (tx) => {
+    await this.uow.run(async ({ db: tx }) => {
       const row = await tx.table('survey_answers').where({ id }).forUpdate().first('locked');
       if (row.locked) {
         throw new ApiError(409, `survey answer ${id} is locked and cannot be changed; submit a new answer with POST /api/surveyanswer`);

@@ -7,7 +7,7 @@ import { verifyAgainstDummy, verifyPassword } from '../../platform/auth/password
 import { SessionStore } from './session-store';
 import { SignonHashStore } from './signon-hash-store';
 import { PrincipalLoader, type AccountRow } from './principal-loader';
-import { PendingPasswords, type PendingPasswordRow } from '../../messaging/messages/pending-passwords';
+import { PendingPasswords, type PendingPasswordRow } from '../../people';
 import { recordSecurityEvent } from '../../platform/audit';
 import type { Principal } from '../../platform/auth/principal';
 import { LoginThrottle } from './login-throttle';

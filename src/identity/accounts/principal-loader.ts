@@ -4,6 +4,7 @@ import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { PasswordChangeReason, Principal } from '../../platform/auth/principal';
 import { PrincipalCache } from '../../platform/auth/principal-cache';
+import { passwordChangeReason } from '../../people';
 
 export interface AccountRow {
   id: number;
@@ -14,19 +15,9 @@ export interface AccountRow {
   must_change_password: PasswordChangeReason | null;
 }
 
-const DAY_MS = 86_400_000;
-
 /** The persons columns a Principal is built from. */
 export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password'] as const;
 
-/** Decides whether an account is in "must change password" (errorcode 418). */
-export function passwordChangeReason(row: AccountRow, maxAgeDays: number | null, now = Date.now()): PasswordChangeReason | null {
-  if (row.must_change_password) return row.must_change_password;
-  if (maxAgeDays !== null && row.password_changed_at && now - row.password_changed_at.getTime() > maxAgeDays * DAY_MS) {
-    return 'expired';
-  }
-  return null;
-}
 
 /** Builds the request's Principal from a person of the request's tenant. */
 @injectable()

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { ContactChange, ContactChangeNotifier } from '../../people/persons/contact-change-notifier';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { ContactChange, ContactChangeNotifier } from '../../people';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from './outbox-signal';
 
@@ -14,11 +14,11 @@ const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile n
 export class ContactChangeNotice implements ContactChangeNotifier {
   constructor(@inject(OutboxSignal) private readonly signal: OutboxSignal) {}
 
-  async write(db: TenantDb, change: ContactChange): Promise<void> {
+  async write(tx: Transaction, change: ContactChange): Promise<void> {
     const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
     const was = change.fields.length > 1 ? 'were' : 'was';
     const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
-    await new MessagesRepository(db).insert({
+    await tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: change.personId,

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
@@ -28,6 +29,7 @@ export class DeliveryAdminService {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(AccessPolicy) private readonly access: AccessPolicy,
     @inject(AuditTrail) private readonly audit: AuditTrail,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
@@ -61,7 +63,7 @@ export class DeliveryAdminService {
    */
   async retry(user: Principal, deliveryId: number): Promise<DeliveryRow> {
     this.access.assertSuperuser(user, 'retry deliveries');
-    const row = await this.db.transaction(async (trx) => {
+    const row = await this.uow.run(async ({ db: trx }) => {
       const found = await trx
         .table('message_deliveries as d')
         .join('messages as m', 'm.id', 'd.message_id')

@@ -8,7 +8,7 @@ import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
-import { PendingPasswords } from './pending-passwords';
+import { PendingPasswords } from '../../people';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 

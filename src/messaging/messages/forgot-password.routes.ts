@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
-import { identificationBucket, Recipients } from './recipients';
+import { identificationBucket, PersonDirectory } from '../../people';
 import { PasswordMailer } from './password-mailer';
 import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
 
@@ -30,7 +30,7 @@ export const forgotPasswordRoutes = [
       // Both limits count before the lookup, so a 429 says nothing about the account.
       await limiter.hit(PER_ADDRESS, ctx.ip);
       await limiter.hit(PER_IDENTIFICATION, identificationBucket(input.identification));
-      const people = await ctx.resolve(Recipients).byIdentification(input.identification);
+      const people = await ctx.resolve(PersonDirectory).byIdentification(input.identification, ['id']);
       const mailer = ctx.resolve(PasswordMailer);
       for (const person of people) await mailer.sendNewPassword(person.id, 'forgot_password');
       return { body: { valid: true, message: ANSWER } };

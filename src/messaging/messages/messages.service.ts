@@ -7,7 +7,8 @@ import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
-import { Recipients, type RecipientRow } from './recipients';
+import { PersonDirectory } from '../../people';
+import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
 import { OutboxSignal } from './outbox-signal';
 import { SenderRateLimit } from './sender-rate-limit';
 
@@ -42,14 +43,14 @@ export class MessagesService {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(MessagesRepository) private readonly repo: MessagesRepository,
-    @inject(Recipients) private readonly recipients: Recipients,
+    @inject(PersonDirectory) private readonly recipients: PersonDirectory,
     @inject(AccessPolicy) private readonly access: AccessPolicy,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
-  private async recipient(user: Principal, userName: string, action: string): Promise<RecipientRow> {
-    const person = await this.recipients.byUserName(userName);
+  private async recipient(user: Principal, userName: string, action: string): Promise<Recipient> {
+    const person = await this.recipients.find({ user_name: userName }, RECIPIENT_COLUMNS);
     if (!person) throw ApiError.notFound(`person ${userName}`);
     await this.access.assertSelfOrManager(user, person, action);
     return person;
@@ -86,7 +87,7 @@ export class MessagesService {
     return { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries };
   }
 
-  private async replyTo(person: RecipientRow, raw: string | undefined): Promise<string | null> {
+  private async replyTo(person: Recipient, raw: string | undefined): Promise<string | null> {
     if (!raw) return null;
     if (raw.toLowerCase() === 'manager') {
       const found = await this.recipients.managerEmail(person);
@@ -109,7 +110,7 @@ export class MessagesService {
     const view = await this.repo.find(id).then((m) => (m ? this.withDeliveries(m) : undefined));
     if (!view) throw ApiError.notFound(`message ${id}`);
     if (view.message.sender_id !== user.personId) {
-      const person = await this.recipients.byId(view.message.recipient_id);
+      const person = await this.recipients.find({ id: view.message.recipient_id }, RECIPIENT_COLUMNS);
       await this.access.assertSelfOrManager(user, person!, 'read this message');
     }
     return view;

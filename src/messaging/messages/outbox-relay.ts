@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
-import { ROOT_CONTAINER, QUEUE_REDIS, type QueueName } from '../../platform/queue/job-definition';
+import { ROOT_CONTAINER, QUEUE_REDIS } from '../../platform/queue/job-definition';
+import type { MessageQueue } from './message-queues';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../../platform/queue/job-worker';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
@@ -201,7 +202,7 @@ export class OutboxRelay implements BackgroundWorker {
   }
 
   /** Removes the finished jobs of stale rows, so the add that follows is not ignored. */
-  private async clearFinished(queue: QueueName, ids: string[]): Promise<void> {
+  private async clearFinished(queue: MessageQueue, ids: string[]): Promise<void> {
     const q = this.queues.get(queue);
     await Promise.all(
       ids.map(async (id) => {
@@ -211,7 +212,7 @@ export class OutboxRelay implements BackgroundWorker {
     );
   }
 
-  private async enqueue(queue: QueueName, tenantId: number, rows: OutboxRow[]): Promise<void> {
+  private async enqueue(queue: MessageQueue, tenantId: number, rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     const retry = this.root.resolve(RETRY_POLICY);
     const jobs = rows.map((row) => ({ row, data: deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage }));

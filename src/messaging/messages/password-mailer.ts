@@ -1,14 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { LOGGER, TENANT } from '../../platform/tokens';
+import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
-import { Recipients } from './recipients';
+import { RECIPIENT_COLUMNS } from './recipients';
+import { PENDING_PASSWORD_HOURS, PersonDirectory } from '../../people';
 import { OutboxSignal } from './outbox-signal';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
-import { PENDING_PASSWORD_HOURS } from './pending-passwords';
 
 export type PasswordMailReason = 'send_login' | 'forgot_password' | 'operator_reset';
 
@@ -29,24 +29,24 @@ export class PasswordMailer {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
-    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   /** Queues the mail (SMS when the person has a mobile but no e-mail). False when the person cannot be reached. */
   async sendNewPassword(personId: number, reason: PasswordMailReason): Promise<boolean> {
-    const written = await this.db.transaction((trx) => this.write(trx, personId, reason));
+    const written = await this.uow.run((tx) => this.write(tx, personId, reason));
     if (written) await this.signal.notify(this.tenant.id);
     return written;
   }
 
   /**
-   * Writes the mail and its audit entry through `db`, so a caller's transaction (the person's
+   * Writes the mail and its audit entry in `tx`, so a caller's transaction (the person's
    * creation) commits them with its own change or not at all; the caller signals the relay
    * after commit (committed()). False when the person has neither e-mail nor mobile.
    */
-  async write(db: TenantDb, personId: number, reason: PasswordMailReason): Promise<boolean> {
-    const person = await new Recipients(db).byId(personId);
+  async write(tx: Transaction, personId: number, reason: PasswordMailReason): Promise<boolean> {
+    const person = await tx.get(PersonDirectory).find({ id: personId }, RECIPIENT_COLUMNS);
     if (!person) return false;
     const medium: Medium | null = person.email ? 'email' : person.mobile ? 'sms' : null;
     if (!medium) {
@@ -54,7 +54,7 @@ export class PasswordMailer {
       return false;
     }
     const t = TEXTS[reason];
-    await new MessagesRepository(db).insert({
+    await tx.get(MessagesRepository).insert({
       kind: 'password',
       sender_id: null,
       recipient_id: person.id,
@@ -69,7 +69,7 @@ export class PasswordMailer {
     });
     // forgot_password comes from someone not logged in; send_login from the person's creation
     const actor = reason === 'forgot_password' ? 'anonymous' : reason === 'operator_reset' ? 'operator' : 'system';
-    await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, db);
+    await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, tx.db);
     return true;
   }
 

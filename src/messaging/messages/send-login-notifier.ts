@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { NewPersonNotifier } from '../../people/persons/new-person-notifier';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { NewPersonNotifier } from '../../people';
 import { PasswordMailer } from './password-mailer';
 
 /** POST /api/persons send_login=1: the new person gets a password by the same path as forgot_password. */
@@ -8,8 +8,8 @@ import { PasswordMailer } from './password-mailer';
 export class SendLoginNotifier implements NewPersonNotifier {
   constructor(@inject(PasswordMailer) private readonly mailer: PasswordMailer) {}
 
-  async sendLogin(person: { personId: number; userName: string }, db: TenantDb): Promise<void> {
-    const sent = await this.mailer.write(db, person.personId, 'send_login');
+  async sendLogin(person: { personId: number; userName: string }, tx: Transaction): Promise<void> {
+    const sent = await this.mailer.write(tx, person.personId, 'send_login');
     if (!sent) throw new Error(`${person.userName} has neither e-mail nor mobile to send a login to`);
   }
 

@@ -1,10 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { WaitlistNotifier } from '../../courses/personevents/waitlist-notifier';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import { PersonDirectory } from '../../people';
+import type { WaitlistNotifier } from '../../courses';
 import { MessagesRepository } from './messages.repository';
-import { Recipients } from './recipients';
+import { RECIPIENT_COLUMNS } from './recipients';
 import { OutboxSignal } from './outbox-signal';
 
 /** A person moved from the wait list onto a seat is told by e-mail (or SMS), through the outbox. */
@@ -15,18 +16,18 @@ export class WaitlistPromotionNotifier implements WaitlistNotifier {
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
   ) {}
 
-  async notifyPromoted(db: TenantDb, personEventId: number): Promise<void> {
-    const row = await db
+  async notifyPromoted(tx: Transaction, personEventId: number): Promise<void> {
+    const row = await tx.db
       .table('person_events as pe')
       .join('events as e', 'e.id', 'pe.event_id')
       .where('pe.id', personEventId)
       .first('pe.person_id', 'e.title', 'e.starts_at');
     if (!row) return;
-    const person = await new Recipients(db).byId(row.person_id);
+    const person = await tx.get(PersonDirectory).find({ id: row.person_id }, RECIPIENT_COLUMNS);
     const medium = person?.email ? 'email' : person?.mobile ? 'sms' : null;
     // nobody to tell: the promotion stands without a notice
     if (!person || !medium) return;
-    await new MessagesRepository(db).insert({
+    await tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: person.id,

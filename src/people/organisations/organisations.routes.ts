@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
-import { p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
-import { jsonObject } from '../persons/person-data.schema';
-import { PersonsService } from '../persons/persons.service';
-import { personListShape } from '../persons/persons.routes';
+import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { OrganisationsService } from './organisations.service';
 import { OrganisationView } from './organisation.presenter';
-import { PersonView } from '../persons/person.presenter';
 
 const optionalText = (max: number) =>
   z
@@ -64,19 +60,6 @@ export const organisationRoutes = [
     output: OrganisationView,
     async handler(ctx, input) {
       return { items: [await ctx.resolve(OrganisationsService).get(ctx.user, input.organisation_id, input.view ?? 'full')] };
-    },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/organisations/:organisation_id/persons',
-    access: 'user',
-    resource: 'persons',
-    summary: 'Members of an organisation, as GET /api/persons with organisation_id. Security: superuser, manager of it',
-    input: z.object({ ...idParam, ...personListShape }),
-    output: PersonView,
-    async handler(ctx, input) {
-      const query = { ...input, organisation_id: input.organisation_id };
-      return { items: await ctx.resolve(PersonsService).list(ctx.user, query, paging(input), input.view ?? 'simple') };
     },
   }),
   defineRoute({

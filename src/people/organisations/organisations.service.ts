@@ -3,7 +3,7 @@ import { AccessPolicy } from '../../platform/auth/access-policy';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
-import { PersonsRepository } from '../persons/persons.repository';
+import { PersonDirectory } from '../person-directory';
 import { OrganisationsRepository, type OrganisationFilter, type OrganisationRow } from './organisations.repository';
 import { presentOrganisationFull, presentOrganisationSimple } from './organisation.presenter';
 
@@ -23,7 +23,7 @@ export interface OrganisationData {
 export class OrganisationsService {
   constructor(
     @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
-    @inject(PersonsRepository) private readonly persons: PersonsRepository,
+    @inject(PersonDirectory) private readonly persons: PersonDirectory,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
   ) {}
 
@@ -65,7 +65,7 @@ export class OrganisationsService {
       filter.parentId = query.parent_id;
     }
     if (query.user_name !== undefined) {
-      const person = await this.persons.findByUserName(query.user_name);
+      const person = await this.persons.find({ user_name: query.user_name }, ['organisation_id']);
       if (!person) throw ApiError.notFound(`person "${query.user_name}"`);
       const own = person.organisation_id === null ? [] : [person.organisation_id];
       filter.ids = filter.ids ? filter.ids.filter((id) => own.includes(id)) : own;

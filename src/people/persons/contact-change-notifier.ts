@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
 
 export interface ContactChange {
   personId: number;
@@ -12,11 +12,11 @@ export interface ContactChange {
 
 /**
  * Tells a person's previous e-mail address that their password, e-mail or mobile changed, so
- * a taken-over account is noticed (ASVS 2.2.3). Implemented by the messaging feature (registerFeatures).
+ * a taken-over account is noticed (ASVS 2.2.3). Implemented by the messaging module (registered in its index.ts).
  */
 export interface ContactChangeNotifier {
-  /** Writes the notice on `db`, the change's own transaction, so both commit or neither. */
-  write(db: TenantDb, change: ContactChange): Promise<void>;
+  /** Writes the notice in the change's own transaction, so both commit or neither. */
+  write(tx: Transaction, change: ContactChange): Promise<void>;
   /** After commit: wakes the delivery (best effort). */
   committed(tenantId: number): Promise<void>;
 }

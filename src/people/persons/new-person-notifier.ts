@@ -1,19 +1,19 @@
 import type { InjectionToken } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
 
 /**
- * Extension point for POST /api/persons with send_login=1: the messaging feature registers
- * an implementation (in registerFeatures) that gives the new person a password and mails it.
+ * Extension point for POST /api/persons with send_login=1: the messaging module registers
+ * an implementation (in its index.ts) that gives the new person a password and mails it.
  * It is resolved from the request's tenant scope, so it may inject TENANT and TENANT_DB.
  * While nothing is registered, the person is created and the answer says no login was sent.
  */
 export interface NewPersonNotifier {
   /**
-   * Writes the login mail through `db`, the transaction that creates the person, so the person
+   * Writes the login mail in `tx`, the transaction that creates the person, so the person
    * and the mail commit together (a crash in between cannot lose the mail). Throws when the
    * person cannot be reached; the person is created anyway.
    */
-  sendLogin(person: { personId: number; userName: string }, db: TenantDb): Promise<void>;
+  sendLogin(person: { personId: number; userName: string }, tx: Transaction): Promise<void>;
   /** After the commit: wake the relay. */
   committed?(): Promise<void>;
 }

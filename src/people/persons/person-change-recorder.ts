@@ -2,8 +2,9 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
-import { AuditTrail } from '../../platform/audit/audit-trail';
+import { AuditTrail } from '../../platform/audit';
 import { CONTACT_CHANGE_NOTIFIER, type ContactChangeNotifier } from './contact-change-notifier';
 import type { PersonRow } from './persons.repository';
 
@@ -33,12 +34,8 @@ export class PersonChangeRecorder {
     @inject(CONTACT_CHANGE_NOTIFIER) private readonly notifier: ContactChangeNotifier,
   ) {}
 
-  /** Current role ids of a person, read in the transaction before roles are replaced. */
-  async roleIds(db: TenantDb, personId: number): Promise<number[]> {
-    return (await db.table('person_roles').where({ person_id: personId }).select('role_id')).map((r: { role_id: number }) => r.role_id);
-  }
-
-  async record(db: TenantDb, c: PersonChange): Promise<void> {
+  async record(tx: Transaction, c: PersonChange): Promise<void> {
+    const db = tx.db;
     const base = { actor: c.user.userName, subject: c.target.user_name };
     const self = c.user.personId === c.target.id;
     const noticed: ('email' | 'mobile' | 'password')[] = [];
@@ -55,7 +52,7 @@ export class PersonChangeRecorder {
     }
     if (c.rolesAfter) await this.rolesChanged(db, c.user, c.target.user_name, c.rolesBefore ?? [], c.rolesAfter);
     if (noticed.length && c.target.email) {
-      await this.notifier.write(db, { personId: c.target.id, userName: c.target.user_name, oldEmail: c.target.email, fields: noticed, changedBy: c.user.userName });
+      await this.notifier.write(tx, { personId: c.target.id, userName: c.target.user_name, oldEmail: c.target.email, fields: noticed, changedBy: c.user.userName });
       this.notices++;
     }
   }

@@ -1,16 +1,6 @@
 import { isMatch } from 'date-fns';
 import { z } from 'zod';
 
-/** Accepts person_data as an object (bracket form, JSON body) or as a JSON string. */
-export const jsonObject = (v: unknown): unknown => {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v; // left as a string, so the object schema reports it as malformed
-  }
-};
-
 // Free-text fields: an empty value clears the field.
 const text = (max = 200) =>
   z

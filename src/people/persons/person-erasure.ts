@@ -1,14 +1,12 @@
-import { inject, injectable } from 'tsyringe';
+import { inject, injectAll, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { LOGGER, TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import { AuditTrail } from '../../platform/audit/audit-trail';
-import { SessionStore } from '../../identity/accounts/session-store';
-import { FILE_STORE, type FileStore } from '../../courses/files/file-store';
-import type { SurveyItem } from '../../courses/surveyanswers/survey-data';
+import { AuditTrail, renameInAuditLog } from '../../platform/audit';
+import { PERSON_DATA, PERSON_SESSIONS, type ErasureStep, type PersonDataHolder, type PersonSessions } from '../person-ports';
 
 /** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
 const PERSONAL_COLUMNS = [
@@ -19,37 +17,29 @@ const PERSONAL_COLUMNS = [
 
 export const erasedUserName = (personId: number) => `erased-${personId}`;
 
-/** Free text may name anyone; numbers and booleans are what survey statistics need. */
-function blankFreeText(items: SurveyItem[]): SurveyItem[] {
-  return items.map(({ file_data, file_name, file_title, file_id, ...item }) => ({
-    ...item,
-    ...(typeof item.value === 'string' ? { value: '' } : {}),
-    ...(Array.isArray(item.value) ? { value: item.value.map((v) => (typeof v === 'string' ? '' : v)) } : {}),
-    ...(item.children ? { children: blankFreeText(item.children) } : {}),
-  }));
-}
-
 /**
  * The right to erasure: anonymises a person in place, irreversibly. The row stays (as
  * `erased-<id>`) so registrations, sign-ons and survey answers keep counting in statistics
- * without naming anyone. One transaction; sessions and file bytes go after the commit, since
- * neither can roll back with it.
+ * without naming anyone. One transaction, in which every module that keeps personal data
+ * (PERSON_DATA) blanks its part; sessions and file bytes go after the commit, since neither can
+ * roll back with it.
  */
 @injectable()
 export class PersonEraser {
   constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(AuditTrail) private readonly audit: AuditTrail,
-    @inject(SessionStore) private readonly sessions: SessionStore,
-    @inject(FILE_STORE) private readonly store: FileStore,
+    @inject(PERSON_SESSIONS) private readonly sessions: PersonSessions,
     @inject(LOGGER) private readonly log: Logger,
+    @injectAll(PERSON_DATA, { isOptional: true }) private readonly holders: PersonDataHolder[] = [],
   ) {}
 
   async erase(user: Principal, userName: string, confirm: string): Promise<string> {
     if (!user.superuser) throw ApiError.forbidden('not authorised to erase a person: only superusers may');
     if (confirm !== userName) throw ApiError.malformed('confirm', 'must equal the user_name of the person to erase');
-    const { placeholder, personId, storageKeys } = await this.db.transaction(async (trx) => {
+    const { placeholder, personId, steps } = await this.uow.run(async (tx) => {
+      const trx = tx.db;
       const person = await trx.table('persons').where('user_name', userName).forUpdate().first('id');
       if (!person) throw ApiError.notFound(`person "${userName}"`);
       // the last superuser erasing themself would lock the tenant out; another superuser can do it
@@ -62,50 +52,25 @@ export class PersonEraser {
         ...Object.fromEntries(PERSONAL_COLUMNS.map((c) => [c, null])),
         user_name: name, superuser: false, superadmin: false, updated_at: trx.fn.now(),
       });
-      // a placeholder manages nothing and answers no role-admin question
+      // a placeholder manages nothing
       await trx.table('organisation_managers').where('person_id', person.id).delete();
-      await trx.table('role_admins').where('person_id', person.id).delete();
-      await trx.table('person_competences').where('person_id', person.id).whereNotNull('comments').update({ comments: null });
-      await this.blankMessages(trx, person.id);
-      await this.blankSurveyAnswers(trx, person.id);
-      const keys = await trx.table('files').where('person_id', person.id).delete().returning('storage_key');
-      await this.rewriteAuditLog(trx, userName, name);
-      await this.audit.record({ type: 'person.erased', actor: user.userName, subject: name, details: { person_id: person.id, files_deleted: keys.length } }, trx);
-      return { placeholder: name, personId: person.id as number, storageKeys: keys.map((k: { storage_key: string }) => k.storage_key) };
+      const steps: ErasureStep[] = [];
+      for (const holder of this.holders) {
+        const step = await holder.erase?.(tx, person.id);
+        if (step) steps.push(step);
+      }
+      await renameInAuditLog(trx, userName, name);
+      const details = Object.assign({ person_id: person.id }, ...steps.map((s) => s.details ?? {}));
+      await this.audit.record({ type: 'person.erased', actor: user.userName, subject: name, details }, trx);
+      return { placeholder: name, personId: person.id as number, steps };
     });
-    await this.afterCommit(personId, storageKeys);
+    await this.afterCommit(personId, steps);
     return placeholder;
   }
 
-  private async blankMessages(trx: TenantDb, personId: number): Promise<void> {
-    const received = trx.table('messages').where('recipient_id', personId).select('id');
-    await trx.table('message_deliveries').whereIn('message_id', received).update({ address: '', last_error: null });
-    await trx.table('messages').where('recipient_id', personId).update({ title: '', text: '', cc: '{}', reply_to: null });
-  }
-
-  private async blankSurveyAnswers(trx: TenantDb, personId: number): Promise<void> {
-    const answers: { id: number; data: { items: SurveyItem[] } }[] = await trx.table('survey_answers').where('person_id', personId).select('id', 'data');
-    for (const a of answers) {
-      await trx.table('survey_answers').where('id', a.id).update({ data: JSON.stringify({ items: blankFreeText(a.data.items ?? []) }) });
-    }
-  }
-
-  /**
-   * The log is append-only (trigger of migration 080); erasure is its one sanctioned rewrite.
-   * `set local` scopes the escape to this transaction, so no other statement can use it.
-   */
-  private async rewriteAuditLog(trx: TenantDb, oldName: string, placeholder: string): Promise<void> {
-    await trx.raw("set local app.audit_erasure = 'on'");
-    await trx.table('audit_log').where('actor', oldName).update({ actor: placeholder });
-    await trx.table('audit_log').where('subject', oldName).update({ subject: placeholder });
-    await trx.raw("set local app.audit_erasure = 'off'");
-  }
-
   // Failures here leave no personal data readable through the API (the rows are gone); they are logged for a retry by hand.
-  private async afterCommit(personId: number, storageKeys: string[]): Promise<void> {
+  private async afterCommit(personId: number, steps: ErasureStep[]): Promise<void> {
     await this.sessions.destroyAllFor(this.tenant, personId).catch((err) => this.log.error({ err, personId }, 'erasure: ending sessions failed'));
-    for (const key of storageKeys) {
-      await this.store.remove(this.tenant.schema, key).catch((err) => this.log.error({ err, personId }, 'erasure: removing a file failed'));
-    }
+    for (const step of steps) await step.afterCommit?.();
   }
 }

@@ -1,14 +1,13 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
+import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../../platform/auth/principal';
 import { hashPassword, verifyPassword } from '../../platform/auth/password-hasher';
 import { ApiError } from '../../platform/errors/api-error';
-import { SessionStore } from '../../identity/accounts/session-store';
-import { LoginThrottle } from '../../identity/accounts/login-throttle';
+import { PASSWORD_ATTEMPTS, PERSON_ROLES, PERSON_SESSIONS, type PasswordAttempts, type PersonRoles, type PersonSessions } from '../person-ports';
 import { PersonsRepository, type PersonRow } from './persons.repository';
 import { PersonsService } from './persons.service';
 import { PersonChangeRecorder } from './person-change-recorder';
@@ -31,13 +30,14 @@ export interface PersonCreate {
 @injectable()
 export class PersonWriter {
   constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(PersonsRepository) private readonly persons: PersonsRepository,
     @inject(PersonsService) private readonly reader: PersonsService,
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
-    @inject(SessionStore) private readonly sessions: SessionStore,
-    @inject(LoginThrottle) private readonly throttle: LoginThrottle,
+    @inject(PERSON_SESSIONS) private readonly sessions: PersonSessions,
+    @inject(PASSWORD_ATTEMPTS) private readonly throttle: PasswordAttempts,
+    @inject(PERSON_ROLES) private readonly roles: PersonRoles,
     @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
@@ -69,12 +69,11 @@ export class PersonWriter {
       changes.password_changed_at = new Date();
       changes.must_change_password = isSelf ? null : 'changed_by_other';
     }
-    await this.db.transaction(async (trx) => {
-      const repo = new PersonsRepository(trx);
-      const rolesBefore = input.role_ids ? await this.recorder.roleIds(trx, target.id) : undefined;
-      if (Object.keys(changes).length) await repo.update(target.id, changes);
-      if (input.role_ids) await repo.setRoles(target.id, [...new Set(input.role_ids)]);
-      await this.recorder.record(trx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
+    await this.uow.run(async (tx) => {
+      const rolesBefore = input.role_ids ? await this.roles.ids(tx.db, target.id) : undefined;
+      if (Object.keys(changes).length) await tx.get(PersonsRepository).update(target.id, changes);
+      if (input.role_ids) await this.roles.replace(tx, target.id, [...new Set(input.role_ids)]);
+      await this.recorder.record(tx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
     });
     await this.recorder.committed();
     if (data.password !== undefined) {
@@ -128,17 +127,17 @@ export class PersonWriter {
     await this.policy.assertActsAsManagerOf(user, target, 'remove roles');
     this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
-    const removed = await this.db.transaction(async (trx) => {
-      const before = await this.recorder.roleIds(trx, target.id);
-      const n = await new PersonsRepository(trx).removeRoles(target.id, [...new Set(roleIds)]);
-      await this.recorder.rolesChanged(trx, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+    const removed = await this.uow.run(async (tx) => {
+      const before = await this.roles.ids(tx.db, target.id);
+      const n = await this.roles.remove(tx, target.id, [...new Set(roleIds)]);
+      await this.recorder.rolesChanged(tx.db, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
       return n;
     });
     return { person: target, removed };
   }
 
   /** `inTransaction`: more to write with the new person, committed together (the send_login mail). */
-  async create(user: Principal, input: PersonCreate, inTransaction?: (db: TenantDb, id: number) => Promise<void>): Promise<PersonRow> {
+  async create(user: Principal, input: PersonCreate, inTransaction?: (tx: Transaction, id: number) => Promise<void>): Promise<PersonRow> {
     await this.reader.assertExist('organisations', [input.organisation_id], 'organisation');
     await this.policy.assertManagesOrganisation(user, input.organisation_id, 'create persons in this organisation');
     await this.reader.assertExist('roles', [input.role_id], 'role');
@@ -155,12 +154,11 @@ export class PersonWriter {
       // chosen by the creator, so the person picks their own at first login
       row.must_change_password = 'changed_by_other';
     }
-    const id = await this.db.transaction(async (trx) => {
-      const repo = new PersonsRepository(trx);
-      const newId = await repo.insert(row);
-      await repo.addRole(newId, input.role_id);
-      await this.recorder.rolesChanged(trx, user, data.user_name, [], [input.role_id]);
-      await inTransaction?.(trx, newId);
+    const id = await this.uow.run(async (tx) => {
+      const newId = await tx.get(PersonsRepository).insert(row);
+      await this.roles.add(tx, newId, input.role_id);
+      await this.recorder.rolesChanged(tx.db, user, data.user_name, [], [input.role_id]);
+      await inTransaction?.(tx, newId);
       return newId;
     });
     return (await this.persons.findById(id))!;

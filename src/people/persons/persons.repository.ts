@@ -4,41 +4,14 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
-import type { PasswordChangeReason } from '../../platform/auth/principal';
-import { heldOn } from '../../catalogue/personcompetences/personcompetences.repository';
+import type { PersonRow } from '../person-row';
+import { PERSON_ROLES, type HeldRole, type PersonRoles } from '../person-ports';
 
-export interface PersonRow {
-  id: number;
-  user_name: string;
-  firstname: string | null;
-  lastname: string | null;
-  jobtitle: string | null;
-  mobile: string | null;
-  email: string | null;
-  birthdate: string | null;
-  extern_person_id: string | null;
-  address: string | null;
-  postcode: string | null;
-  city: string | null;
-  phone: string | null;
-  sex: string | null;
-  notice: string | null;
-  employee_code: string | null;
-  profile_image: string | null;
-  source: string | null;
-  code: string | null;
-  organisation_id: number | null;
-  superuser: boolean;
-  superadmin: boolean;
-  password_changed_at: Date | null;
-  must_change_password: PasswordChangeReason | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { PersonRow };
 
 export interface PersonDetails {
   organisation: { id: number; name: string } | null;
-  roles: { id: number; name: string; meta_type: string }[];
+  roles: HeldRole[];
   manages: { id: number; name: string }[];
 }
 
@@ -47,12 +20,8 @@ export interface PersonFilter {
   organisationIds?: number[];
   /** The caller may only see members of these organisations (a manager's subtrees). */
   visibleOrganisationIds?: number[];
-  eventId?: number;
-  /** Every one of these competences must be fulfilled on `today` (the tenant's calendar day). */
-  competenceIds?: number[];
-  today?: string;
-  /** Any of these roles. */
-  roleIds?: number[];
+  /** Correlated sub-queries on persons as p (signed on to an event, holds a competence, ...), each must match. */
+  matching?: Knex.QueryBuilder[];
 }
 
 const TEXT_COLUMNS = [
@@ -73,7 +42,10 @@ function hasDetails(p: PersonRow): p is PersonRow & PersonDetails {
 /** Persons of the tenant; the password hash is never selected here. */
 @injectable()
 export class PersonsRepository {
-  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PERSON_ROLES) private readonly roles: PersonRoles,
+  ) {}
 
   private select(withDetails = false): Knex.QueryBuilder {
     const q = this.db
@@ -102,11 +74,7 @@ export class PersonsRepository {
     const ref = (t: string) => this.db.ref(t);
     return [
       this.db.raw(`(select json_build_object('id', o.id, 'name', o.name) from ?? o where o.id = p.organisation_id) as organisation`, [ref('organisations')]),
-      this.db.raw(
-        `coalesce((select json_agg(json_build_object('id', r.id, 'name', r.name, 'meta_type', r.meta_type) order by r.id)
-           from ?? pr join ?? r on r.id = pr.role_id where pr.person_id = p.id), '[]'::json) as roles`,
-        [ref('person_roles'), ref('roles')],
-      ),
+      this.roles.heldColumn(this.db),
       this.db.raw(
         `coalesce((select json_agg(json_build_object('id', o.id, 'name', o.name) order by o.id)
            from ?? om join ?? o on o.id = om.organisation_id where om.person_id = p.id), '[]'::json) as manages`,
@@ -135,27 +103,7 @@ export class PersonsRepository {
     const q = base.orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
-    const db = this.db;
-    if (filter.eventId !== undefined) {
-      const eventId = filter.eventId;
-      q.whereExists(function () {
-        this.select(1).from(`${db.ref('person_events')} as pe`).whereRaw('pe.person_id = p.id')
-          .where('pe.event_id', eventId).whereNot('pe.status', 'signed_off');
-      });
-    }
-    for (const competenceId of filter.competenceIds ?? []) {
-      // fulfilled = the current registration is passed and still valid today
-      q.whereExists(function () {
-        heldOn(this.select(1).from(`${db.ref('person_competences')} as pc`).whereRaw('pc.person_id = p.id')
-          .where('pc.competence_id', competenceId), filter.today!);
-      });
-    }
-    if (filter.roleIds) {
-      const roleIds = filter.roleIds;
-      q.whereExists(function () {
-        this.select(1).from(`${db.ref('person_roles')} as pr`).whereRaw('pr.person_id = p.id').whereIn('pr.role_id', roleIds);
-      });
-    }
+    for (const sub of filter.matching ?? []) q.whereExists(sub);
     return q.limit(page.limit).offset(page.offset);
   }
 
@@ -166,8 +114,7 @@ export class PersonsRepository {
       p.organisation_id === null
         ? undefined
         : this.db.table('organisations').select('id', 'name').where({ id: p.organisation_id }).first(),
-      this.db.table('person_roles as pr').join('roles as r', 'r.id', 'pr.role_id')
-        .where('pr.person_id', p.id).select('r.id', 'r.name', 'r.meta_type').orderBy('r.id'),
+      this.roles.held(p.id),
       this.db.table('organisation_managers as om').join('organisations as o', 'o.id', 'om.organisation_id')
         .where('om.person_id', p.id).select('o.id', 'o.name').orderBy('o.id'),
     ]);
@@ -197,23 +144,10 @@ export class PersonsRepository {
     return q.first('id').then(Boolean);
   }
 
-  async setRoles(personId: number, roleIds: number[]): Promise<void> {
-    await this.db.table('person_roles').where({ person_id: personId }).delete();
-    if (roleIds.length) await this.db.table('person_roles').insert(roleIds.map((role_id) => ({ person_id: personId, role_id })));
-  }
-
-  async addRole(personId: number, roleId: number): Promise<void> {
-    await this.db.table('person_roles').insert({ person_id: personId, role_id: roleId }).onConflict(['person_id', 'role_id']).ignore();
-  }
-
-  async removeRoles(personId: number, roleIds: number[]): Promise<number> {
-    return this.db.table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
-  }
-
-  /** Ids among `ids` that match no row of `table`. */
-  async missingIds(table: 'roles' | 'competences' | 'events' | 'organisations', ids: number[]): Promise<number[]> {
+  /** Ids among `ids` that are no organisation. */
+  async missingOrganisations(ids: number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const found = new Set((await this.db.table(table).whereIn('id', ids).select('id')).map((r: { id: number }) => r.id));
+    const found = new Set((await this.db.table('organisations').whereIn('id', ids).select('id')).map((r: { id: number }) => r.id));
     return ids.filter((id) => !found.has(id));
   }
 }

@@ -1,11 +1,10 @@
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { z } from 'zod';
-import { defineRoute, type RouteContext } from '../../platform/http/define-route';
-import { p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
+import { defineRoute } from '../../platform/http/define-route';
+import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { PersonsService } from './persons.service';
 import { PersonWriter } from './person-writer.service';
-import { jsonObject, PersonCreateData, PersonUpdateData } from './person-data.schema';
-import { NEW_PERSON_NOTIFIER } from './new-person-notifier';
+import { PersonCreateData, PersonUpdateData } from './person-data.schema';
+import { NewPersonLogin } from './new-person-login';
 import { PersonView } from './person.presenter';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
@@ -19,35 +18,6 @@ export const personListShape = {
   ...pagingShape,
   ...viewShape,
 };
-
-/**
- * send_login: the login mail goes into the outbox in the transaction that creates the person.
- * A person who cannot be reached is still created (a retry of the POST would only hit "user
- * name taken"); a database error writing the mail fails the whole creation.
- */
-function loginSender(ctx: RouteContext) {
-  if (!ctx.container.isRegistered(NEW_PERSON_NOTIFIER, true)) {
-    return { write: undefined, done: async () => 'person created; no login was sent: messaging is not available' };
-  }
-  const notifier = ctx.resolve(NEW_PERSON_NOTIFIER);
-  let sent = false;
-  return {
-    write: async (db: TenantDb, personId: number) => {
-      const row = await db.table('persons').where({ id: personId }).first('user_name');
-      try {
-        await notifier.sendLogin({ personId, userName: row.user_name }, db);
-        sent = true;
-      } catch (err) {
-        ctx.log.error({ err, personId }, 'sending the login of a new person failed');
-      }
-    },
-    done: async () => {
-      if (!sent) return 'person created, but the login could not be sent; use forgot_password';
-      await notifier.committed?.();
-      return 'person created; a login was sent';
-    },
-  };
-}
 
 export const personRoutes = [
   defineRoute({
@@ -163,7 +133,7 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const login = input.send_login ? loginSender(ctx) : null;
+      const login = input.send_login ? ctx.resolve(NewPersonLogin).start(ctx.log) : null;
       const row = await ctx.resolve(PersonWriter).create(ctx.user, input, login?.write);
       const message = login ? await login.done() : 'person created';
       return { message, items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };

@@ -1,12 +1,14 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../../platform/tokens';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
-import { passwordChangeReason } from '../../identity/accounts/principal-loader';
+import { passwordChangeReason } from './password-state';
 import { AccessPolicy } from '../../platform/auth/access-policy';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
+import { PERSON_ATTENDANCE, PERSON_QUALIFICATIONS, PERSON_ROLES, type PersonAttendance, type PersonQualifications, type PersonRoles } from '../person-ports';
 import { PersonsRepository, type PersonFilter, type PersonRow } from './persons.repository';
 import { presentPersonFull, presentPersonSimple } from './person.presenter';
 import { TenantClock } from '../../platform/time/tenant-clock';
@@ -31,6 +33,10 @@ export class PersonsService {
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PERSON_ROLES) private readonly roles: PersonRoles,
+    @inject(PERSON_QUALIFICATIONS) private readonly qualifications: PersonQualifications,
+    @inject(PERSON_ATTENDANCE) private readonly attendance: PersonAttendance,
   ) {}
 
   async requireByUserName(userName: string, withDetails = false): Promise<PersonRow> {
@@ -58,7 +64,7 @@ export class PersonsService {
     }
     const requested = orgIdsOf(query);
     await this.assertExist('organisations', requested ?? [], 'organisation');
-    const filter: PersonFilter = {};
+    const filter: PersonFilter = { matching: [] };
     if (!user.superuser) {
       const managed = await this.policy.managedOrganisationIds(user.personId);
       if (managed.size === 0) throw ApiError.forbidden('not authorised to list persons: only superusers and managers may');
@@ -71,24 +77,31 @@ export class PersonsService {
     if (requested) filter.organisationIds = query.recursive ? await this.organisations.subtreeIds(requested) : requested;
     if (query.event_id !== undefined) {
       await this.assertExist('events', [query.event_id], 'event');
-      filter.eventId = query.event_id;
+      filter.matching!.push(this.attendance.attends(this.db, query.event_id));
     }
     if (query.has_competence_ids) {
       await this.assertExist('competences', query.has_competence_ids, 'competence');
-      filter.competenceIds = [...new Set(query.has_competence_ids)];
-      filter.today = this.clock.today();
+      // fulfilled = the current registration is passed and still valid today
+      const today = this.clock.today();
+      for (const id of new Set(query.has_competence_ids)) filter.matching!.push(this.qualifications.holds(this.db, id, today));
     }
     if (query.role_ids) {
       await this.assertExist('roles', query.role_ids, 'role');
-      filter.roleIds = query.role_ids;
+      filter.matching!.push(this.roles.holdsAny(this.db, query.role_ids));
     }
     if (view === 'simple') return (await this.persons.list(filter, page, 'simple')).map(presentPersonSimple);
     const rows = await this.persons.list(filter, page, 'full');
     return Promise.all(rows.map((r) => this.present(r, view)));
   }
 
-  async assertExist(table: 'roles' | 'competences' | 'events' | 'organisations', ids: number[], what: string): Promise<void> {
-    const missing = await this.persons.missingIds(table, [...new Set(ids)]);
+  async assertExist(kind: 'roles' | 'competences' | 'events' | 'organisations', ids: number[], what: string): Promise<void> {
+    const unique = [...new Set(ids)];
+    const missing =
+      unique.length === 0
+        ? []
+        : kind === 'organisations'
+          ? await this.persons.missingOrganisations(unique)
+          : await (kind === 'roles' ? this.roles : kind === 'competences' ? this.qualifications : this.attendance).missing(unique);
     if (missing.length) throw ApiError.notFound(`${what} ${missing.join(', ')}`);
   }
 }

@@ -34,3 +34,22 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
   const rows = await q.orderBy([{ column: 'at', order: 'desc' }, { column: 'audit_id', order: 'desc' }]).limit(page.limit).offset(page.offset);
   return rows.map((r: any) => ({ ...r, audit_id: Number(r.audit_id), at: new Date(r.at).toISOString() }));
 }
+
+/** Every entry where the person is actor or subject, oldest first (the GDPR export). */
+export async function auditEntriesOf(db: TenantDb, userName: string): Promise<Record<string, unknown>[]> {
+  const rows = await db.table('audit_log').where((w) => w.where('actor', userName).orWhere('subject', userName))
+    .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details').orderBy('audit_id');
+  return rows.map((e: { audit_id: string }) => ({ ...e, audit_id: Number(e.audit_id) }));
+}
+
+/**
+ * The log is append-only (trigger of migration 080); erasing a person is its one sanctioned rewrite:
+ * earlier entries naming the person name the placeholder. `set local` scopes the escape to the
+ * erasure's transaction, so no other statement can use it.
+ */
+export async function renameInAuditLog(trx: TenantDb, oldName: string, placeholder: string): Promise<void> {
+  await trx.raw("set local app.audit_erasure = 'on'");
+  await trx.table('audit_log').where('actor', oldName).update({ actor: placeholder });
+  await trx.table('audit_log').where('subject', oldName).update({ subject: placeholder });
+  await trx.raw("set local app.audit_erasure = 'off'");
+}

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { DATABASE_URL, ENV, LOGGER } from '../tokens';
 import type { Env } from '../config/env';
 import type { Tenant } from '../tenancy/tenant';
-import type { AccountRow } from '../../identity/accounts/principal-loader';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
 /** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */
@@ -12,7 +11,8 @@ const MAX_ENTRIES = 100_000;
 
 interface Entry {
   tenantId: number;
-  row: AccountRow;
+  /** The row a Principal is built from, as the loader gave it (the kernel does not know its columns). */
+  row: unknown;
   expires: number;
 }
 
@@ -64,10 +64,10 @@ export class PrincipalCache {
   }
 
   /** The cached row, or the one `load` reads (stored when nothing changed meanwhile). */
-  async get(tenant: Tenant, personId: number, load: () => Promise<AccountRow | undefined>): Promise<AccountRow | undefined> {
+  async get<Row extends object>(tenant: Tenant, personId: number, load: () => Promise<Row | undefined>): Promise<Row | undefined> {
     if (!this.enabled) return load();
     const hit = this.entries.get(tenant.schema)?.get(personId);
-    if (hit && hit.tenantId === tenant.id && hit.expires > Date.now()) return hit.row;
+    if (hit && hit.tenantId === tenant.id && hit.expires > Date.now()) return hit.row as Row;
     const generation = this.generation;
     const row = await load();
     if (row && this.enabled && generation === this.generation) {

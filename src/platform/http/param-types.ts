@@ -114,5 +114,15 @@ export function paging(input: { limit?: number; offset?: number; start?: number 
   return { limit: input.limit ?? 20, offset: input.offset ?? input.start ?? 0 };
 }
 
+/** An object parameter that form and query clients send as JSON text (person_data, organisation_data). */
+export const jsonObject = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v; // left as a string, so the object schema reports it as malformed
+  }
+};
+
 export const viewShape = { view: p.view().optional(), fields: p.fields().optional() };
 export const fieldsShape = { fields: p.fields().optional() };

@@ -1,11 +1,10 @@
-import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import { inject, injectAll, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { KNEX, TENANT_POOLS } from '../tokens';
 import type { TenantPools } from '../db/tenant-pools';
 import { QueueRegistry } from '../queue/queue-registry';
 import { ROOT_CONTAINER } from '../queue/job-definition';
-import { OutboxAge } from './outbox-age';
 import { readSharedCounter } from './shared-counters';
 
 /** Gives up on a slow dependency so a scrape never hangs on Redis or PostgreSQL. */
@@ -17,6 +16,12 @@ export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
     clearTimeout(timer);
   }
 }
+
+/** Metrics a module adds to the registry (messaging: outbox age, delivery failures), registered like BACKGROUND_WORKERS. */
+export interface MetricsSource {
+  addTo(registry: Registry): void;
+}
+export const METRICS_SOURCES: InjectionToken<MetricsSource> = Symbol('MetricsSources');
 
 /**
  * The Prometheus metrics of one container. Each container has its own Registry (tests build
@@ -52,24 +57,14 @@ export class Metrics {
   constructor(
     @inject(KNEX) knex: Knex,
     @inject(TENANT_POOLS) tenantPools: TenantPools,
-    // Queues and the outbox reader are looked up at scrape time: resolving QueueRegistry when
-    // the app is built would fix its queue prefix before tests (or tools) have set theirs.
+    // Queues are looked up at scrape time: resolving QueueRegistry when the app is built
+    // would fix its queue prefix before tests (or tools) have set theirs.
     @inject(ROOT_CONTAINER) root: DependencyContainer,
+    @injectAll(METRICS_SOURCES, { isOptional: true }) sources: MetricsSource[] = [],
   ) {
     collectDefaultMetrics({ register: this.registry });
 
     // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
-    new Counter({
-      name: 'message_delivery_failures_total',
-      help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
-      labelNames: ['tenant', 'medium'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        const rows = await withTimeout(readSharedCounter(root, 'delivery-failures'), 2000).catch(() => []);
-        for (const { labels: [tenant, medium], value } of rows) this.inc({ tenant, medium }, value);
-      },
-    });
     new Counter({
       name: 'job_final_failures_total',
       help: 'Background jobs that failed on their last attempt (or permanently), per queue',
@@ -110,17 +105,6 @@ export class Metrics {
       },
     });
 
-    new Gauge({
-      name: 'outbox_oldest_undelivered_age_seconds',
-      help: 'Age of the oldest message delivery still queued or sending, per tenant (bounded scan, cached briefly)',
-      labelNames: ['tenant'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const { tenant, ageSeconds } of await root.resolve(OutboxAge).read()) this.set({ tenant }, ageSeconds);
-      },
-    });
-
     // knex exposes its tarn pool; absent until the first query created it.
     type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
     const pools = (): [string, Knex][] => [['platform', knex], ...tenantPools.groups.map((g, i): [string, Knex] => [`tenants-${i}`, g])];
@@ -141,5 +125,6 @@ export class Metrics {
     poolGauge('db_pool_free_connections', 'PostgreSQL connections idle in the pool', (p) => p.numFree());
     poolGauge('db_pool_pending_acquires', 'Queries waiting for a PostgreSQL connection', (p) => p.numPendingAcquires());
     poolGauge('db_pool_max_connections', 'Largest pool size (platform: DATABASE_POOL_MAX; each tenant group: its share)', (p) => p.max);
+    for (const source of sources) source.addTo(this.registry);
   }
 }

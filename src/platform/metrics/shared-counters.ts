@@ -7,7 +7,8 @@ import { QUEUE_PREFIX, QUEUE_REDIS } from '../queue/job-definition';
  * '|'. They survive restarts of either process; the key carries the queue prefix so test
  * containers with queues of their own never see each other's counts.
  */
-export type SharedCounterName = 'delivery-failures' | 'job-final-failures';
+/** e.g. 'job-final-failures' (the queue) or 'delivery-failures' (messaging). */
+export type SharedCounterName = string;
 
 function key(c: DependencyContainer, name: SharedCounterName): string {
   return `platform:metrics:${c.resolve(QUEUE_PREFIX)}:${name}`;

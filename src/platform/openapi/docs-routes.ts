@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { RouteDefinition } from '../http/define-route';
-import { buildOpenApiDocument, errorcodeTable } from './openapi-document';
+import { buildOpenApiDocument, errorcodeTable, type OpenApiPaths } from './openapi-document';
 
 const DESCRIPTION = `Multi-tenant HTTP JSON API. The tenant is chosen by the Host header.
 
@@ -24,8 +24,8 @@ form and JSON bodies at most 32 levels (deeper is refused, never flattened); sur
 two identical writes at once answer as if sent one after the other (success, or a 409).`;
 
 /** GET /api/openapi.json and the rendered docs at /docs; the same on every host. */
-export function docsRoutes(routes: readonly RouteDefinition[], version: string): Router {
-  const document = buildOpenApiDocument(routes, { version, description: DESCRIPTION });
+export function docsRoutes(routes: readonly RouteDefinition[], version: string, paths?: OpenApiPaths): Router {
+  const document = buildOpenApiDocument(routes, { version, description: DESCRIPTION, paths });
   const router = Router();
   router.get('/api/openapi.json', (_req, res) => {
     res.json(document);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RouteDefinition } from '../http/define-route';
 import { ERROR_STATUS } from '../errors/api-error';
-import { platformPaths } from '../../tenancy/tenants/platform.openapi';
 import { IDEMPOTENCY_HEADER, takesIdempotencyKey } from '../http/idempotency';
 
 type JsonSchema = Record<string, unknown>;
@@ -157,8 +156,13 @@ function operation(route: RouteDefinition) {
   return op;
 }
 
-/** OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { version: string; description: string }) {
+export type OpenApiPaths = Record<string, Record<string, unknown>>;
+
+/**
+ * OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with;
+ * `paths` adds operations that are no route definitions (the operator API under /platform).
+ */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: { version: string; description: string; paths?: OpenApiPaths }) {
   for (const k of Object.keys(hoisted)) delete hoisted[k];
   hoistCounter = 0;
   const paths: Record<string, Record<string, unknown>> = {};
@@ -171,7 +175,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], info: {
     openapi: '3.1.0',
     info: { title: 'Competence and training management API', version: info.version, description: info.description },
     servers: [{ url: '/', description: 'the tenant is chosen by the Host header' }],
-    paths: { ...paths, ...platformPaths() },
+    paths: { ...paths, ...info.paths },
     components: {
       securitySchemes: {
         platformToken: { type: 'http', scheme: 'bearer', description: 'PLATFORM_ADMIN_TOKEN, for the operator API under /platform' },

@@ -11,12 +11,15 @@ export const QUEUE_REDIS: InjectionToken<import('ioredis').Redis> = Symbol('Queu
 /** Redis key prefix of the queues ('bull'); tests give each container its own. */
 export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
 
-/**
- * The queues of the product. Password mail has a queue (and workers) of its own, so a
- * tenant's bulk send can never hold it up.
- */
-export const QUEUE_NAMES = ['mail-priority', 'messages'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+/** A BullMQ queue, registered (QUEUES) by the module whose jobs run on it. */
+export interface QueueDefinition {
+  name: string;
+  /** Jobs run at once per worker process. */
+  concurrency: number;
+}
+
+/** Every queue of the product; modules register theirs, as they do BACKGROUND_WORKERS. */
+export const QUEUES: InjectionToken<QueueDefinition> = Symbol('Queues');
 
 export interface JobAttempt {
   /** 1 for the first run. */
@@ -33,6 +36,9 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   schema: S;
   handle(root: DependencyContainer, data: z.infer<S>, attempt: JobAttempt): Promise<void>;
 }
+
+/** Every job the workers run, registered by the module that defines it. Names are permanent: queued jobs outlive deployments. */
+export const JOBS: InjectionToken<JobDefinition> = Symbol('Jobs');
 
 export function defineJob<S extends z.ZodType>(name: string, schema: S, handle: JobDefinition<S>['handle']): JobDefinition<S> {
   return { name, schema, handle };

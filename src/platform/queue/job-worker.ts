@@ -1,30 +1,25 @@
-import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { inject, injectAll, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
+import { backoffDelay, JOBS, PermanentJobError, QUEUES, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
-import { ALL_JOBS } from './jobs';
 import { bumpSharedCounter } from '../metrics/shared-counters';
 
 export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
 
-/** Jobs run at once per queue and process; password mail has its own slots. */
-// Delivery jobs mostly wait on SMTP, Twilio and the database, so many may run at once.
-const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24 };
-
 /**
- * Runs every job definition on its BullMQ queue. Each job gets the root container and opens
+ * Runs every registered job (JOBS) on the registered queues (QUEUES). Each job gets the root container and opens
  * its own tenant scope; a PermanentJobError ends the job without retries.
  */
 @injectable()
 export class JobWorkers implements BackgroundWorker {
   readonly name = 'jobs';
   private workers: Worker[] = [];
-  private readonly byName = new Map<string, JobDefinition>(ALL_JOBS.map((j) => [j.name, j]));
+  private readonly byName: Map<string, JobDefinition>;
 
   constructor(
     @inject(QUEUE_REDIS) private readonly redis: Redis,
@@ -32,14 +27,18 @@ export class JobWorkers implements BackgroundWorker {
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
-  ) {}
+    @injectAll(JOBS, { isOptional: true }) jobs: JobDefinition[] = [],
+    @injectAll(QUEUES, { isOptional: true }) private readonly queues: QueueDefinition[] = [],
+  ) {
+    this.byName = new Map(jobs.map((j) => [j.name, j]));
+  }
 
   async start(): Promise<void> {
-    for (const queue of QUEUE_NAMES) {
+    for (const { name: queue, concurrency } of this.queues) {
       const w = new Worker(queue, (job) => this.run(job), {
         connection: bullConnection(this.redis, true),
         prefix: this.prefix,
-        concurrency: CONCURRENCY[queue] ?? 4,
+        concurrency,
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
       });
       w.on('error', (err) => this.logger.warn({ err: err.message, queue }, 'worker connection error'));

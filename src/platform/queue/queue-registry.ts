@@ -1,9 +1,9 @@
-import { inject, injectable } from 'tsyringe';
+import { inject, injectAll, injectable } from 'tsyringe';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
-import { QUEUE_NAMES, QUEUE_PREFIX, QUEUE_REDIS, type QueueName } from './job-definition';
+import { QUEUES, QUEUE_PREFIX, QUEUE_REDIS, type QueueDefinition } from './job-definition';
 
 export type QueueCounts = Record<'waiting' | 'prioritized' | 'active' | 'delayed' | 'failed' | 'completed', number>;
 
@@ -28,15 +28,16 @@ export function bullConnection(redis: Redis, blocking: boolean): ConnectionOptio
  */
 @injectable()
 export class QueueRegistry {
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<string, Queue>();
 
   constructor(
     @inject(QUEUE_REDIS) private readonly redis: Redis,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QUEUE_PREFIX) readonly prefix: string,
+    @injectAll(QUEUES, { isOptional: true }) private readonly definitions: QueueDefinition[] = [],
   ) {}
 
-  get(name: QueueName): Queue {
+  get(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: bullConnection(this.redis, false), prefix: this.prefix, skipWaitingForReady: true });
@@ -47,7 +48,7 @@ export class QueueRegistry {
   }
 
   all(): Queue[] {
-    return QUEUE_NAMES.map((n) => this.get(n));
+    return this.definitions.map((d) => this.get(d.name));
   }
 
   async counts(): Promise<Record<string, QueueCounts>> {

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { AccessPolicy } from '../../platform/auth/access-policy';
-import { corsDecision } from '../../identity/cors/cors-middleware';
-import { MAX_BUILT_TOKEN_SECONDS, SwtChecker } from '../../identity/sso/swt-checker';
+import { corsDecision, MAX_BUILT_TOKEN_SECONDS, SwtChecker } from '../../identity';
 
 const SwtCheckView = z
   .object({

@@ -16,7 +16,7 @@ import { ArchiveImporter } from './archive/archive-importer';
 import type { ArchiveEnd } from './archive/tenant-archive.format';
 import { TenantExporter, type ExportOptions } from './tenant-exporter';
 import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema';
-import { TENANT_PURGERS, type TenantPurger } from './tenant-purger';
+import { TENANT_PURGERS, type TenantPurger } from '../../platform/tenancy/tenant-purgers';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { recordSecurityEvent } from '../../platform/audit/security-audit';
 

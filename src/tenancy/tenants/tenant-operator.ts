@@ -7,7 +7,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { CLIENT_IP, TENANT_DB } from '../../platform/tokens';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
-import { PasswordMailer, type PasswordMailReason } from '../../messaging/messages/password-mailer';
+import { PasswordMailer, type PasswordMailReason } from '../../messaging';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { client } from '../../support/test-app';
 import { ACME_PASSWORDS } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
-import { identificationBucket } from '../../../src/messaging/messages/recipients';
+import { identificationBucket } from '../../../src/people';
 
 const bed = useMailTestbed();
 

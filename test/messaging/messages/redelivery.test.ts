@@ -4,7 +4,7 @@ import { useMailTestbed, waitFor } from './delivery-peers';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
 import { TENANT_DB } from '../../../src/platform/tokens';
-import { PendingPasswords } from '../../../src/messaging/messages/pending-passwords';
+import { PendingPasswords } from '../../../src/people';
 
 // Short reconciliation period, so a delivery left behind is relayed again within the test.
 const bed = useMailTestbed({}, { OUTBOX_REDELIVER_AFTER_SECONDS: '1' });

@@ -7,7 +7,7 @@ import { Worker } from 'bullmq';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme } from '../../support/login';
 import { REDIS } from '../../../src/platform/tokens';
-import { QUEUE_NAMES, QUEUE_PREFIX, QUEUE_REDIS } from '../../../src/platform/queue/job-definition';
+import { QUEUES, QUEUE_PREFIX, QUEUE_REDIS } from '../../../src/platform/queue/job-definition';
 import { QueueRegistry, bullConnection } from '../../../src/platform/queue/queue-registry';
 import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
 import { pendingTenantsKey } from '../../../src/messaging/messages/outbox-signal';
@@ -57,8 +57,9 @@ describe('deleting a tenant removes what it keeps outside its schema', () => {
     await upload(doomed);
     await upload(kept);
     const queues = t.container.resolve(QueueRegistry);
-    for (const name of QUEUE_NAMES) await failJobs(name, [doomed, kept]);
-    for (const name of QUEUE_NAMES) {
+    const queueNames = t.container.resolveAll(QUEUES).map((q) => q.name);
+    for (const name of queueNames) await failJobs(name, [doomed, kept]);
+    for (const name of queueNames) {
       const q = queues.get(name);
       for (const tn of [doomed, kept]) {
         await q.add('messages.deliver', job(tn.tenantId, 1), { jobId: `t${tn.tenantId}-m1-email` });
@@ -77,7 +78,7 @@ describe('deleting a tenant removes what it keeps outside its schema', () => {
 
     expect(existsSync(join(dataDir, 'files', doomed.schema))).toBe(false);
     expect(readdirSync(join(dataDir, 'files', kept.schema))).toHaveLength(1);
-    for (const name of QUEUE_NAMES) {
+    for (const name of queueNames) {
       const q = queues.get(name);
       expect(await q.getJobCounts('waiting', 'delayed', 'prioritized', 'failed')).toEqual({ waiting: 2, delayed: 1, prioritized: 1, failed: 1 });
       const left = await q.getJobs(['waiting', 'delayed', 'prioritized', 'failed']);

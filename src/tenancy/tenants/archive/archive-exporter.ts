@@ -8,7 +8,7 @@ import { KNEX } from '../../../platform/tokens';
 import { PlatformDb } from '../../../platform/tenancy/platform-db';
 import { configItemDefinition } from '../../../platform/config-items/config-item-registry';
 import type { Tenant } from '../../../platform/tenancy/tenant';
-import { FILE_STORE, type FileStore } from '../../../courses/files/file-store';
+import { FILE_STORE, type FileStore } from '../../../courses';
 import { catalogSequences, catalogTables, type CatalogTable } from './schema-catalog';
 import {
   ARCHIVE_FORMAT,

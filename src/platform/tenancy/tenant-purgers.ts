@@ -1,7 +1,7 @@
 import { inject, injectable, type InjectionToken } from 'tsyringe';
 import type { Redis } from 'ioredis';
-import { REDIS } from '../../platform/tokens';
-import { tenantKeyPrefix } from '../../platform/tenancy/tenant';
+import { REDIS } from '../tokens';
+import { tenantKeyPrefix } from './tenant';
 
 /** What a purger gets: the tenant being deleted (its platform rows may already be gone). */
 export interface PurgedTenant {
@@ -13,8 +13,8 @@ export interface PurgedTenant {
 
 /**
  * Removes a deleted tenant's data that lives outside its schema. Multi-registration:
- * every feature that keeps tenant data elsewhere (Redis keys, queued BullMQ jobs whose
- * data.tenantId matches, files) registers one in registerFeatures, and
+ * every module that keeps tenant data elsewhere (Redis keys, queued BullMQ jobs whose
+ * data.tenantId matches, files) registers one in its index.ts, and
  * `TenantAdminService.delete` calls them all.
  */
 export interface TenantPurger {

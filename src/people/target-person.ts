@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Principal } from '../../platform/auth/principal';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { ApiError } from '../../platform/errors/api-error';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Principal } from '../platform/auth/principal';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
 
 export interface PersonRow {
   id: number;

@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Principal } from '../../platform/auth/principal';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { ApiError } from '../../platform/errors/api-error';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { Principal } from '../platform/auth/principal';
+import { AccessPolicy } from '../platform/auth/access-policy';
+import { ApiError } from '../platform/errors/api-error';
 
-export interface TargetPerson {
+export interface PersonTarget {
   id: number;
   user_name: string;
   organisation_id: number | null;
@@ -25,7 +25,7 @@ export class TargetPersons {
     @inject(AccessPolicy) private readonly policy: AccessPolicy,
   ) {}
 
-  async find(user: Principal, userName: string | undefined): Promise<TargetPerson> {
+  async find(user: Principal, userName: string | undefined): Promise<PersonTarget> {
     const name = userName ?? user.userName;
     const row = await this.db.table('persons').where({ user_name: name }).select('id', 'user_name', 'organisation_id', 'password_hash').first();
     if (!row) throw ApiError.notFound(`person ${name}`);
@@ -34,7 +34,7 @@ export class TargetPersons {
   }
 
   /** Self, the person's manager or a superuser; anyone else gets 403. */
-  async accessible(user: Principal, userName: string | undefined, action: string): Promise<TargetPerson> {
+  async accessible(user: Principal, userName: string | undefined, action: string): Promise<PersonTarget> {
     const person = await this.find(user, userName);
     if (!person.isSelf && !person.managedByCaller) {
       throw ApiError.forbidden(`not authorised to ${action} of ${person.user_name}: only the person, their manager or a superuser may`);

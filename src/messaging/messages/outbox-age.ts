@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { KNEX, LOGGER } from '../tokens';
-import { TenantStore } from '../tenancy/tenant-store';
+import { KNEX, LOGGER } from '../../platform/tokens';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
 
 /** Tenants scanned per scrape (active ones, by slug); beyond that the gauge says nothing. */
 export const OUTBOX_SCAN_TENANTS = 5000;

@@ -1,0 +1,37 @@
+import { inject, injectable } from 'tsyringe';
+import type { Logger } from 'pino';
+import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { ErasureStep, PersonDataHolder, PersonKey } from '../../people';
+import { FILE_STORE, type FileStore } from './file-store';
+import { presentFile, type FileRow } from './files.service';
+
+/** A person's uploaded files: exported as metadata with download_url, deleted on erasure (bytes after the commit). */
+@injectable()
+export class FileData implements PersonDataHolder {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(FILE_STORE) private readonly store: FileStore,
+    @inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  async export(person: PersonKey) {
+    const files: FileRow[] = await this.db.table('files').where('person_id', person.id).select('*').orderBy('id');
+    return { files: files.map((f) => presentFile({ ...f, user_name: person.user_name })) };
+  }
+
+  async erase(tx: Transaction, personId: number): Promise<ErasureStep> {
+    const keys: string[] = (await tx.db.table('files').where('person_id', personId).delete().returning('storage_key')).map((k: { storage_key: string }) => k.storage_key);
+    return {
+      details: { files_deleted: keys.length },
+      afterCommit: async () => {
+        for (const key of keys) {
+          await this.store.remove(this.tenant.schema, key).catch((err) => this.log.error({ err, personId }, 'erasure: removing a file failed'));
+        }
+      },
+    };
+  }
+}

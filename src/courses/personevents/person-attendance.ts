@@ -1,0 +1,32 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { PersonAttendance, PersonDataHolder, PersonKey } from '../../people';
+
+/** Sign-ons as the people module asks for them: the event_id filter of person lists, and the GDPR export. */
+@injectable()
+export class Attendance implements PersonAttendance, PersonDataHolder {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  async missing(eventIds: number[]): Promise<number[]> {
+    if (eventIds.length === 0) return [];
+    const found = new Set((await this.db.table('events').whereIn('id', eventIds).select('id')).map((r: { id: number }) => r.id));
+    return eventIds.filter((id) => !found.has(id));
+  }
+
+  /** The wait list counts; a sign-off does not. */
+  attends(db: TenantDb, eventId: number): Knex.QueryBuilder {
+    return db.table('person_events as pe').select(1).whereRaw('pe.person_id = p.id').where('pe.event_id', eventId).whereNot('pe.status', 'signed_off');
+  }
+
+  async export(person: PersonKey) {
+    const personevents = await this.db.table('person_events as pe').join('events as e', 'e.id', 'pe.event_id')
+      .leftJoin('orders as o', 'o.id', 'pe.order_id')
+      .where('pe.person_id', person.id)
+      .select('pe.id as person_event_id', 'pe.event_id', 'e.title as event_title', 'e.starts_at as startdate', 'e.ends_at as enddate',
+        'pe.status', 'pe.passed', 'o.reference as order_reference', 'pe.created_at as signed_on_at', 'pe.signed_off_at')
+      .orderBy('pe.id');
+    return { personevents };
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The identity module: login, logout and sessions, the login limits, sign-on hashes and SWT
+ * (validate, validate_auth_token, the SWT auth scheme), the principal loader, CORS and the CSRF
+ * guard. Imports the people face.
+ */
+import type { AppModule } from '../platform/module';
+import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
+import { PASSWORD_ATTEMPTS, PERSON_SESSIONS } from '../people';
+import { loginRoutes } from './accounts/login.routes';
+import { signonRoutes } from './sso/signon.routes';
+import { SessionAuthScheme } from './accounts/session-auth-scheme';
+import { SwtAuthScheme } from './sso/swt-auth-scheme';
+import { SessionStore } from './accounts/session-store';
+import { LoginThrottle } from './accounts/login-throttle';
+
+export const identityModule: AppModule = {
+  name: 'identity',
+  routes: [...loginRoutes, ...signonRoutes],
+  register(c) {
+    // An explicit Authorization: SWT header decides before any cookie the browser may also send.
+    c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
+    c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
+    c.register(PERSON_SESSIONS, { useClass: SessionStore });
+    c.register(PASSWORD_ATTEMPTS, { useClass: LoginThrottle });
+  },
+};
+
+/** Per-tenant CORS (before authentication) and the cross-site write check, mounted by app.ts. */
+export { tenantCors, corsDecision } from './cors/cors-middleware';
+export { csrfGuard } from './cors/csrf-guard';
+export { SwtChecker, MAX_BUILT_TOKEN_SECONDS } from './sso/swt-checker';

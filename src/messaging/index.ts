@@ -1,0 +1,50 @@
+/**
+ * The messaging module: messages and their deliveries (the outbox), the relay and the delivery
+ * job, the mail and SMS senders, forgot_password and the notices other modules ask for (new
+ * person's login, wait-list promotion, contact change). Imports the people and courses faces.
+ */
+import type { AppModule } from '../platform/module';
+import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
+import { JOBS, QUEUES } from '../platform/queue/job-definition';
+import { METRICS_SOURCES } from '../platform/metrics/metrics';
+import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
+import { CONTACT_CHANGE_NOTIFIER, NEW_PERSON_NOTIFIER, PERSON_DATA } from '../people';
+import { WAITLIST_NOTIFIER } from '../courses';
+import { deliveryAdminRoutes } from './messages/delivery-admin.routes';
+import { messageRoutes } from './messages/messages.routes';
+import { forgotPasswordRoutes } from './messages/forgot-password.routes';
+import { OutboxRelay, RELAY_TIMING, DEFAULT_RELAY_TIMING } from './messages/outbox-relay';
+import { OutboxAge } from './messages/outbox-age';
+import { OutboxMetrics } from './messages/outbox-metrics';
+import { MailSender } from './messages/mail-sender';
+import { SmsSender } from './messages/sms-sender';
+import { deliverMessageJob } from './messages/deliver-message.job';
+import { MESSAGE_QUEUES } from './messages/message-queues';
+import { QueuedJobsPurger } from './messages/queued-jobs-purger';
+import { SendLoginNotifier } from './messages/send-login-notifier';
+import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
+import { ContactChangeNotice } from './messages/contact-change-notice';
+import { MessageData } from './messages/message-data';
+
+export const messagingModule: AppModule = {
+  name: 'messaging',
+  routes: [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes],
+  register(c) {
+    // Pooled transports: one per container (tests build several containers in a process).
+    c.registerSingleton(MailSender);
+    c.registerSingleton(SmsSender);
+    c.registerSingleton(OutboxAge);
+    c.register(RELAY_TIMING, { useValue: DEFAULT_RELAY_TIMING });
+    c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
+    for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });
+    c.register(JOBS, { useValue: deliverMessageJob });
+    c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
+    c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
+    c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
+    c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
+    c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
+    c.register(PERSON_DATA, { useClass: MessageData });
+  },
+};
+
+export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';

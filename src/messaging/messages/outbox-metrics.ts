@@ -1,0 +1,39 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
+import { readSharedCounter } from '../../platform/metrics/shared-counters';
+import { withTimeout, type MetricsSource } from '../../platform/metrics/metrics';
+import { OutboxAge } from './outbox-age';
+
+/** The outbox's metrics on /metrics: failed deliveries and the age of the oldest undelivered message. */
+@injectable()
+export class OutboxMetrics implements MetricsSource {
+  constructor(@inject(ROOT_CONTAINER) private readonly root: DependencyContainer) {}
+
+  addTo(registry: Registry): void {
+    const root = this.root;
+    // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
+    new Counter({
+      name: 'message_delivery_failures_total',
+      help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
+      labelNames: ['tenant', 'medium'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const rows = await withTimeout(readSharedCounter(root, 'delivery-failures'), 2000).catch(() => []);
+        for (const { labels: [tenant, medium], value } of rows) this.inc({ tenant, medium }, value);
+      },
+    });
+    // The outbox reader is looked up at scrape time, as the queues are.
+    new Gauge({
+      name: 'outbox_oldest_undelivered_age_seconds',
+      help: 'Age of the oldest message delivery still queued or sending, per tenant (bounded scan, cached briefly)',
+      labelNames: ['tenant'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const { tenant, ageSeconds } of await root.resolve(OutboxAge).read()) this.set({ tenant }, ageSeconds);
+      },
+    });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The people module: persons, the organisation tree and who may act on whom. The lowest module:
+ * every other one may import this face, it imports none of them (they plug in through the ports).
+ */
+import type { AppModule } from '../platform/module';
+import { personRoutes } from './persons/persons.routes';
+import { privacyRoutes } from './persons/privacy.routes';
+import { organisationRoutes } from './organisations/organisations.routes';
+import { organisationMemberRoutes } from './persons/organisation-members.routes';
+
+export const peopleModule: AppModule = {
+  name: 'people',
+  routes: [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes],
+  register() {
+    // People implements no port of another module: the others implement its ports (person-ports.ts).
+  },
+};
+
+export type { PersonRow, AccountRow, PersonRef } from './person-row';
+export { ACCOUNT_COLUMNS } from './person-row';
+export { PersonDirectory, identificationBucket, type PersonColumn, type PersonKeyOf } from './person-directory';
+export { passwordChangeReason, type PasswordState } from './persons/password-state';
+export { PendingPasswords, PENDING_PASSWORD_HOURS, randomPassword, type PendingPasswordRow } from './persons/pending-passwords';
+export { TargetPerson, type PersonRow as TargetPersonRow } from './target-person';
+export { TargetPersons, type PersonTarget } from './target-persons';
+export { organisationSubtree, personsInSubtree, organisationAncestors } from './organisations/organisation-tree';
+export * from './person-ports';
+export { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from './persons/new-person-notifier';
+export { CONTACT_CHANGE_NOTIFIER, type ContactChange, type ContactChangeNotifier } from './persons/contact-change-notifier';

@@ -1,0 +1,42 @@
+import type { PasswordChangeReason } from '../platform/auth/principal';
+
+/**
+ * The one row type of a person: the persons columns code may read. Password hashes and pending
+ * passwords are no part of it (PersonCredentials reads those). Other modules pick what they
+ * need from it (Pick<PersonRow, ...>), so a column is named and typed in one place.
+ */
+export interface PersonRow {
+  id: number;
+  user_name: string;
+  firstname: string | null;
+  lastname: string | null;
+  jobtitle: string | null;
+  mobile: string | null;
+  email: string | null;
+  birthdate: string | null;
+  extern_person_id: string | null;
+  address: string | null;
+  postcode: string | null;
+  city: string | null;
+  phone: string | null;
+  sex: string | null;
+  notice: string | null;
+  employee_code: string | null;
+  profile_image: string | null;
+  source: string | null;
+  code: string | null;
+  organisation_id: number | null;
+  superuser: boolean;
+  superadmin: boolean;
+  password_changed_at: Date | null;
+  must_change_password: PasswordChangeReason | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a Principal is built from. */
+export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password'] as const;
+export type AccountRow = Pick<PersonRow, (typeof ACCOUNT_COLUMNS)[number]>;
+
+/** What a call that acts on a person needs of them. */
+export type PersonRef = Pick<PersonRow, 'id' | 'user_name' | 'organisation_id'>;
