@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { PersonRow } from './person-row';
+import { personsInSubtree } from './organisations/organisation-tree';
 
 export type PersonColumn = keyof PersonRow;
 /** How a person is named: by id, user name or the id of an external system. */
@@ -66,6 +67,12 @@ export class PersonDirectory {
       ],
     );
     return r.rows[0]?.email ?? null;
+  }
+
+  /** Ids of the persons in the organisation and every organisation below it, ascending. */
+  async idsInSubtree(organisationId: number): Promise<number[]> {
+    const rows: { id: number }[] = await this.db.table('persons').whereIn('id', personsInSubtree(this.db, organisationId) as any).orderBy('id').select('id');
+    return rows.map((r) => r.id);
   }
 
   /** user_name per id, for presenting rows of other modules. */

@@ -3,16 +3,17 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { TENANT_DB } from '../../platform/tokens';
 import { ChangesRepository } from './changes.repository';
 import { ChangeView } from './changes.views';
+import { OrganisationDirectory, PersonAccess, policies } from '../../people';
 
 export const changesRoutes = [
   defineRoute({
     method: 'get',
     path: '/changes',
-    access: 'user',
+    access: policies.userThen(
+      'personcompetences and events: superusers for the whole tenant, managers with an organisation they manage; competences: superusers and managers',
+    ),
     resource: 'changes',
     summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
     description:
@@ -34,23 +35,23 @@ export const changesRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const db = ctx.resolve(TENANT_DB);
-      const policy = ctx.resolve(AccessPolicy);
+      const organisations = ctx.resolve(OrganisationDirectory);
+      const access = ctx.resolve(PersonAccess);
       let organisationId = input.organisation_id;
       if (organisationId === undefined && input.extern_organisation_id !== undefined) {
-        const org = await db.table('organisations').where('extern_organisation_id', input.extern_organisation_id).select('id').first();
-        if (!org) throw ApiError.notFound(`organisation with extern_organisation_id ${input.extern_organisation_id}`);
-        organisationId = org.id;
-      } else if (organisationId !== undefined && !(await db.table('organisations').where('id', organisationId).first())) {
+        organisationId = await organisations.idByExternalId(input.extern_organisation_id);
+        if (organisationId === undefined) throw ApiError.notFound(`organisation with extern_organisation_id ${input.extern_organisation_id}`);
+      } else if (organisationId !== undefined && !(await organisations.find(organisationId))) {
         throw ApiError.notFound(`organisation ${organisationId}`);
       }
+      // Who may read depends on Type and on the organisation found above.
       const user = ctx.user;
       if (input.Type === 'competences') {
-        if (!user.superuser && !(await policy.isManager(user))) throw ApiError.forbidden('the changes feed is for superusers and managers');
+        if (!user.superuser && !(await access.isManager(user))) throw ApiError.forbidden('the changes feed is for superusers and managers');
       } else if (organisationId === undefined) {
-        policy.assertSuperuser(user, 'read the changes of the whole tenant (managers pass organisation_id)');
+        if (!user.superuser) throw ApiError.forbidden('not authorised to read the changes of the whole tenant (managers pass organisation_id): superusers only');
       } else {
-        await policy.assertManagesOrganisation(user, organisationId, 'read the changes of this organisation');
+        await access.assertManagesOrganisation(user, organisationId, 'read the changes of this organisation');
       }
       const clock = ctx.resolve(TenantClock);
       const start = clock.start(input.startdate);

@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
+import { policies } from '../../people';
 
 interface TreeRow {
   id: number;
@@ -50,7 +51,7 @@ export const catalogueTreeRoutes = [
   defineRoute({
     method: 'get',
     path: '/competencegroups',
-    access: 'user',
+    access: policies.user,
     resource: 'competencegroups',
     summary: 'Competence groups: root groups, or all groups with all=1',
     input: z.object({ all: p.bool().optional(), ...pagingShape, ...fieldsShape }),
@@ -65,7 +66,7 @@ export const catalogueTreeRoutes = [
   defineRoute({
     method: 'get',
     path: '/competencegroups/:competence_group_id',
-    access: 'user',
+    access: policies.user,
     resource: 'competencegroups',
     summary: 'One competence group with its sub groups (nested)',
     input: z.object({ competence_group_id: p.id(), ...fieldsShape }),
@@ -80,7 +81,7 @@ export const catalogueTreeRoutes = [
   defineRoute({
     method: 'get',
     path: '/categories',
-    access: 'user',
+    access: policies.user,
     resource: 'categories',
     summary: 'Categories, flat or as a tree (tree=1: root categories with children)',
     description: 'tree=1: paging applies to the list of root categories, each carrying its `children` recursively.',
@@ -98,7 +99,7 @@ export const catalogueTreeRoutes = [
   defineRoute({
     method: 'get',
     path: '/categories/:category_id',
-    access: 'user',
+    access: policies.user,
     resource: 'categories',
     summary: 'One category (full view: description and sub categories)',
     input: z.object({ category_id: p.id(), ...viewShape }),

@@ -3,9 +3,8 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
-import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
-import { TargetPersons } from '../../people';
+import { PersonAccess } from '../../people';
 import { CompetencesRepository, type CompetenceFilter } from './competences.repository';
 import { COURSE_TEMPLATE_TYPES } from './competence-types';
 
@@ -65,8 +64,7 @@ export class CompetenceSearch {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(CompetencesRepository) private readonly repo: CompetencesRepository,
-    @inject(AccessPolicy) private readonly policy: AccessPolicy,
-    @inject(TargetPersons) private readonly persons: TargetPersons,
+    @inject(PersonAccess) private readonly access: PersonAccess,
   ) {}
 
   async filter(user: Principal, q: CompetenceQuery): Promise<CompetenceFilter | null> {
@@ -82,15 +80,18 @@ export class CompetenceSearch {
     if (q.course_template_usage_allowed_only) {
       f.types = (f.types ?? COURSE_TEMPLATE_TYPES).filter((t) => COURSE_TEMPLATE_TYPES.includes(t as any));
       // Superusers and managers may create events from any course template; others only from their own.
-      if (!user.superuser && !(await this.policy.isManager(user))) f.ownerId = user.personId;
+      if (!user.superuser && !(await this.access.isManager(user))) f.ownerId = user.personId;
     }
     if (q.owner_only || q.instructor_only) {
-      const who = await this.persons.accessible(user, q.user_name, 'list the competences');
+      const who = await this.access.target(user, q.user_name);
+      await this.access.assert(user, who, 'selfOrManager', `list the competences of ${who.user_name}`);
       if (q.owner_only) f.ownerId = who.id;
       if (q.instructor_only) f.instructorId = who.id;
     }
     if (q.organisation_ids || q.external_organisation_ids) {
-      await this.policy.assertSuperuserOrSuperadmin(user, 'filter competences by organisation_ids');
+      if (!user.superuser && !(await this.access.isSuperadmin(user))) {
+        throw ApiError.forbidden('not authorised to filter competences by organisation_ids: superusers and superadmins only');
+      }
       const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.repo.organisationIdsByExternalId(q.external_organisation_ids) : [])];
       if (ids.length === 0) return null;
       f.validIn = [ids];

@@ -8,6 +8,7 @@ import { CompetenceSearch } from './competence-search';
 import { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS } from './competence-types';
 import type { CompetenceRow } from './competence.row';
 import type { RouteContext } from '../../platform/http/define-route';
+import { policies } from '../../people';
 
 const competenceTypes = p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` })));
 
@@ -22,7 +23,9 @@ export const competenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/competences',
-    access: 'user',
+    access: policies.userThen(
+      "owner_only or instructor_only: superuser, the person's manager, self (user_name); organisation_ids: superuser, superadmin (decided with the filter)",
+    ),
     resource: 'competences',
     summary: 'Competence catalogue; modules, checklist items and survey questions only appear nested in children',
     description:
@@ -65,7 +68,7 @@ export const competenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/competences/:competence_id',
-    access: 'user',
+    access: policies.user,
     resource: 'competences',
     summary: 'One competence (full view by default) with its children',
     description: 'Any competence, a nested one (module, checklist item, survey question) too.',
@@ -80,7 +83,7 @@ export const competenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/competencetypes',
-    access: 'user',
+    access: policies.user,
     resource: 'competencetypes',
     summary: 'The competence types',
     input: z.object({ ...fieldsShape }),
@@ -99,7 +102,7 @@ export const competenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/lmsstarturls',
-    access: 'user',
+    access: policies.user,
     resource: 'lmsstarturls',
     summary: 'Start URLs of e-courses in the learning system',
     description:

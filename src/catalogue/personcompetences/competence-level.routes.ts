@@ -1,18 +1,14 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { ApiError } from '../../platform/errors/api-error';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { TENANT_DB } from '../../platform/tokens';
-import { TargetPersons } from '../../people';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates } from './competence-state';
 import { PersonCompetencesRepository } from './personcompetences.repository';
 import type { RouteContext } from '../../platform/http/define-route';
-import { personsInSubtree } from '../../people';
+import { PersonDirectory, policies, type TargetPerson } from '../../people';
 
 /** Mandatory competences (of the person's roles) and how many of them the person holds now. */
-async function personCounts(ctx: RouteContext, personId: number) {
+async function personCounts(ctx: RouteContext<unknown>, personId: number) {
   const roleIds = await ctx.resolve(PersonCompetencesRepository).roleIdsOf(personId);
   const required = (await ctx.resolve(PersonCompetenceList).required(roleIds)).filter((r) => r.mandatory);
   const states = await ctx.resolve(CompetenceStates).evaluate(personId, required.map((r) => r.competenceId));
@@ -33,7 +29,12 @@ export const competenceLevelRoutes = [
   defineRoute({
     method: 'get',
     path: '/competencelevel',
-    access: 'user',
+    access: policies.either(
+      'with organisation_id',
+      (i) => i.organisation_id !== undefined,
+      policies.organisationManager('organisation_id', 'see the competence level of this organisation'),
+      policies.selfOrManager('user_name', 'see the competence level of {person}'),
+    ),
     resource: 'competencelevel',
     summary: 'Share of mandatory competences fulfilled, for a person or an organisation subtree',
     description:
@@ -47,22 +48,19 @@ export const competenceLevelRoutes = [
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), ...fieldsShape }),
     async handler(ctx, input) {
       if (input.organisation_id !== undefined) {
-        const db = ctx.resolve(TENANT_DB);
-        if (!(await db.table('organisations').where('id', input.organisation_id).first())) throw ApiError.notFound(`organisation ${input.organisation_id}`);
-        await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, input.organisation_id, 'see the competence level of this organisation');
-        const members = { rows: await db.table('persons').whereIn('id', personsInSubtree(db, input.organisation_id) as any).orderBy('id').select('id') };
+        const members = await ctx.resolve(PersonDirectory).idsInSubtree(input.organisation_id);
         let required = 0;
         let fulfilled = 0;
-        for (const m of members.rows) {
-          const c = await personCounts(ctx, m.id);
+        for (const id of members) {
+          const c = await personCounts(ctx, id);
           required += c.required;
           fulfilled += c.fulfilled;
         }
         return {
-          items: [{ organisation_id: input.organisation_id, persons: members.rows.length, required, fulfilled, missing: required - fulfilled, competence_level: level(required, fulfilled) }],
+          items: [{ organisation_id: input.organisation_id, persons: members.length, required, fulfilled, missing: required - fulfilled, competence_level: level(required, fulfilled) }],
         };
       }
-      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competence level');
+      const person = ctx.target as TargetPerson;
       const c = await personCounts(ctx, person.id);
       return { items: [{ user_name: person.user_name, ...c, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
     },

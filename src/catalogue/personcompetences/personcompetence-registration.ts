@@ -5,7 +5,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { verifyPassword } from '../../platform/auth/password-hasher';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
-import { TargetPersons, type PersonTarget } from '../../people';
+import { PersonAccess, PersonCredentials, type TargetPerson } from '../../people';
 import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 
@@ -42,13 +42,23 @@ const TYPE_PARAMS: Record<string, string[]> = {
 // date and valid_until are calendar days: a date-only parameter arrives as that day's UTC midnight
 const isoDate = (d: Date) => dayIn('UTC', d);
 
+/** How the caller stands to the person a registration is about. */
+export interface Standing {
+  isSelf: boolean;
+  /** The caller is a superuser or manages the person's organisation (enough to read). */
+  managedByCaller: boolean;
+  /** The caller may use manager-only powers on the person (never on themself or their own manager). */
+  asManager: boolean;
+}
+
 /** The rules of PUT /api/personcompetences/[competence_id], per competence type. */
 @injectable()
 export class PersonCompetenceRegistration {
   constructor(
     @inject(CompetencesRepository) private readonly competences: CompetencesRepository,
     @inject(PersonCompetencesRepository) private readonly repo: PersonCompetencesRepository,
-    @inject(TargetPersons) private readonly persons: TargetPersons,
+    @inject(PersonAccess) private readonly access: PersonAccess,
+    @inject(PersonCredentials) private readonly credentials: PersonCredentials,
     @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
@@ -59,12 +69,15 @@ export class PersonCompetenceRegistration {
     return c;
   }
 
-  async register(user: Principal, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: PersonTarget; competence: CompetenceRow }> {
+  async standing(user: Principal, person: TargetPerson): Promise<Standing> {
+    const [managedByCaller, asManager] = await Promise.all([this.access.canManagePerson(user, person), this.access.canActAsManagerOf(user, person)]);
+    return { isSelf: person.id === user.personId, managedByCaller, asManager };
+  }
+
+  /** `person`: resolved and allowed by the route (self, or a manager acting on them, or a superuser). */
+  async register(user: Principal, person: TargetPerson, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: TargetPerson; competence: CompetenceRow }> {
     const c = await this.competence(competenceId);
-    const person = await this.persons.find(user, input.user_name);
-    if (!person.isSelf && !person.asManager) {
-      throw ApiError.forbidden(`not authorised to register competences of ${person.user_name}: only the person, their manager (not someone they manage) or a superuser may`);
-    }
+    const standing = await this.standing(user, person);
     if (c.type === 'survey' || c.type === 'question') {
       throw new ApiError(409, 'surveys are answered with POST /api/surveyanswer, not registered');
     }
@@ -94,9 +107,9 @@ export class PersonCompetenceRegistration {
       override: false,
       registered_by: user.personId,
     };
-    if (c.type === 'checklist_item') this.checklistItem(c, person, input, row);
-    else if (c.type === 'signature') await this.signature(person, input, row);
-    else if (!person.asManager && !SELF_REGISTERED.includes(c.type)) {
+    if (c.type === 'checklist_item') this.checklistItem(c, standing, input, row);
+    else if (c.type === 'signature') await this.signature(person, standing, input, row);
+    else if (!standing.asManager && !SELF_REGISTERED.includes(c.type)) {
       throw ApiError.forbidden(`a ${c.type} is registered by a manager or a superuser, not by the person`);
     }
     if (COURSE_TYPES.includes(c.type)) {
@@ -113,18 +126,18 @@ export class PersonCompetenceRegistration {
   }
 
   /** checked_by self: only the person; manager: only a manager/superuser; both: either. No action: a manager's override. */
-  private checklistItem(c: CompetenceRow, person: PersonTarget, input: RegistrationInput, row: NewRegistration): void {
+  private checklistItem(c: CompetenceRow, standing: Standing, input: RegistrationInput, row: NewRegistration): void {
     if (input.action === undefined) {
-      if (!person.asManager) {
+      if (!standing.asManager) {
         // A manager checking their own item would override what only their own manager may.
-        if (person.isSelf && person.managedByCaller) throw ApiError.forbidden(`"${c.title}": a manager cannot override their own checklist item`);
+        if (standing.isSelf && standing.managedByCaller) throw ApiError.forbidden(`"${c.title}": a manager cannot override their own checklist item`);
         throw ApiError.missing('action');
       }
       Object.assign(row, { checked: true, override: true });
       return;
     }
     const by = c.checked_by ?? 'self';
-    const allowed = by === 'both' ? person.isSelf || person.asManager : by === 'self' ? person.isSelf : person.asManager;
+    const allowed = by === 'both' ? standing.isSelf || standing.asManager : by === 'self' ? standing.isSelf : standing.asManager;
     if (!allowed) {
       const who = by === 'self' ? 'the person themselves' : 'a manager of the person or a superuser';
       throw ApiError.forbidden(`"${c.title}" is checked by ${who}`);
@@ -133,11 +146,11 @@ export class PersonCompetenceRegistration {
   }
 
   /** Only for oneself, and only with one's own correct password. */
-  private async signature(person: PersonTarget, input: RegistrationInput, row: NewRegistration): Promise<void> {
-    if (!person.isSelf) throw ApiError.forbidden('a signature can only be given by the person themselves');
+  private async signature(person: TargetPerson, standing: Standing, input: RegistrationInput, row: NewRegistration): Promise<void> {
+    if (!standing.isSelf) throw ApiError.forbidden('a signature can only be given by the person themselves');
     if (input.password === undefined || input.password === '') throw ApiError.missing('password');
     await this.attempts.assertAllowed(person.id);
-    if (!(await verifyPassword(person.password_hash, input.password))) {
+    if (!(await verifyPassword(await this.credentials.passwordHash(person.id), input.password))) {
       await this.attempts.failed(person.id);
       throw ApiError.malformed('password', 'is not correct; nothing was signed');
     }
@@ -145,11 +158,12 @@ export class PersonCompetenceRegistration {
     row.signed = true;
   }
 
-  async deleteAll(user: Principal, competenceId: number, userName: string | undefined) {
+  /** `person`: resolved and allowed by the route (self, their manager or a superuser). */
+  async deleteAll(user: Principal, person: TargetPerson, competenceId: number) {
     const c = await this.competence(competenceId);
-    const person = await this.persons.accessible(user, userName, 'remove competences');
+    const standing = await this.standing(user, person);
     const selfMay = SELF_REGISTERED.includes(c.type) || c.type === 'signature' || (c.type === 'checklist_item' && c.checked_by !== 'manager');
-    if (!person.asManager && !(person.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
+    if (!standing.asManager && !(standing.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
     const current = (await this.repo.current(person.id)).find((r) => r.competence_id === c.id);
     const removed = await this.repo.deleteAll(person.id, c.id);
     if (removed === 0) throw ApiError.notFound(`registration of "${c.title}" for ${person.user_name}`);

@@ -3,12 +3,12 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
-import { TargetPersons } from '../../people';
 import { PersonCompetenceList } from './personcompetence-list';
 import { CompetenceStates, stateOf } from './competence-state';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonCompetenceRegistration } from './personcompetence-registration';
 import { presentPersonCompetence, PersonCompetenceView } from './personcompetences.presenter';
+import { policies } from '../../people';
 
 const userName = p.string(200).optional();
 
@@ -16,7 +16,7 @@ export const personCompetenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/personcompetences',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'see the competences of {person}'),
     resource: 'personcompetences',
     summary: "A person's competences held (state=passed) or required and not held (state=missing)",
     description:
@@ -37,7 +37,7 @@ export const personCompetenceRoutes = [
       types: p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` }))).optional(),
     }),
     async handler(ctx, input) {
-      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competences');
+      const person = ctx.target;
       const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
       const { limit, offset } = paging(input);
       const items = list.slice(offset, offset + limit).map(({ state, required }) =>
@@ -49,14 +49,14 @@ export const personCompetenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/personcompetences/:competence_id',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'see the competences of {person}'),
     resource: 'personcompetences',
     summary: "A person's current registration of one competence (also when expired)",
     description: 'An expired registration shows as state missing, reason expired. 404 when the person has no registration of it.',
     output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
-      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competences');
+      const person = ctx.target;
       const [state] = await ctx.resolve(CompetenceStates).evaluate(person.id, [input.competence_id]);
       if (!state) throw ApiError.notFound(`competence ${input.competence_id}`);
       const anyItem = state.children.some((k) => k.registration);
@@ -67,7 +67,7 @@ export const personCompetenceRoutes = [
   defineRoute({
     method: 'put',
     path: '/personcompetences/:competence_id',
-    access: 'user',
+    access: policies.selfOrActingManager('user_name', 'register competences of {person}'),
     resource: 'personcompetences',
     summary: 'Registers a competence for a person (a new registration; the previous one stays as history)',
     description:
@@ -97,7 +97,7 @@ export const personCompetenceRoutes = [
     }),
     async handler(ctx, input) {
       const { competence_id, view, fields, ...rest } = input;
-      const reg = await ctx.resolve(PersonCompetenceRegistration).register(ctx.user, competence_id, rest);
+      const reg = await ctx.resolve(PersonCompetenceRegistration).register(ctx.user, ctx.target, competence_id, rest);
       const [state] = await ctx.resolve(CompetenceStates).evaluate(reg.person.id, [competence_id]);
       return { items: [presentPersonCompetence(state, reg.person.user_name, view ?? 'full')], message: 'registered' };
     },
@@ -105,7 +105,7 @@ export const personCompetenceRoutes = [
   defineRoute({
     method: 'delete',
     path: '/personcompetences/:competence_id',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'remove competences of {person}'),
     resource: 'personcompetences',
     summary: 'Removes every registration (all occurrences) of a competence for a person',
     description:
@@ -114,7 +114,7 @@ export const personCompetenceRoutes = [
     output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
-      const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, input.competence_id, input.user_name);
+      const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, ctx.target, input.competence_id);
       const state = stateOf(r.competence, r.registration, [], ctx.resolve(TenantClock).today());
       const item = { ...presentPersonCompetence(state, r.person.user_name, input.view ?? 'simple'), state: 'deleted', deleted: true };
       return { items: [item], message: `removed ${r.removed} registration(s)` };

@@ -4,6 +4,7 @@ import { p, fieldsShape } from '../../platform/http/param-types';
 import { OrganisationalFunctions } from './organisational-functions.service';
 import { roleMetaTypes } from './roles.routes';
 import { OrganisationalFunctionView } from './roles.views';
+import { policies } from '../../people';
 
 const ids = p.idList().pipe(z.array(z.number()).min(1, 'must name at least one organisational function'));
 
@@ -11,7 +12,7 @@ export const organisationalFunctionRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisationalfunctions',
-    access: 'user',
+    access: policies.when('without organisation_id', (i) => i.organisation_id === undefined, policies.selfOrManager('user_name', 'see the organisational functions of {person}')),
     resource: 'organisationalfunctions',
     summary: "Functions available in an organisation, or (without organisation_id) the functions a person holds",
     description:
@@ -25,14 +26,18 @@ export const organisationalFunctionRoutes = [
       const items =
         input.organisation_id !== undefined
           ? await svc.ofOrganisation(ctx.user, input.organisation_id, input.role_meta_types)
-          : await svc.ofPerson(ctx.user, input.user_name, input.role_meta_types);
+          : await svc.ofPerson(ctx.target!, input.role_meta_types);
       return { items };
     },
   }),
   defineRoute({
     method: 'put',
     path: '/organisationalfunctions/:organisationalfunction_id',
-    access: 'user',
+    access: policies.when(
+      'unless the caller gives up their own function (action=off)',
+      (i, user) => !(i.action === 'off' && (i.user_name ?? user.userName) === user.userName),
+      policies.actingManager('user_name', (i) => (i.action === 'off' ? "remove {person}'s organisational function" : 'assign an organisational function')),
+    ),
     resource: 'organisationalfunctions',
     summary: 'update: the person takes on the function; off: the person gives it up',
     description:
@@ -47,27 +52,27 @@ export const organisationalFunctionRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const f = await ctx.resolve(OrganisationalFunctions).setForPerson(ctx.user, input.organisationalfunction_id, input.action, input.user_name);
+      const f = await ctx.resolve(OrganisationalFunctions).setForPerson(ctx.user, ctx.target, input.organisationalfunction_id, input.action);
       return { items: [f], message: input.action === 'off' ? 'organisational function removed' : 'organisational function assigned' };
     },
   }),
   defineRoute({
     method: 'put',
     path: '/organisations/:organisation_id/organisationalfunctions',
-    access: 'user',
+    access: policies.organisationManager('organisation_id', 'change the organisational functions of this organisation'),
     resource: 'organisationalfunctions',
     summary: 'Makes roles available as organisational functions on the organisation (and below)',
     description: "Security: superuser or the organisation's manager. Returns the organisation's functions after the change; unknown role ids are a 404.",
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
-      return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, true) };
+      return { items: await ctx.resolve(OrganisationalFunctions).change(input.organisation_id, input.organisationalfunction_ids, true) };
     },
   }),
   defineRoute({
     method: 'delete',
     path: '/organisations/:organisation_id/organisationalfunctions',
-    access: 'user',
+    access: policies.organisationManager('organisation_id', 'change the organisational functions of this organisation'),
     resource: 'organisationalfunctions',
     summary: 'Removes organisational functions from the organisation (persons keep their roles)',
     description:
@@ -75,7 +80,7 @@ export const organisationalFunctionRoutes = [
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
-      return { items: await ctx.resolve(OrganisationalFunctions).change(ctx.user, input.organisation_id, input.organisationalfunction_ids, false) };
+      return { items: await ctx.resolve(OrganisationalFunctions).change(input.organisation_id, input.organisationalfunction_ids, false) };
     },
   }),
 ];

@@ -3,9 +3,8 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
-import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
-import { TargetPersons } from '../../people';
+import { PersonAccess, type TargetPerson } from '../../people';
 import { RolesRepository } from './roles.repository';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 
@@ -27,8 +26,7 @@ export class OrganisationalFunctions {
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(RolesRepository) private readonly roles: RolesRepository,
-    @inject(AccessPolicy) private readonly policy: AccessPolicy,
-    @inject(TargetPersons) private readonly persons: TargetPersons,
+    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
@@ -67,25 +65,24 @@ export class OrganisationalFunctions {
   async ofOrganisation(user: Principal, organisationId: number, metaTypes?: string[]) {
     await this.organisation(organisationId);
     const member = user.organisationId !== null && (await this.isWithin(user.organisationId, organisationId));
-    if (!member) await this.policy.assertManagesOrganisation(user, organisationId, 'see the organisational functions of this organisation');
+    if (!member) await this.access.assertManagesOrganisation(user, organisationId, 'see the organisational functions of this organisation');
     return (await this.available(organisationId, metaTypes)).map((f) => this.present(f, organisationId));
   }
 
   /** No organisation_id: the functions a person holds in their own organisation. */
-  async ofPerson(user: Principal, userName: string | undefined, metaTypes?: string[]) {
-    const person = await this.persons.accessible(user, userName, 'see the organisational functions');
+  async ofPerson(person: TargetPerson, metaTypes?: string[]) {
     if (person.organisation_id === null) return [];
     const held = new Set((await this.db.table('person_roles').where('person_id', person.id).select('role_id')).map((r: any) => r.role_id));
     return (await this.available(person.organisation_id, metaTypes)).filter((f) => held.has(f.role_id)).map((f) => this.present(f, person.organisation_id!, true));
   }
 
   /** update: the person takes on the function (their manager, superusers); off: gives it up (also self). */
-  async setForPerson(user: Principal, roleId: number, action: 'off' | 'update', userName: string | undefined) {
-    const person = await this.persons.find(user, userName);
-    // Giving up one's own function is allowed to anyone; every other change is a manager's, and never on oneself or one's own manager.
-    if (!(person.isSelf && action === 'off')) {
-      await this.policy.assertActsAsManagerOf(user, person, action === 'off' ? `remove ${person.user_name}'s organisational function` : 'assign an organisational function');
-    }
+  /**
+   * `target`: the person as the route's rule resolved and allowed it (a manager acting on them);
+   * none when the caller gives up their own function, which anyone may.
+   */
+  async setForPerson(user: Principal, target: TargetPerson | undefined, roleId: number, action: 'off' | 'update') {
+    const person = target ?? (await this.access.target(user, undefined));
     const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
     if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);
     const key = { person_id: person.id, role_id: roleId };
@@ -101,10 +98,8 @@ export class OrganisationalFunctions {
     return this.present(fn, person.organisation_id!, action === 'update');
   }
 
-  /** PUT/DELETE /organisations/:id/organisationalfunctions: superuser or the organisation's manager. */
-  async change(user: Principal, organisationId: number, roleIds: number[], add: boolean) {
-    await this.organisation(organisationId);
-    await this.policy.assertManagesOrganisation(user, organisationId, 'change the organisational functions of this organisation');
+  /** PUT/DELETE /organisations/:id/organisationalfunctions (the route lets superusers and the organisation's managers in). */
+  async change(organisationId: number, roleIds: number[], add: boolean) {
     const found = await this.roles.byIds(roleIds);
     const unknown = roleIds.filter((id) => !found.some((r) => r.id === id));
     if (unknown.length) throw ApiError.notFound(`organisational function (role) ${unknown.join(', ')}`);

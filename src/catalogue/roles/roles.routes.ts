@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { TargetPersons } from '../../people';
+import { PersonAccess } from '../../people';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { RolesRepository, presentRole, type RoleFilter } from './roles.repository';
 import { PositionView, RoleView } from './roles.views';
+import { policies } from '../../people';
 
 export const ROLE_META_TYPES = ['role', 'specialrole', 'position'] as const;
 export const roleMetaTypes = p.stringList().pipe(z.array(z.enum(ROLE_META_TYPES, { message: 'must be role, specialrole and/or position' })));
@@ -15,7 +15,11 @@ export const roleRoutes = [
   defineRoute({
     method: 'get',
     path: '/roles',
-    access: 'user',
+    access: policies.when(
+      'without competence_id and organisation ids',
+      (i) => i.competence_id === undefined && !i.organisation_ids && !i.extern_organisation_ids,
+      policies.selfOrManager('user_name', 'list the roles of {person}'),
+    ),
     resource: 'roles',
     summary: "Roles: of a person (default the caller), for a competence (with mandatory), or available in organisations",
     description:
@@ -46,7 +50,7 @@ export const roleRoutes = [
         const repo = ctx.resolve(RolesRepository);
         f.organisationIds = [...(input.organisation_ids ?? []), ...(input.extern_organisation_ids ? await repo.organisationIdsByExternalId(input.extern_organisation_ids) : [])];
       } else {
-        f.personId = (await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'list the roles')).id;
+        f.personId = ctx.target!.id;
       }
       const rows = await ctx.resolve(RolesRepository).list(f, paging(input));
       return { items: rows.map(presentRole) };
@@ -55,7 +59,7 @@ export const roleRoutes = [
   defineRoute({
     method: 'get',
     path: '/roles/:role_id',
-    access: 'user',
+    access: policies.userThen('superusers, superadmins and the admins of the role'),
     resource: 'roles',
     summary: 'One role with its requirements (superusers, superadmins and admins of the role)',
     description: 'Security: superusers, superadmins and the admins of this role; others 403 (managers and holders of the role too).',
@@ -66,7 +70,7 @@ export const roleRoutes = [
       const role = await repo.byId(input.role_id);
       if (!role) throw ApiError.notFound(`role ${input.role_id}`);
       const user = ctx.user;
-      const allowed = user.superuser || (await ctx.resolve(AccessPolicy).isSuperadmin(user)) || (await repo.administers(user.personId, role.id));
+      const allowed = user.superuser || (await ctx.resolve(PersonAccess).isSuperadmin(user)) || (await repo.administers(user.personId, role.id));
       if (!allowed) throw ApiError.forbidden('not authorised to see this role: superusers, superadmins and admins of the role only');
       return { items: [{ ...presentRole(role), requirements: await repo.requirementsOf(role.id) }] };
     },
@@ -74,21 +78,20 @@ export const roleRoutes = [
   defineRoute({
     method: 'get',
     path: '/positions',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'list the positions of {person}'),
     resource: 'positions',
     summary: 'Positions (roles of meta type position) of a person',
     output: PositionView,
     input: z.object({ user_name: p.string(200).optional(), ...pagingShape, ...fieldsShape }),
     async handler(ctx, input) {
-      const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'list the positions');
-      const rows = await ctx.resolve(RolesRepository).list({ personId: person.id, metaTypes: ['position'] }, paging(input));
+      const rows = await ctx.resolve(RolesRepository).list({ personId: ctx.target.id, metaTypes: ['position'] }, paging(input));
       return { items: rows.map(({ id, ...r }) => ({ position_id: id, ...presentRole({ id, ...r }) })) };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/competencegroups/:competence_group_id/roles',
-    access: 'user',
+    access: policies.user,
     resource: 'roles',
     summary: 'Roles that have requirements on competences in or below the group',
     description: 'Any logged-in user.',

@@ -7,9 +7,9 @@ import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
 import { JoinCheckRepository } from './join-check.repository';
 import { EventView } from './event.presenter';
-import { TargetPerson } from '../../people';
 import { TENANT_DB } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
+import { policies } from '../../people';
 
 const listInput = z.looseObject({
   ...eventFilterShape,
@@ -23,7 +23,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/events',
-    access: 'user',
+    access: policies.when('with user_check=1', (i) => !!i.user_check, policies.selfOrManager('user_name', 'check the sign-ons of this person')),
     resource: 'events',
     summary: 'Course events (module events nested in children)',
     description:
@@ -38,7 +38,7 @@ export const eventRoutes = [
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const items = await ctx.resolve(EventsService).list(filters, paging(input), {
         view: input.view ?? 'simple',
-        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+        userCheck: ctx.target && { personId: ctx.target.id },
       });
       const ignored = input.location_id && !(input.startdate && input.enddate);
       return { items, message: ignored ? 'location_id ignored: it is only honoured together with startdate and enddate' : undefined };
@@ -47,7 +47,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/competences/:competence_id/events',
-    access: 'user',
+    access: policies.when('with user_check=1', (i) => !!i.user_check, policies.selfOrManager('user_name', 'check the sign-ons of this person')),
     resource: 'events',
     summary: 'Events of a competence; same as GET /api/events with competence_id',
     description: '404 for an unknown competence; otherwise filters and answer as GET /api/events.',
@@ -59,7 +59,7 @@ export const eventRoutes = [
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const items = await ctx.resolve(EventsService).list(filters, paging(input), {
         view: input.view ?? 'simple',
-        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+        userCheck: ctx.target && { personId: ctx.target.id },
       });
       return { items };
     },
@@ -67,7 +67,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/events/:event_id',
-    access: 'user',
+    access: policies.when('with user_check=1', (i) => !!i.user_check, policies.selfOrManager('user_name', 'check the sign-ons of this person')),
     resource: 'events',
     summary: 'One event (full view by default)',
     description: 'Also answers for a module event\'s id (a module event has no children).',
@@ -78,7 +78,7 @@ export const eventRoutes = [
       const row = await svc.get(input.event_id);
       const items = await svc.present([row], {
         view: input.view ?? 'full',
-        userCheck: input.user_check ? { user: ctx.user, userName: input.user_name } : undefined,
+        userCheck: ctx.target && { personId: ctx.target.id },
       });
       return { items };
     },
@@ -86,7 +86,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/events/:event_id/check_join',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'check sign-on for this person'),
     resource: 'check_join',
     summary: 'Whether a person may sign on, with a reason and a text per unmet criterion',
     description:
@@ -96,8 +96,7 @@ export const eventRoutes = [
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'check sign-on for this person');
-      const result = await checkJoin(ctx.resolve(JoinCheckRepository), event, person, ctx.tenant.config, ctx.resolve(TenantClock));
+      const result = await checkJoin(ctx.resolve(JoinCheckRepository), event, ctx.target, ctx.tenant.config, ctx.resolve(TenantClock));
       return { body: { valid: true, message: result.can_join ? 'can join' : 'cannot join', ...presentJoinCheck(result) } };
     },
   }),

@@ -2,18 +2,16 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from './events.repository';
 import { applyEventFilters, type EventFilters } from './event-filters';
 import { presentEvent, type EventExtras } from './event.presenter';
-import { TargetPerson } from '../../people';
 
 export interface EventView {
   view: 'simple' | 'full';
-  /** Check the sign-on status of the caller or of userName. */
-  userCheck?: { user: Principal; userName?: string };
+  /** user_check: the person whose sign-on status to show (resolved and allowed by the route). */
+  userCheck?: { personId: number };
 }
 
 @injectable()
@@ -21,7 +19,6 @@ export class EventsService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(EventsRepository) private readonly repo: EventsRepository,
-    @inject(TargetPerson) private readonly target: TargetPerson,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
@@ -48,10 +45,7 @@ export class EventsService {
       children: new Map(),
     };
     for (const c of children) extras.children.set(c.parent_id!, [...(extras.children.get(c.parent_id!) ?? []), c]);
-    if (v.userCheck) {
-      const person = await this.target.resolve(v.userCheck.user, v.userCheck.userName, 'check the sign-ons of this person');
-      extras.userStatus = await this.repo.statusFor(person.id, ids);
-    }
+    if (v.userCheck) extras.userStatus = await this.repo.statusFor(v.userCheck.personId, ids);
     return rows.map((r) => presentEvent(r, v.view, extras));
   }
 }

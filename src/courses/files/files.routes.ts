@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { TargetPerson } from '../../people';
 import { EventsService } from '../events/events.service';
 import { FileView, FilesService, presentFile } from './files.service';
+import { policies } from '../../people';
 
 const uploaded = z.object({ originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) }, { message: 'must be a file (multipart/form-data part named file)' });
 
@@ -11,7 +11,7 @@ export const fileRoutes = [
   defineRoute({
     method: 'post',
     path: '/files',
-    access: 'user',
+    access: policies.selfOrActingManager('user_name', 'upload files for this person'),
     resource: 'files',
     summary: 'Uploads a file (multipart/form-data, part "file") for the caller or user_name; ceid shares it with the event instructor',
     description:
@@ -26,7 +26,7 @@ export const fileRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const owner = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'upload files for this person');
+      const owner = ctx.target;
       if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
       const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
       const files = ctx.resolve(FilesService);
@@ -45,7 +45,7 @@ export const fileRoutes = [
   defineRoute({
     method: 'get',
     path: '/files/:file_id',
-    access: 'user',
+    access: policies.userThen("its owner, its uploader, a superuser, the instructor of its event (ceid)"),
     resource: 'files',
     summary: "A file's description; the bytes are at GET /api/files/[file_id]/content",
     description: 'Visible to the owner, the uploader, a superuser and, with ceid, the event\'s instructor; others 403.',

@@ -7,6 +7,7 @@ import { EventsService } from '../events/events.service';
 import { EventsRepository } from '../events/events.repository';
 import { LocationView, LocationsRepository } from './locations.repository';
 import { EventView } from '../events/event.presenter';
+import { policies } from '../../people';
 
 const float = (name: string, min: number, max: number) =>
   z
@@ -30,7 +31,7 @@ export const locationRoutes = [
   defineRoute({
     method: 'get',
     path: '/locations',
-    access: 'user',
+    access: policies.user,
     resource: 'locations',
     summary: 'Locations; with startdate and enddate only those with no event in that range',
     description:
@@ -70,7 +71,7 @@ export const locationRoutes = [
   defineRoute({
     method: 'get',
     path: '/locations/:location_id',
-    access: 'user',
+    access: policies.user,
     resource: 'locations',
     summary: 'One location',
     output: LocationView,
@@ -82,7 +83,7 @@ export const locationRoutes = [
   defineRoute({
     method: 'get',
     path: '/locations/:location_id/events',
-    access: 'user',
+    access: policies.user,
     resource: 'events',
     summary: 'Events at a location overlapping startdate..enddate (both required)',
     description: 'Course events (modules nested in children) whose time overlaps the range, sorted by start; cancelled ones included.',

@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService } from '../events/events.service';
 import { ParticipantView, ParticipantsService } from './participants.service';
+import { policies } from '../../people';
 
 const listInput = z.object({
   event_id: p.id(),
@@ -19,7 +20,7 @@ const list = (resource: string, path: string, summary: string) =>
   defineRoute({
     method: 'get',
     path,
-    access: 'user',
+    access: policies.userThen("a superuser or the event's instructor: everyone; a manager: the persons in organisations they manage"),
     resource,
     summary,
     description:
@@ -39,7 +40,7 @@ export const participantRoutes = [
   defineRoute({
     method: 'get',
     path: '/participants/:event_id/:user_name',
-    access: 'user',
+    access: policies.userThen("superuser, the person's manager, self, the event's instructor"),
     resource: 'participants',
     summary: 'One participant of an event',
     description: 'Superuser, the person\'s manager, self and the event\'s instructor; 404 when the person has no live sign-on to the event.',

@@ -7,11 +7,10 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
-import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
 import { isoDateTime } from '../events/event.presenter';
-import { organisationSubtree } from '../../people';
+import { organisationSubtree, PersonAccess } from '../../people';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({
@@ -47,7 +46,7 @@ export interface ParticipantFilters {
 export class ParticipantsService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
@@ -104,9 +103,9 @@ export class ParticipantsService {
 
   /** Superuser, the person's manager, self (and the event's instructor). */
   async one(user: Principal, event: EventRow, userName: string): Promise<Record<string, unknown>> {
-    const person = await this.db.table('persons').where({ user_name: userName }).first('id', 'organisation_id');
-    if (!person) throw ApiError.notFound(`person ${userName}`);
-    if (event.instructor_id !== user.personId) await this.access.assertSelfOrManager(user, person, 'see this participant');
+    const person = await this.access.target(user, userName);
+    // the event's instructor sees every participant; anyone else as for the person
+    if (event.instructor_id !== user.personId) await this.access.assert(user, person, 'selfOrManager', 'see this participant');
     const row = await this.base(event).where('p.id', person.id).first();
     if (!row) throw ApiError.notFound(`participant ${userName} of event ${event.id}`);
     return presentParticipant(row);

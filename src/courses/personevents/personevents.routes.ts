@@ -3,14 +3,13 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { TENANT_DB } from '../../platform/tokens';
 import { EventsService } from '../events/events.service';
-import { TargetPerson } from '../../people';
 import { PersonEventsRepository } from './personevents.repository';
 import { PersonEventView, presentPersonEvent } from './person-event.presenter';
 import { SignOnService } from './signon.service';
-import { personsInSubtree } from '../../people';
+import type { Knex } from 'knex';
+import { TENANT_DB } from '../../platform/tokens';
+import { PersonAccess, personsInSubtree, policies, type TargetPerson } from '../../people';
 
 const userName = p.string(200).min(1).optional();
 
@@ -18,7 +17,12 @@ export const personEventRoutes = [
   defineRoute({
     method: 'get',
     path: '/personevents',
-    access: 'user',
+    access: policies.either(
+      'with organisation_id',
+      (i) => i.organisation_id !== undefined,
+      policies.organisationManager('organisation_id', 'list the sign-ons of this organisation'),
+      policies.when('with user_name', (i) => i.user_name !== undefined, policies.selfOrManager('user_name', 'list the sign-ons of this person')),
+    ),
     resource: 'personevents',
     summary: 'Sign-ons of a person, of an organisation (and below), or (superuser, superadmin) of everyone',
     description:
@@ -38,16 +42,12 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       const user = ctx.user;
-      const db = ctx.resolve(TENANT_DB);
-      let personIds: number[] | any;
+      let personIds: number[] | Knex.Raw | undefined;
       if (input.organisation_id) {
-        const org = await db.table('organisations').where({ id: input.organisation_id }).first('id');
-        if (!org) throw ApiError.notFound(`organisation ${input.organisation_id}`);
-        await ctx.resolve(AccessPolicy).assertManagesOrganisation(user, input.organisation_id, 'list the sign-ons of this organisation');
-        personIds = personsInSubtree(db, input.organisation_id);
+        personIds = personsInSubtree(ctx.resolve(TENANT_DB), input.organisation_id);
       } else if (input.user_name) {
-        personIds = [(await ctx.resolve(TargetPerson).resolve(user, input.user_name, 'list the sign-ons of this person')).id];
-      } else if (!user.superuser && !(await ctx.resolve(AccessPolicy).isSuperadmin(user))) {
+        personIds = [(ctx.target as TargetPerson).id];
+      } else if (!user.superuser && !(await ctx.resolve(PersonAccess).isSuperadmin(user))) {
         // Without user_name and organisation_id anyone else gets their own sign-ons (as the earlier reference did).
         personIds = [user.personId];
       }
@@ -62,14 +62,14 @@ export const personEventRoutes = [
   defineRoute({
     method: 'get',
     path: '/personevents/:event_id',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'see the sign-ons of this person'),
     resource: 'personevents',
     summary: "A person's live sign-on to an event (empty when not signed on)",
     output: PersonEventView,
     input: z.object({ event_id: p.id(), user_name: userName, ...fieldsShape }),
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'see the sign-ons of this person');
+      const person = ctx.target;
       const row = await ctx.resolve(PersonEventsRepository).live(person.id, input.event_id);
       return { items: row ? [presentPersonEvent(row)] : [], message: row ? 'OK' : `${person.user_name} is not signed on to event ${input.event_id}` };
     },
@@ -77,7 +77,7 @@ export const personEventRoutes = [
   defineRoute({
     method: 'post',
     path: '/personevents/:event_id',
-    access: 'user',
+    access: policies.selfOrActingManager('user_name', 'sign this person on'),
     resource: 'personevents',
     summary: 'Signs a person on (onto the wait list when the event is full)',
     description:
@@ -95,15 +95,14 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person on');
-      const r = await ctx.resolve(SignOnService).signOn(person, input.event_id, input);
+      const r = await ctx.resolve(SignOnService).signOn(ctx.target, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
   }),
   defineRoute({
     method: 'put',
     path: '/personevents/:event_id',
-    access: 'user',
+    access: policies.selfOrActingManager('user_name', 'sign this person off'),
     resource: 'personevents',
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
     description:
@@ -120,8 +119,7 @@ export const personEventRoutes = [
     async handler(ctx, input) {
       if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
       await ctx.resolve(EventsService).get(input.event_id);
-      const person = await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'sign this person off');
-      const r = await ctx.resolve(SignOnService).signOff(ctx.user, person, input.event_id);
+      const r = await ctx.resolve(SignOnService).signOff(ctx.user, ctx.target, input.event_id);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
   }),

@@ -2,25 +2,18 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { AccessPolicy } from '../../platform/auth/access-policy';
 import { TENANT_DB } from '../../platform/tokens';
-import { TargetPerson } from '../../people';
 import { surveyData } from './survey-data';
 import { SurveyAnswerView, SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
+import { policies, type TargetPerson } from '../../people';
 
 const idParam = { surveyanswer_id: p.id() };
-
-async function assertOrganisation(ctx: { resolve: any; user: any }, id: number, action: string): Promise<void> {
-  const org = await ctx.resolve(TENANT_DB).table('organisations').where({ id }).first('id');
-  if (!org) throw ApiError.notFound(`organisation ${id}`);
-  await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, id, action);
-}
 
 const lockRoute = (action: 'lock' | 'unlock') =>
   defineRoute({
     method: 'put',
     path: `/surveyanswers/:surveyanswer_id/${action}`,
-    access: 'user',
+    access: policies.userThen("superuser, the person's manager (not for a person who manages them), the survey's owner or instructor; the answering person cannot unlock their own answer"),
     resource: 'surveyanswers',
     summary: `${action === 'lock' ? 'Locks' : 'Unlocks'} a survey answer (superuser, manager, owner or instructor of the survey)`,
     description: 'Returns the full SurveyAnswer. The answering person cannot unlock their own answer; a manager cannot lock or unlock the answer of a person who manages them.',
@@ -36,7 +29,7 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'get',
     path: '/surveyanswer/:surveyanswer_id',
-    access: 'user',
+    access: policies.userThen("superuser, the person, their manager, the survey's owner or instructor"),
     resource: 'surveyanswer',
     summary: 'One survey answer with its items',
     description: 'Visible to a superuser, the person, their manager and the survey\'s owner or instructor.',
@@ -52,7 +45,12 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'get',
     path: '/surveyanswers',
-    access: 'user',
+    access: policies.either(
+      'with user_name',
+      (i) => i.user_name !== undefined,
+      policies.selfOrManager('user_name', 'see the survey answers of this person'),
+      policies.when('with organisation_id', (i) => i.organisation_id !== undefined, policies.organisationManager('organisation_id', 'see the survey answers of this organisation')),
+    ),
     resource: 'surveyanswers',
     summary: 'Survey answers of a person, of an organisation, or (owner, superuser) of a survey',
     description:
@@ -64,10 +62,8 @@ export const surveyAnswerRoutes = [
       const svc = ctx.resolve(SurveyAnswersService);
       const q = svc.base();
       if (input.user_name) {
-        const person = await ctx.resolve(TargetPerson).resolve(ctx.user, input.user_name, 'see the survey answers of this person');
-        q.where('a.person_id', person.id);
+        q.where('a.person_id', (ctx.target as TargetPerson).id);
       } else if (input.organisation_id) {
-        await assertOrganisation(ctx, input.organisation_id, 'see the survey answers of this organisation');
         q.where((w) => w.where('a.organisation_id', input.organisation_id!).orWhere('p.organisation_id', input.organisation_id!));
       } else if (!ctx.user.superuser) {
         const survey = input.survey_id ? await ctx.resolve(TENANT_DB).table('competences').where({ id: input.survey_id }).first('owner_id', 'instructor_id') : null;
@@ -84,7 +80,12 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'post',
     path: '/surveyanswer',
-    access: 'user',
+    access: policies.either(
+      'with organisation_id',
+      (i) => i.organisation_id !== undefined,
+      policies.organisationManager('organisation_id', 'answer surveys for this organisation'),
+      policies.selfOrActingManager('user_name', 'answer surveys for this person'),
+    ),
     resource: 'surveyanswer',
     summary: 'Answers a survey for the caller, user_name, or an organisation',
     description:
@@ -94,13 +95,7 @@ export const surveyAnswerRoutes = [
     output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
-      let who: Answerer;
-      if (input.organisation_id) {
-        await assertOrganisation(ctx, input.organisation_id, 'answer surveys for this organisation');
-        who = { organisationId: input.organisation_id };
-      } else {
-        who = { personId: (await ctx.resolve(TargetPerson).resolveForChange(ctx.user, input.user_name, 'answer surveys for this person')).id };
-      }
+      const who: Answerer = input.organisation_id ? { organisationId: input.organisation_id } : { personId: (ctx.target as TargetPerson).id };
       const a = await ctx.resolve(SurveyAnswersService).create(ctx.user, who, input.data, input.survey_id);
       return { items: [presentAnswer(a, 'full')], message: 'survey answer stored' };
     },
@@ -108,7 +103,7 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'put',
     path: '/surveyanswers/:surveyanswer_id',
-    access: 'user',
+    access: policies.userThen("superuser, the person, their manager (not for a person who manages them)"),
     resource: 'surveyanswers',
     summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
     description: 'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420). Returns the full SurveyAnswer.',

@@ -5,7 +5,7 @@ import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
-import { AccessPolicy } from '../../platform/auth/access-policy';
+import { PersonAccess } from '../../people';
 import { ApiError } from '../../platform/errors/api-error';
 import { FilesService } from '../files/files.service';
 import { isoDateTime } from '../events/event.presenter';
@@ -80,7 +80,7 @@ export class SurveyAnswersService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(FilesService) private readonly files: FilesService,
     @inject(ENV) private readonly env: Env,
   ) {}

@@ -3,12 +3,13 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { LoginService } from './login.service';
 import { clearSessionCookie, sessionCookie } from './session-cookie';
+import { policies } from '../../people';
 
 export const loginRoutes = [
   defineRoute({
     method: 'post',
     path: '/login',
-    access: 'anyone',
+    access: policies.anyone,
     duringPasswordChange: true,
     resource: 'login',
     errors: [429, 503],
@@ -63,7 +64,7 @@ function logoutRoute(method: 'get' | 'post') {
   return defineRoute({
     method,
     path: '/logout',
-    access: 'anyone',
+    access: policies.anyone,
     duringPasswordChange: true,
     resource: 'logout',
     summary: 'End the session of the tg-visit cookie; relays forward_url',

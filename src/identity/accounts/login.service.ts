@@ -6,8 +6,8 @@ import { ApiError } from '../../platform/errors/api-error';
 import { verifyAgainstDummy, verifyPassword } from '../../platform/auth/password-hasher';
 import { SessionStore } from './session-store';
 import { SignonHashStore } from './signon-hash-store';
-import { PrincipalLoader, type AccountRow } from './principal-loader';
-import { PendingPasswords, type PendingPasswordRow } from '../../people';
+import { PrincipalLoader } from './principal-loader';
+import { PendingPasswords, PersonCredentials } from '../../people';
 import { recordSecurityEvent } from '../../platform/audit';
 import type { Principal } from '../../platform/auth/principal';
 import { LoginThrottle } from './login-throttle';
@@ -31,15 +31,13 @@ export class LoginService {
     @inject(PrincipalLoader) private readonly principals: PrincipalLoader,
     @inject(PendingPasswords) private readonly pending: PendingPasswords,
     @inject(LoginThrottle) private readonly throttle: LoginThrottle,
+    @inject(PersonCredentials) private readonly credentials: PersonCredentials,
   ) {}
 
   /** `ip`: the client address as express resolves it with TRUST_PROXY. */
   async login(userName: string, password: string, ip: string): Promise<LoginResult> {
     await this.throttle.attempt(userName, ip, 'login');
-    const row = await this.db
-      .table<AccountRow & PendingPasswordRow & { password_hash: string | null }>('persons')
-      .where({ user_name: userName })
-      .first();
+    const row = await this.credentials.forLogin(userName);
     const ok = row ? await verifyPassword(row.password_hash, password) : await verifyAgainstDummy(password);
     // A mailed password (see PendingPasswords): using it makes it the password and asks for a new one (418);
     // using the old password discards it, so a stranger's reset request changes nothing.

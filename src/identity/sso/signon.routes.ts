@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { sessionCookie } from '../accounts/session-cookie';
 import { SignonService } from './signon.service';
+import { policies } from '../../people';
 
 const hash = p.string(200).min(1, 'must not be empty');
 
@@ -10,7 +11,7 @@ export const signonRoutes = [
   defineRoute({
     method: 'get',
     path: '/validate',
-    access: 'anyone',
+    access: policies.anyone,
     // Signing on replaces whatever session the browser had, including one stuck at 418.
     duringPasswordChange: true,
     resource: 'validate',
@@ -33,7 +34,7 @@ export const signonRoutes = [
   defineRoute({
     method: 'get',
     path: '/validate_auth_token',
-    access: 'anyone',
+    access: policies.anyone,
     resource: 'validate_auth_token',
     summary: 'Check a sign-on hash for a person id without redirect (third-party learning systems)',
     description: 'Answers {valid, message}; an invalid token is a 401 error object. The check uses the hash up (single use).',

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { TENANT } from '../../platform/tokens';
+import { PersonDirectory } from '../../people';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { SessionStore } from '../accounts/session-store';
@@ -17,7 +17,7 @@ const BAD_HASH = 'the sign-on hash is unknown, expired (valid 30 seconds) or alr
 @injectable()
 export class SignonService {
   constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PersonDirectory) private readonly persons: PersonDirectory,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(SignonHashStore) private readonly hashes: SignonHashStore,
     @inject(SessionStore) private readonly sessions: SessionStore,
@@ -44,7 +44,7 @@ export class SignonService {
   async signOn(userName: string, hash: string): Promise<string> {
     const personId = await this.hashes.consume(this.tenant, hash);
     if (personId === null) throw new ApiError(401, BAD_HASH);
-    const person = await this.db.table<{ id: number; user_name: string }>('persons').select('id', 'user_name').where({ id: personId }).first();
+    const person = await this.persons.find({ id: personId }, ['id', 'user_name']);
     if (!person || person.user_name !== userName) throw new ApiError(401, 'the sign-on hash was not issued to this user_name');
     return this.sessions.create(this.tenant, person.id);
   }

@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { SwtRejected } from './swt-token';
-import { ACCOUNT_COLUMNS, type AccountRow } from '../accounts/principal-loader';
+import { ACCOUNT_COLUMNS, PersonDirectory, type AccountRow } from '../../people';
 
 type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
 
@@ -35,20 +34,19 @@ export function identifierOf(params: Map<string, string>, tenant: Tenant): Ident
 @injectable()
 export class SwtUserFinder {
   constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PersonDirectory) private readonly persons: PersonDirectory,
     @inject(TENANT) private readonly tenant: Tenant,
   ) {}
 
   /** The account row itself, so the principal needs no second query. */
   async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
-    const persons = this.db.table('persons').select(...ACCOUNT_COLUMNS);
     let rows: AccountRow[];
-    if (id.kind === 'user_name') rows = await persons.where({ user_name: id.value });
+    if (id.kind === 'user_name') rows = await this.persons.findAll({ user_name: id.value }, ACCOUNT_COLUMNS, 2);
     else if (id.kind === 'person_id') {
       if (!/^\d{1,9}$/.test(id.value)) throw new SwtRejected('user', `${id.param} must be a person id (a positive integer)`);
-      rows = await persons.where({ id: Number(id.value) });
-    } else rows = await persons.where({ extern_person_id: id.value }).limit(2);
+      rows = await this.persons.findAll({ id: Number(id.value) }, ACCOUNT_COLUMNS, 2);
+    } else rows = await this.persons.findAll({ extern_person_id: id.value }, ACCOUNT_COLUMNS, 2);
     if (rows.length === 0) throw new SwtRejected('user', `no user of this tenant matches ${id.param}`);
     if (rows.length > 1) throw new SwtRejected('user', `${id.param} matches more than one user of this tenant`);
     return rows[0];

@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape } from '../../platform/http/param-types';
 import { DeliveryAdminService, type DeliveryListRow } from './delivery-admin.service';
 import type { DeliveryRow } from './messages.repository';
+import { policies } from '../../people';
 
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,7 @@ export const deliveryAdminRoutes = [
   defineRoute({
     method: 'get',
     path: '/messages/deliveries',
-    access: 'user',
+    access: policies.superuser('list deliveries'),
     resource: 'deliveries',
     summary: "The tenant's deliveries per message and medium, failed first, then newest (superusers)",
     description: 'state: queued, sent or failed; since: messages sent from then on (default: the last 7 days). Paging: limit, offset.',
@@ -54,14 +55,14 @@ export const deliveryAdminRoutes = [
     output: DeliveryView,
     async handler(ctx, input) {
       const since = input.since ?? new Date(Date.now() - 7 * DAY_MS);
-      const rows = await ctx.resolve(DeliveryAdminService).list(ctx.user, { state: input.state, since }, paging(input));
+      const rows = await ctx.resolve(DeliveryAdminService).list({ state: input.state, since }, paging(input));
       return { items: rows.map(present) };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/messages/deliveries/:delivery_id/retry',
-    access: 'user',
+    access: policies.superuser('retry deliveries'),
     resource: 'deliveries',
     summary: 'Send a failed delivery again (superusers); audited as delivery.retried',
     description:

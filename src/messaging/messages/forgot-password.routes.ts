@@ -4,6 +4,7 @@ import { p } from '../../platform/http/param-types';
 import { identificationBucket, PersonDirectory } from '../../people';
 import { PasswordMailer } from './password-mailer';
 import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
+import { policies } from '../../people';
 
 /** Per hour: an identification, and a client address (an office behind one NAT asks more). */
 const PER_IDENTIFICATION: RateLimitRule = { name: 'forgot:identification', points: 5, durationSeconds: 3600, message: 'too many requests; try again later' };
@@ -14,7 +15,7 @@ export const forgotPasswordRoutes = [
   defineRoute({
     method: 'post',
     path: '/forgot_password',
-    access: 'anyone',
+    access: policies.anyone,
     duringPasswordChange: true,
     resource: 'forgot_password',
     errors: [429, 503],

@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { fieldsShape, p, paging, pagingShape } from '../../platform/http/param-types';
 import { MessagesService } from './messages.service';
 import { MessageOutput, presentMessage } from './message.presenter';
+import { policies } from '../../people';
 
 const SECURITY = 'Security: Superuser, person\'s manager, self.';
 // A CR or LF in a value that becomes a mail header could add headers (recipients) of its own.
@@ -12,7 +13,7 @@ export const messageRoutes = [
   defineRoute({
     method: 'post',
     path: '/messages',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'send messages to this person'),
     resource: 'messages',
     summary: 'Send a message to a person by e-mail, SMS or both',
     description:
@@ -32,28 +33,28 @@ export const messageRoutes = [
     }),
     output: MessageOutput,
     async handler(ctx, input) {
-      const view = await ctx.resolve(MessagesService).send(ctx.user, input);
+      const view = await ctx.resolve(MessagesService).send(ctx.user, ctx.target, input);
       return { message: 'message queued for delivery', items: [presentMessage(view)] };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/messages',
-    access: 'user',
+    access: policies.selfOrManager('user_name', "read this person's messages"),
     resource: 'messages',
     summary: 'Messages sent to a person (default: yourself), newest first, with their delivery state',
     description: SECURITY,
     input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
     output: MessageOutput,
     async handler(ctx, input) {
-      const views = await ctx.resolve(MessagesService).list(ctx.user, input.user_name, paging(input));
+      const views = await ctx.resolve(MessagesService).list(ctx.target, paging(input));
       return { items: views.map(presentMessage) };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/messages/:message_id',
-    access: 'user',
+    access: policies.userThen("the recipient, their manager, a superuser, or the sender"),
     resource: 'messages',
     summary: 'One message with its delivery state per medium',
     description: `${SECURITY} The sender may read it too.`,

@@ -3,11 +3,10 @@ import { z } from 'zod';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
-import { AccessPolicy } from '../../platform/auth/access-policy';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
-import { PersonDirectory } from '../../people';
+import { PersonAccess, PersonDirectory } from '../../people';
 import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
 import { OutboxSignal } from './outbox-signal';
 import { SenderRateLimit } from './sender-rate-limit';
@@ -44,20 +43,13 @@ export class MessagesService {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(MessagesRepository) private readonly repo: MessagesRepository,
     @inject(PersonDirectory) private readonly recipients: PersonDirectory,
-    @inject(AccessPolicy) private readonly access: AccessPolicy,
+    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
-  private async recipient(user: Principal, userName: string, action: string): Promise<Recipient> {
-    const person = await this.recipients.find({ user_name: userName }, RECIPIENT_COLUMNS);
-    if (!person) throw ApiError.notFound(`person ${userName}`);
-    await this.access.assertSelfOrManager(user, person, action);
-    return person;
-  }
-
-  async send(user: Principal, input: SendMessageInput): Promise<MessageView> {
-    const person = await this.recipient(user, input.user_name, 'send messages to this person');
+  /** `person`: the recipient, resolved and allowed by the route (self, their manager, a superuser). */
+  async send(user: Principal, person: Recipient, input: SendMessageInput): Promise<MessageView> {
     const medium = input.send_medium ?? 'email';
     const cc = parseCc(input.cc, this.tenant.config.get('messages.max_cc'));
     const deliveries: { medium: Medium; address: string }[] = [];
@@ -98,8 +90,8 @@ export class MessagesService {
     return raw;
   }
 
-  async list(user: Principal, userName: string | undefined, page: Paging): Promise<MessageView[]> {
-    const person = await this.recipient(user, userName ?? user.userName, "read this person's messages");
+  /** `person`: resolved and allowed by the route (self, their manager, a superuser). */
+  async list(person: Recipient, page: Paging): Promise<MessageView[]> {
     const messages = await this.repo.listForRecipient(person.id, page.limit, page.offset);
     const deliveries = await this.repo.deliveriesOf(messages.map((m) => m.id));
     return messages.map((m) => ({ message: m, deliveries: deliveries.filter((d) => d.message_id === m.id) }));
@@ -111,7 +103,7 @@ export class MessagesService {
     if (!view) throw ApiError.notFound(`message ${id}`);
     if (view.message.sender_id !== user.personId) {
       const person = await this.recipients.find({ id: view.message.recipient_id }, RECIPIENT_COLUMNS);
-      await this.access.assertSelfOrManager(user, person!, 'read this message');
+      await this.access.assert(user, person!, 'selfOrManager', 'read this message');
     }
     return view;
   }

@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { OrganisationsService } from './organisations.service';
 import { OrganisationView } from './organisation.presenter';
+import { policies } from '../person-policies';
 
 const optionalText = (max: number) =>
   z
@@ -32,7 +33,7 @@ export const organisationRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisations',
-    access: 'user',
+    access: policies.manager('list organisations'),
     resource: 'organisations',
     summary: 'Organisations. Security: superuser (all), manager (the subtrees they manage)',
     description:
@@ -52,20 +53,20 @@ export const organisationRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisations/:organisation_id',
-    access: 'user',
+    access: policies.organisationManager('organisation_id', 'see this organisation'),
     resource: 'organisations',
     summary: 'One organisation. Security: superuser, manager of it',
     description: 'Full view by default (adds parent and children).',
     input: z.object({ ...idParam, ...viewShape }),
     output: OrganisationView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(OrganisationsService).get(ctx.user, input.organisation_id, input.view ?? 'full')] };
+      return { items: [await ctx.resolve(OrganisationsService).get(input.organisation_id, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/organisations',
-    access: 'user',
+    access: policies.userThen('a superuser anywhere, a manager only below an organisation they manage (decided on parent_id)'),
     resource: 'organisations',
     summary: 'Create an organisation. Security: superuser; a manager only below an organisation they manage',
     description:

@@ -4,13 +4,14 @@ import { p, paging } from '../../platform/http/param-types';
 import { PersonsService } from './persons.service';
 import { PersonView } from './person.presenter';
 import { personListShape } from './persons.routes';
+import { policies } from '../person-policies';
 
 /** The persons of an organisation: a persons list, listed with the organisation routes. */
 export const organisationMemberRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisations/:organisation_id/persons',
-    access: 'user',
+    access: policies.manager('list persons'),
     resource: 'persons',
     summary: 'Members of an organisation, as GET /api/persons with organisation_id. Security: superuser, manager of it',
     input: z.object({ organisation_id: p.id(), ...personListShape }),

@@ -6,7 +6,7 @@ import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { AuditTrail } from '../../platform/audit';
 import { CONTACT_CHANGE_NOTIFIER, type ContactChangeNotifier } from './contact-change-notifier';
-import type { PersonRow } from './persons.repository';
+import type { PersonRow } from '../person-row';
 
 export interface PersonChange {
   user: Principal;

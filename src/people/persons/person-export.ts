@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Principal } from '../../platform/auth/principal';
-import { ApiError } from '../../platform/errors/api-error';
+import type { TargetPerson } from '../person-access';
 import { auditEntriesOf } from '../../platform/audit';
 import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../person-ports';
 import { PersonsService } from './persons.service';
@@ -38,11 +37,9 @@ export class PersonExporter {
     @injectAll(PERSON_DATA, { isOptional: true }) private readonly holders: PersonDataHolder[] = [],
   ) {}
 
-  async export(user: Principal, userName: string): Promise<z.infer<typeof PersonExportView>> {
-    const row = await this.persons.requireByUserName(userName, true);
-    if (!user.superuser && user.personId !== row.id) {
-      throw ApiError.forbidden('not authorised to export this person: only the person themself or a superuser may');
-    }
+  /** `target`: the person, resolved and allowed by the route (the person themself or a superuser). */
+  async export(target: TargetPerson): Promise<z.infer<typeof PersonExportView>> {
+    const row = await this.persons.requireById(target.id, true);
     const person = (await this.persons.present(row, 'full')) as z.infer<typeof PersonView>;
     const key = { id: row.id, user_name: row.user_name };
     const [sections, auditlog] = await Promise.all([

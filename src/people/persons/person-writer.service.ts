@@ -3,12 +3,14 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
-import { AccessPolicy } from '../../platform/auth/access-policy';
-import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../../platform/auth/principal';
+import { PersonAccess, type TargetPerson } from '../person-access';
+import { PersonCredentials } from './person-credentials';
+import type { Principal } from '../../platform/auth/principal';
 import { hashPassword, verifyPassword } from '../../platform/auth/password-hasher';
 import { ApiError } from '../../platform/errors/api-error';
 import { PASSWORD_ATTEMPTS, PERSON_ROLES, PERSON_SESSIONS, type PasswordAttempts, type PersonRoles, type PersonSessions } from '../person-ports';
-import { PersonsRepository, type PersonRow } from './persons.repository';
+import { PersonsRepository } from './persons.repository';
+import type { PersonRow } from '../person-row';
 import { PersonsService } from './persons.service';
 import { PersonChangeRecorder } from './person-change-recorder';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
@@ -26,7 +28,10 @@ export interface PersonCreate {
   person_data: PersonCreateData;
 }
 
-/** Changing persons: profile, credentials (with the 418 rules), roles, creation. */
+/**
+ * Changing persons: profile, credentials (with the 418 rules), roles, creation. The routes' access
+ * rules have resolved and checked the person; what remains here depends on the change asked for.
+ */
 @injectable()
 export class PersonWriter {
   constructor(
@@ -34,7 +39,8 @@ export class PersonWriter {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(PersonsRepository) private readonly persons: PersonsRepository,
     @inject(PersonsService) private readonly reader: PersonsService,
-    @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(PersonAccess) private readonly access: PersonAccess,
+    @inject(PersonCredentials) private readonly credentials: PersonCredentials,
     @inject(PERSON_SESSIONS) private readonly sessions: PersonSessions,
     @inject(PASSWORD_ATTEMPTS) private readonly throttle: PasswordAttempts,
     @inject(PERSON_ROLES) private readonly roles: PersonRoles,
@@ -43,17 +49,12 @@ export class PersonWriter {
   ) {}
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
-  async update(user: Principal, userName: string, input: PersonUpdate, ip: string): Promise<PersonRow> {
+  async update(user: Principal, person: TargetPerson, input: PersonUpdate, ip: string): Promise<PersonRow> {
     const data = input.person_data ?? {};
-    const target = await this.reader.requireByUserName(userName);
+    const target = await this.reader.requireById(person.id);
     const isSelf = user.personId === target.id;
-    // The route is open during "must change password" only for this one request shape.
-    if (user.mustChangePassword && !(isSelf && data.password !== undefined)) {
-      throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[user.mustChangePassword]}`);
-    }
-    await this.policy.assertSelfOrActingManager(user, target, 'update this person');
     this.assertNotSuperuserOf(user, target);
-    if (input.role_ids !== undefined) await this.policy.assertActsAsManagerOf(user, target, 'set roles');
+    if (input.role_ids !== undefined) await this.access.assert(user, target, 'actingManager', 'set roles');
     this.assertBirthdateNotFuture(data);
     await this.checkCredentials(isSelf, target, data, input, ip);
     if (data.user_name !== undefined && (await this.persons.userNameTaken(data.user_name, target.id))) {
@@ -109,7 +110,7 @@ export class PersonWriter {
       if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
       // A stolen session must not become a password-guessing oracle: the login limits apply.
       await this.throttle.attempt(target.user_name, ip, 'old_password');
-      if (!(await verifyPassword(await this.persons.passwordHash(target.id), oldPassword))) {
+      if (!(await verifyPassword(await this.credentials.passwordHash(target.id), oldPassword))) {
         throw ApiError.malformed('old_password', 'does not match the current password');
       }
       await this.throttle.succeeded(target.user_name, ip);
@@ -122,9 +123,8 @@ export class PersonWriter {
     }
   }
 
-  async removeRoles(user: Principal, userName: string, roleIds: number[]): Promise<{ person: PersonRow; removed: number }> {
-    const target = await this.reader.requireByUserName(userName);
-    await this.policy.assertActsAsManagerOf(user, target, 'remove roles');
+  async removeRoles(user: Principal, person: TargetPerson, roleIds: number[]): Promise<{ person: PersonRow; removed: number }> {
+    const target = await this.reader.requireById(person.id);
     this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
     const removed = await this.uow.run(async (tx) => {
@@ -138,8 +138,6 @@ export class PersonWriter {
 
   /** `inTransaction`: more to write with the new person, committed together (the send_login mail). */
   async create(user: Principal, input: PersonCreate, inTransaction?: (tx: Transaction, id: number) => Promise<void>): Promise<PersonRow> {
-    await this.reader.assertExist('organisations', [input.organisation_id], 'organisation');
-    await this.policy.assertManagesOrganisation(user, input.organisation_id, 'create persons in this organisation');
     await this.reader.assertExist('roles', [input.role_id], 'role');
     const data = input.person_data;
     this.assertBirthdateNotFuture(data);

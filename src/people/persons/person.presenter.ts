@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { PersonRow, PersonDetails } from './persons.repository';
+import type { PersonDetails } from './persons.repository';
+import type { PersonRow } from '../person-row';
 
 const isoDateTime = () => z.string().describe('ISO 8601 date-time');
 const OrganisationRef = z.object({ organisation_id: z.number().int(), name: z.string() });

@@ -7,7 +7,6 @@ import type { Paging } from '../../platform/http/param-types';
 import type { PersonRow } from '../person-row';
 import { PERSON_ROLES, type HeldRole, type PersonRoles } from '../person-ports';
 
-export type { PersonRow };
 
 export interface PersonDetails {
   organisation: { id: number; name: string } | null;
@@ -87,13 +86,8 @@ export class PersonsRepository {
     return this.select(withDetails).where('p.user_name', userName).first();
   }
 
-  findById(id: number): Promise<PersonRow | undefined> {
-    return this.select().where('p.id', id).first();
-  }
-
-  async passwordHash(id: number): Promise<string | null> {
-    const row = await this.db.table('persons').select('password_hash').where({ id }).first();
-    return row?.password_hash ?? null;
+  findById(id: number, withDetails = false): Promise<PersonRow | undefined> {
+    return this.select(withDetails).where('p.id', id).first();
   }
 
   list(filter: PersonFilter, page: Paging, view: 'simple'): Promise<SimplePersonRow[]>;

@@ -6,6 +6,7 @@ import { PersonWriter } from './person-writer.service';
 import { PersonCreateData, PersonUpdateData } from './person-data.schema';
 import { NewPersonLogin } from './new-person-login';
 import { PersonView } from './person.presenter';
+import { policies } from '../person-policies';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -23,33 +24,33 @@ export const personRoutes = [
   defineRoute({
     method: 'get',
     path: '/person',
-    access: 'user',
+    access: policies.user,
     resource: 'person',
     summary: 'The logged-in person (full view by default)',
     description: 'Alias of GET /api/persons/[your user_name]. Single objects default to the full view; password hashes are never shown.',
     input: z.object({ ...viewShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonsService).get(ctx.user, ctx.user.userName, input.view ?? 'full')] };
+      return { items: [await ctx.resolve(PersonsService).get(ctx.user.personId, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/persons/:user_name',
-    access: 'user',
+    access: policies.selfOrManager('user_name', 'see this person'),
     resource: 'persons',
     summary: 'One person by user name. Security: superuser, person\'s manager, self',
     description: 'Full view by default. Unknown user_name: 404; existing but not allowed: 403.',
     input: z.object({ user_name: userNameParam, ...viewShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonsService).get(ctx.user, input.user_name, input.view ?? 'full')] };
+      return { items: [await ctx.resolve(PersonsService).get(ctx.target.id, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/persons',
-    access: 'user',
+    access: policies.manager('list persons'),
     resource: 'persons',
     summary: 'Persons by organisation, event, fulfilled competences or roles. Security: superuser; manager within the subtrees they manage',
     description:
@@ -67,9 +68,9 @@ export const personRoutes = [
   defineRoute({
     method: 'put',
     path: '/persons/:user_name',
-    access: 'user',
-    // open while the password must be changed; PersonWriter answers 418 unless it is that change
-    duringPasswordChange: true,
+    access: policies.selfOrActingManager('user_name', 'update this person'),
+    // open while the password must be changed for one request: the person setting their own password
+    duringPasswordChange: (input, user) => input.user_name === user.userName && input.person_data?.password !== undefined,
     resource: 'persons',
     errors: [429, 503],
     summary: "Update a person (only fields present in person_data change). Security: superuser, person's manager, self",
@@ -90,14 +91,14 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const row = await ctx.resolve(PersonWriter).update(ctx.user, input.user_name, input, ctx.ip);
+      const row = await ctx.resolve(PersonWriter).update(ctx.user, ctx.target, input, ctx.ip);
       return { message: 'person updated', items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'delete',
     path: '/persons/:user_name',
-    access: 'user',
+    access: policies.actingManager('user_name', 'remove roles'),
     resource: 'persons',
     summary: "Remove roles from a person. Security: superuser, person's manager",
     description:
@@ -110,14 +111,14 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const { person, removed } = await ctx.resolve(PersonWriter).removeRoles(ctx.user, input.user_name, input.role_ids);
+      const { person, removed } = await ctx.resolve(PersonWriter).removeRoles(ctx.user, ctx.target, input.role_ids);
       return { message: `removed ${removed} role(s)`, items: [await ctx.resolve(PersonsService).present(person, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/persons',
-    access: 'user',
+    access: policies.organisationManager('organisation_id', 'create persons in this organisation'),
     resource: 'persons',
     summary: 'Create a person in an organisation with one role. Security: superuser, manager of the organisation',
     description:

@@ -3,13 +3,14 @@ import { TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { passwordChangeReason } from './password-state';
-import { AccessPolicy } from '../../platform/auth/access-policy';
+import { PersonAccess } from '../person-access';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { OrganisationsRepository } from '../organisations/organisations.repository';
 import { PERSON_ATTENDANCE, PERSON_QUALIFICATIONS, PERSON_ROLES, type PersonAttendance, type PersonQualifications, type PersonRoles } from '../person-ports';
-import { PersonsRepository, type PersonFilter, type PersonRow } from './persons.repository';
+import { PersonsRepository, type PersonFilter } from './persons.repository';
+import type { PersonRow } from '../person-row';
 import { presentPersonFull, presentPersonSimple } from './person.presenter';
 import { TenantClock } from '../../platform/time/tenant-clock';
 
@@ -24,13 +25,13 @@ export interface PersonListQuery {
   role_ids?: number[];
 }
 
-/** Reading persons: one person (self, their manager, superuser) and filtered lists (superuser, manager). */
+/** Reading persons: one person and filtered lists (who may ask is the routes' access rule). */
 @injectable()
 export class PersonsService {
   constructor(
     @inject(PersonsRepository) private readonly persons: PersonsRepository,
     @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
-    @inject(AccessPolicy) private readonly policy: AccessPolicy,
+    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TenantClock) private readonly clock: TenantClock,
     @inject(TENANT_DB) private readonly db: TenantDb,
@@ -45,10 +46,14 @@ export class PersonsService {
     return row;
   }
 
-  async get(user: Principal, userName: string, view: PersonView): Promise<object> {
-    const row = await this.requireByUserName(userName, view === 'full');
-    await this.policy.assertSelfOrManager(user, row, 'see this person');
-    return this.present(row, view);
+  async requireById(id: number, withDetails = false): Promise<PersonRow> {
+    const row = await this.persons.findById(id, withDetails);
+    if (!row) throw ApiError.notFound(`person ${id}`);
+    return row;
+  }
+
+  async get(id: number, view: PersonView): Promise<object> {
+    return this.present(await this.requireById(id, view === 'full'), view);
   }
 
   async present(row: PersonRow, view: PersonView): Promise<object> {
@@ -66,8 +71,8 @@ export class PersonsService {
     await this.assertExist('organisations', requested ?? [], 'organisation');
     const filter: PersonFilter = { matching: [] };
     if (!user.superuser) {
-      const managed = await this.policy.managedOrganisationIds(user.personId);
-      if (managed.size === 0) throw ApiError.forbidden('not authorised to list persons: only superusers and managers may');
+      // the route lets managers in; each sees the subtrees they manage
+      const managed = await this.access.managedOrganisationIds(user.personId);
       const foreign = (requested ?? []).filter((id) => !managed.has(id));
       if (foreign.length) {
         throw ApiError.forbidden(`not authorised to list members of organisation ${foreign.join(', ')}: only its manager or a superuser may`);

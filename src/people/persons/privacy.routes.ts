@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { PersonExporter, PersonExportView } from './person-export';
 import { PersonEraser } from './person-erasure';
+import { policies } from '../person-policies';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -10,7 +11,7 @@ export const privacyRoutes = [
   defineRoute({
     method: 'get',
     path: '/persons/:user_name/export',
-    access: 'user',
+    access: policies.selfOrSuperuser('user_name', 'export this person'),
     resource: 'export',
     summary: 'Everything stored about a person (GDPR access and portability). Security: superuser, self',
     description:
@@ -20,13 +21,13 @@ export const privacyRoutes = [
     input: z.object({ user_name: userNameParam }),
     output: PersonExportView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonExporter).export(ctx.user, input.user_name)] };
+      return { items: [await ctx.resolve(PersonExporter).export(ctx.target)] };
     },
   }),
   defineRoute({
     method: 'post',
     path: '/persons/:user_name/erase',
-    access: 'user',
+    access: policies.superuser('erase a person'),
     resource: 'persons',
     errors: [409],
     summary: 'Anonymise a person irreversibly (GDPR erasure). Security: superuser (not themself)',

@@ -2,16 +2,16 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../http/param-types';
 import { TenantClock } from '../time/tenant-clock';
-import { AccessPolicy } from '../auth/access-policy';
 import { TENANT_DB } from '../tokens';
 import { ApiError } from '../errors/api-error';
 import { AuditLogEntry, listAuditLog } from './audit-log.repository';
+import { access as policies } from '../http/access';
 
 export const auditLogRoutes = [
   defineRoute({
     method: 'get',
     path: '/auditlog',
-    access: 'user',
+    access: policies.superuser('read the security event log'),
     resource: 'auditlog',
     summary: "The tenant's security event log, newest first. Security: superusers",
     description:
@@ -29,7 +29,6 @@ export const auditLogRoutes = [
     }),
     output: AuditLogEntry,
     async handler(ctx, input) {
-      ctx.resolve(AccessPolicy).assertSuperuser(ctx.user, 'read the security event log');
       const clock = ctx.resolve(TenantClock);
       const start = input.startdate && clock.start(input.startdate);
       const end = input.enddate && clock.end(input.enddate);

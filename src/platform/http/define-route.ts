@@ -1,22 +1,15 @@
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { InjectionToken } from 'tsyringe';
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { CookieOptions } from 'express';
 import type { Tenant } from '../tenancy/tenant';
 import type { Principal } from '../auth/principal';
 import { ApiError, type ErrorCode } from '../errors/api-error';
+import type { AccessRule } from './access';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
-/**
- * Who may call a route at all; finer rules (self, manager, superuser) are checked by the
- * service against the object. Required by the type, so no route can forget it.
- *  - anyone: no login needed
- *  - user: any logged-in person
- */
-export type RouteAccess = 'anyone' | 'user';
-
-export interface RouteContext {
+export interface RouteContext<T = unknown> {
   tenant: Tenant;
   principal: Principal | null;
   /** The logged-in person; throws 401 when there is none. */
@@ -25,8 +18,9 @@ export interface RouteContext {
   ip: string;
   log: Logger;
   headers: Record<string, string | string[] | undefined>;
-  resolve<T>(token: InjectionToken<T>): T;
-  container: DependencyContainer;
+  /** What the route's access rule resolved on the way, e.g. the person the call acts on. */
+  target: T;
+  resolve<R>(token: InjectionToken<R>): R;
 }
 
 export type CookieInstruction =
@@ -38,13 +32,17 @@ export type RouteResult =
   | { body: Record<string, unknown>; status?: number; cookies?: CookieInstruction[] }
   | { redirect: string; cookies?: CookieInstruction[] };
 
-export interface RouteDefinition<S extends z.ZodType = z.ZodType> {
+export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   method: HttpMethod;
   /** express path, e.g. /api/persons/:user_name */
   path: string;
-  access: RouteAccess;
-  /** Callable while the account must change its password (login, logout, the password update). */
-  duringPasswordChange?: boolean;
+  /** Who may call it (required: no route can forget it); checked before the handler and shown in the OpenAPI document. */
+  access: AccessRule<T>;
+  /**
+   * Callable while the account must change its password (418): true (login, logout), or a test
+   * of the parsed input for a route open to one request shape only (the password update itself).
+   */
+  duringPasswordChange?: boolean | ((input: any, user: Principal) => boolean);
   /** Name of the envelope attribute that holds the returned objects. */
   resource: string;
   summary: string;
@@ -54,10 +52,10 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType> {
   input: S;
   /** Shape of one returned object (simple and full views alike); documents the 200 answer. */
   output?: z.ZodType;
-  handler(ctx: RouteContext, input: z.infer<S>): Promise<RouteResult>;
+  handler(ctx: RouteContext<T>, input: z.infer<S>): Promise<RouteResult>;
 }
 
-export function defineRoute<S extends z.ZodType>(def: RouteDefinition<S>): RouteDefinition<S> {
+export function defineRoute<S extends z.ZodType, T>(def: RouteDefinition<S, T>): RouteDefinition<S, T> {
   return def;
 }
 

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import type { InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import type { RouteContext, RouteDefinition, RouteResult } from './define-route';
@@ -7,7 +8,7 @@ import { errorEnvelope, okEnvelope, selectFields } from './envelope';
 import { IdempotentCall, type StoredAnswer } from './idempotency';
 import { REDIS } from '../tokens';
 import { zodErrorToApiError } from './zod-to-api-error';
-import { PASSWORD_CHANGE_MESSAGES } from '../auth/principal';
+import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../auth/principal';
 import { requestLog, requestScope, type RequestScope } from '../tenancy/request-scope';
 import { rememberRouteTemplate } from '../metrics/route-template';
 import { PrincipalCache } from '../auth/principal-cache';
@@ -32,6 +33,10 @@ function withNote(result: RouteResult, note: string | undefined): RouteResult {
   if ('items' in result) return { ...result, message: `${result.message ?? 'OK'}; ${note}` };
   if ('body' in result && typeof result.body.message === 'string') return { ...result, body: { ...result.body, message: `${result.body.message}; ${note}` } };
   return result;
+}
+
+function mustChangePassword(principal: Principal): ApiError {
+  return new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[principal.mustChangePassword!]}`);
 }
 
 type Rendered = { redirect: string } | { status: number; body: unknown };
@@ -61,6 +66,21 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
   if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
   // Values decoded from JSON text parameters (person_data, survey data) meet the same check.
   checkInputValues(parsed.data);
+  const open = route.duringPasswordChange;
+  if (principal?.mustChangePassword && typeof open === 'function' && !open(parsed.data, principal)) throw mustChangePassword(principal);
+  const resolve = <R>(token: InjectionToken<R>): R => scope.container.resolve(token);
+  // Who may call: the route's rule, on the parsed input (it may name the person the call acts on).
+  const target = await route.access.check(
+    {
+      principal,
+      get user() {
+        return requireUser(principal);
+      },
+      path: route.path,
+      resolve,
+    },
+    parsed.data,
+  );
   const ctx: RouteContext = {
     tenant: scope.tenant,
     principal,
@@ -73,8 +93,8 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
       return requestLog(req, (req as Request & { log: Logger }).log);
     },
     headers: req.headers,
-    container: scope.container,
-    resolve: (token) => scope.container.resolve(token),
+    target,
+    resolve,
   };
   let result: RouteResult;
   try {
@@ -88,7 +108,7 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
   return { result, rendered: render(route, result, fields) };
 }
 
-/** Turns route definitions into express handlers: access, 418, input validation, envelope. */
+/** Turns route definitions into express handlers: login, 418, input validation, access rule, envelope. */
 export function mountRoutes(routes: readonly RouteDefinition[]): Router {
   const router = Router();
   for (const route of routes) {
@@ -96,10 +116,8 @@ export function mountRoutes(routes: readonly RouteDefinition[]): Router {
       rememberRouteTemplate(req);
       const scope = requestScope(req);
       const principal = scope.principal;
-      if (route.access === 'user') requireUser(principal);
-      if (principal?.mustChangePassword && !route.duringPasswordChange) {
-        throw new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[principal.mustChangePassword]}`);
-      }
+      if (route.access.login) requireUser(principal);
+      if (principal?.mustChangePassword && !route.duringPasswordChange) throw mustChangePassword(principal);
       // Query and body were checked by inputGuard; path parameters are only known here.
       checkInputValues(req.params);
       const raw = mergedInput(req);

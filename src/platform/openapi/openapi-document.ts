@@ -77,8 +77,8 @@ function successSchema(route: RouteDefinition): JsonSchema {
 function errorResponses(route: RouteDefinition) {
   const byStatus = new Map<number, number[]>();
   // Every write can meet the cross-site check of a session cookie (403).
-  const csrf = route.method !== 'get' && route.access !== 'user' ? [403] : [];
-  const codes = [...new Set([419, 420, 404, 429, 500, 503, ...(route.method === 'get' ? [] : [409]), ...(route.access === 'user' ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])])];
+  const csrf = route.method !== 'get' && !route.access.login ? [403] : [];
+  const codes = [...new Set([419, 420, 404, 429, 500, 503, ...(route.method === 'get' ? [] : [409]), ...(route.access.login ? [401, 403, 418] : []), ...csrf, ...(route.errors ?? [])])];
   for (const code of codes) {
     const status = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
@@ -128,9 +128,10 @@ function operation(route: RouteDefinition) {
   const op: Record<string, unknown> = {
     operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: route.summary,
-    description: route.description,
+    description: [`Access: ${route.access.security}.`, route.description].filter(Boolean).join('\n\n'),
     tags: [route.path.split('/')[1]],
-    security: route.access === 'user' ? [{ tgVisit: [] }, { swt: [] }] : [],
+    security: route.access.login ? [{ tgVisit: [] }, { swt: [] }] : [],
+    'x-access': route.access.security,
     parameters,
     responses: {
       '200': {

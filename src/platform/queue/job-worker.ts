@@ -2,7 +2,7 @@ import { inject, injectAll, injectable, type DependencyContainer, type Injection
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../tokens';
+import { LOGGER } from '../tokens';
 import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, JOBS, PermanentJobError, QUEUES, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';

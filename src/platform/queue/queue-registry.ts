@@ -2,7 +2,7 @@ import { inject, injectAll, injectable } from 'tsyringe';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../tokens';
+import { LOGGER } from '../tokens';
 import { QUEUES, QUEUE_PREFIX, QUEUE_REDIS, type QueueDefinition } from './job-definition';
 
 export type QueueCounts = Record<'waiting' | 'prioritized' | 'active' | 'delayed' | 'failed' | 'completed', number>;

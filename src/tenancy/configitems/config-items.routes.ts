@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, viewShape } from '../../platform/http/param-types';
 import { ConfigItemView, presentConfigItem } from './config-items.presenter';
+import { policies } from '../../people';
 
 export const configItemRoutes = [
   defineRoute({
     method: 'get',
     path: '/configitems/:config_item_id',
-    access: 'user',
+    access: policies.userThen('secret items are refused (403)'),
     resource: 'configitems',
     summary: 'One config item of the tenant (secret items are refused with 403)',
     input: z.object({ config_item_id: p.string(200).min(1), ...viewShape }),
@@ -19,7 +20,7 @@ export const configItemRoutes = [
   defineRoute({
     method: 'get',
     path: '/configitems',
-    access: 'user',
+    access: policies.user,
     resource: 'configitems',
     summary: 'Several config items of the tenant by id',
     input: z.object({ config_item_ids: p.stringList().pipe(z.array(z.string()).min(1, 'must name at least one item')), ...viewShape }),

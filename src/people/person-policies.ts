@@ -1,0 +1,81 @@
+import { access, type AccessCheck, type AccessRule } from '../platform/http/access';
+import { ApiError } from '../platform/errors/api-error';
+import { OrganisationsRepository } from './organisations/organisations.repository';
+import { PERSON_RULE_TEXT, PersonAccess, type PersonRule, type TargetPerson } from './person-access';
+
+/** "see the competences of {person}": {person} becomes the user name of the person the call is about. */
+type Action = string | ((input: any) => string);
+
+const phrase = (action: Action, input: unknown, person?: TargetPerson) =>
+  (typeof action === 'function' ? action(input) : action).replace('{person}', person?.user_name ?? '');
+
+/**
+ * A rule about the person named by the parameter `param` (default: the caller). The person is
+ * resolved once, checked against `rule` by PersonAccess, and handed to the handler as ctx.target.
+ */
+function person(rule: PersonRule, param: string, action: Action): AccessRule<TargetPerson> {
+  return {
+    security: `${PERSON_RULE_TEXT[rule]} (the person named by ${param}; the caller when it is left out)`,
+    login: true,
+    async check(ctx: AccessCheck, input: Record<string, unknown>) {
+      const persons = ctx.resolve(PersonAccess);
+      const named = input[param] as string | undefined;
+      const target = await persons.target(ctx.user, named, ctx.path.includes(`:${param}`));
+      await persons.assert(ctx.user, target, rule, phrase(action, input, target));
+      return target;
+    },
+  };
+}
+
+/** Superuser, or a manager of the organisation `param` (and so of everything below it); unknown organisation: 404. */
+function organisationManager(param: string, action: Action): AccessRule<number> {
+  return {
+    security: `superuser, the manager of the organisation ${param} (or of one above it)`,
+    login: true,
+    async check(ctx: AccessCheck, input: Record<string, unknown>) {
+      const id = input[param] as number;
+      if (!(await ctx.resolve(OrganisationsRepository).findById(id))) throw ApiError.notFound(`organisation ${id}`);
+      await ctx.resolve(PersonAccess).assertManagesOrganisation(ctx.user, id, phrase(action, input));
+      return id;
+    },
+  };
+}
+
+/** Superusers and managers (of any organisation); what a manager sees is narrowed by the handler. */
+function manager(action: string): AccessRule<undefined> {
+  return {
+    security: 'superuser, a manager (narrowed to the subtrees they manage)',
+    login: true,
+    async check(ctx: AccessCheck) {
+      if (ctx.user.superuser || (await ctx.resolve(PersonAccess).isManager(ctx.user))) return undefined;
+      throw ApiError.forbidden(`not authorised to ${action}: only superusers and managers may`);
+    },
+  };
+}
+
+/** The spec's "superuser and superadmin only". */
+function superuserOrSuperadmin(action: string): AccessRule<undefined> {
+  return {
+    security: 'superuser, superadmin',
+    login: true,
+    async check(ctx: AccessCheck) {
+      if (ctx.user.superuser || (await ctx.resolve(PersonAccess).isSuperadmin(ctx.user))) return undefined;
+      throw ApiError.forbidden(`not authorised to ${action}: superusers and superadmins only`);
+    },
+  };
+}
+
+/**
+ * Every rule a route can declare as its `access`: the kernel's (anyone, user, superuser, when,
+ * either) and the people module's, which need to know persons and the organisation tree.
+ */
+export const policies = {
+  ...access,
+  selfOrManager: (param: string, action: Action) => person('selfOrManager', param, action),
+  selfOrActingManager: (param: string, action: Action) => person('selfOrActingManager', param, action),
+  actingManager: (param: string, action: Action) => person('actingManager', param, action),
+  selfOrSuperuser: (param: string, action: Action) => person('selfOrSuperuser', param, action),
+  organisationManager,
+  manager,
+  superuserOrSuperadmin,
+};
