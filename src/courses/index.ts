@@ -20,6 +20,8 @@ import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
 import { SurveyAnswerData } from './surveyanswers/surveyanswer-data';
 import { FileData } from './files/file-data';
+import { EVENT_CHANGES } from '../catalogue';
+import { EventChangesRepository } from './events/event-changes';
 
 export const coursesModule: AppModule = {
   name: 'courses',
@@ -31,10 +33,11 @@ export const coursesModule: AppModule = {
     c.register(PERSON_DATA, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: SurveyAnswerData });
     c.register(PERSON_DATA, { useClass: FileData });
+    c.register(EVENT_CHANGES, { useClass: EventChangesRepository });
   },
 };
 
-export { WAITLIST_NOTIFIER, type WaitlistNotifier } from './personevents/waitlist-notifier';
+export { WAITLIST_NOTIFIER, type WaitlistNotifier, type Promotion } from './personevents/waitlist-notifier';
 export { FILE_STORE, type FileStore } from './files/file-store';
 /** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
 export { filesHttp } from './files/files.http';

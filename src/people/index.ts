@@ -24,7 +24,8 @@ export { PendingPasswords, PENDING_PASSWORD_HOURS, randomPassword, type PendingP
 export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from './person-access';
 export { policies } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
-export { organisationSubtree, personsInSubtree, organisationAncestors } from './organisations/organisation-tree';
+export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
+export { joinPersons, joinOrganisations, userNameOf, personsInOrganisations, organisationsNamed } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 export * from './person-ports';
 export { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from './persons/new-person-notifier';

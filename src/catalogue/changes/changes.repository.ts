@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
-import { personsInSubtree } from '../../people';
+import { personsInSubtree, userNameOf } from '../../people';
 
 export interface Period {
   start: Date;
@@ -22,23 +22,25 @@ export class ChangesRepository {
   /** Registrations made in the period and deletions done in it, oldest first. */
   async personCompetences(period: Period, organisationId: number | undefined, page: Paging) {
     const orgFilter = organisationId === undefined ? '' : `and pc.person_id in ${this.personsIn(organisationId).toQuery()}`;
+    // user names come from the people module (userNameOf); a deletion is one row per person (person_id) and day
     const sql = `
       select * from (
-        select pc.id::int as personcompetence_id, pc.competence_id, c.title, c.type, p.user_name, pc.passed,
+        select pc.id::int as personcompetence_id, pc.competence_id, c.title, c.type, ? as user_name, pc.passed,
                pc.date::text as date, pc.valid_until::text as valid_until, pc.checked, pc.signed, pc.override,
-               rb.user_name as registered_by, (pc.superseded_at is null and pc.deleted_at is null) as current,
+               ? as registered_by, (pc.superseded_at is null and pc.deleted_at is null) as current,
                false as deleted, pc.created_at as changed_at
-          from ?? pc join ?? c on c.id = pc.competence_id join ?? p on p.id = pc.person_id left join ?? rb on rb.id = pc.registered_by
+          from ?? pc join ?? c on c.id = pc.competence_id
          where pc.created_at >= ? and pc.created_at < ? ${orgFilter}
         union all
-        select null, pc.competence_id, c.title, c.type, p.user_name, null, null, null, null, null, null, null, false,
+        select null, pc.competence_id, c.title, c.type, ?, null, null, null, null, null, null, null, false,
                true, pc.deleted_at
-          from ?? pc join ?? c on c.id = pc.competence_id join ?? p on p.id = pc.person_id
+          from ?? pc join ?? c on c.id = pc.competence_id
          where pc.deleted_at >= ? and pc.deleted_at < ? ${orgFilter}
-         group by pc.competence_id, c.title, c.type, p.user_name, pc.deleted_at
+         group by pc.competence_id, c.title, c.type, pc.person_id, pc.deleted_at
       ) x order by changed_at, deleted, personcompetence_id limit ? offset ?`;
-    const t = [this.db.ref('person_competences'), this.db.ref('competences'), this.db.ref('persons')];
-    const r = await this.db.raw(sql, [...t, this.db.ref('persons'), period.start, period.end, ...t, period.start, period.end, page.limit, page.offset]);
+    const t = [this.db.ref('person_competences'), this.db.ref('competences')];
+    const person = userNameOf(this.db, 'pc.person_id');
+    const r = await this.db.raw(sql, [person, userNameOf(this.db, 'pc.registered_by'), ...t, period.start, period.end, person, ...t, period.start, period.end, page.limit, page.offset]);
     return r.rows.map((row: any) => (row.deleted ? { competence_id: row.competence_id, title: row.title, type: row.type, user_name: row.user_name, deleted: true, changed_at: row.changed_at } : row));
   }
 
@@ -52,20 +54,5 @@ export class ChangesRepository {
       .limit(page.limit)
       .offset(page.offset);
     return rows.map((r: any) => ({ ...r, deleted: false }));
-  }
-
-  /** Events changed since the start (the end is ignored for events, as the spec says). */
-  async events(start: Date, organisationId: number | undefined, page: Paging) {
-    const q = this.db
-      .table('events')
-      .where('updated_at', '>=', start)
-      .select('id as event_id', 'title', 'competence_id', 'parent_id', 'starts_at', 'ends_at', 'cancelled', 'locked', 'updated_at as changed_at')
-      .orderBy([{ column: 'updated_at' }, { column: 'id' }])
-      .limit(page.limit)
-      .offset(page.offset);
-    if (organisationId !== undefined) {
-      q.whereIn('id', this.db.table('person_events').select('event_id').whereIn('person_id', this.personsIn(organisationId) as any));
-    }
-    return (await q).map((r: any) => ({ ...r, deleted: false }));
   }
 }

@@ -4,6 +4,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { ChangesRepository } from './changes.repository';
+import { EVENT_CHANGES } from './event-changes';
 import { ChangeView } from './changes.views';
 import { OrganisationDirectory, PersonAccess, policies } from '../../people';
 
@@ -64,7 +65,7 @@ export const changesRoutes = [
           ? await repo.personCompetences({ start, end }, organisationId, page)
           : input.Type === 'competences'
             ? await repo.competences({ start, end }, page)
-            : await repo.events(start, organisationId, page);
+            : await ctx.resolve(EVENT_CHANGES).since(start, organisationId, page);
       return { items };
     },
   }),

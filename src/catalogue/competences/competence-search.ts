@@ -4,7 +4,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { ApiError } from '../../platform/errors/api-error';
-import { PersonAccess } from '../../people';
+import { OrganisationDirectory, PersonAccess } from '../../people';
 import { CompetencesRepository, type CompetenceFilter } from './competences.repository';
 import { COURSE_TEMPLATE_TYPES } from './competence-types';
 
@@ -65,6 +65,7 @@ export class CompetenceSearch {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(CompetencesRepository) private readonly repo: CompetencesRepository,
     @inject(PersonAccess) private readonly access: PersonAccess,
+    @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
   ) {}
 
   async filter(user: Principal, q: CompetenceQuery): Promise<CompetenceFilter | null> {
@@ -92,7 +93,7 @@ export class CompetenceSearch {
       if (!user.superuser && !(await this.access.isSuperadmin(user))) {
         throw ApiError.forbidden('not authorised to filter competences by organisation_ids: superusers and superadmins only');
       }
-      const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.repo.organisationIdsByExternalId(q.external_organisation_ids) : [])];
+      const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.organisations.idsByExternalIds(q.external_organisation_ids) : [])];
       if (ids.length === 0) return null;
       f.validIn = [ids];
     }

@@ -4,6 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
+import { PersonDirectory } from '../../people';
 import { organisationAncestors } from '../../people';
 
 export interface CompetenceFilter {
@@ -29,7 +30,10 @@ export interface CompetenceExtras {
 
 @injectable()
 export class CompetencesRepository {
-  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PersonDirectory) private readonly persons: PersonDirectory,
+  ) {}
 
   /** Top-level competences (no parent) matching the filter, one page. */
   async search(f: CompetenceFilter, page: Paging): Promise<CompetenceRow[]> {
@@ -102,7 +106,6 @@ export class CompetencesRepository {
     const groupIds = [...new Set(rows.map((r) => r.competence_group_id).filter((x): x is number => x !== null))];
     const personIds = [...new Set(rows.flatMap((r) => [r.owner_id, r.instructor_id]).filter((x): x is number => x !== null))];
     const groups = await this.db.table('competence_groups').whereIn('id', groupIds).select('id', 'name');
-    const persons = await this.db.table('persons').whereIn('id', personIds).select('id', 'user_name');
     const byCompetence = <T extends { competence_id: number }>(list: T[]) => {
       const m = new Map<number, Omit<T, 'competence_id'>[]>();
       for (const { competence_id, ...rest } of list) m.set(competence_id, [...(m.get(competence_id) ?? []), rest]);
@@ -112,7 +115,7 @@ export class CompetencesRepository {
       categories: byCompetence(cats),
       attributes: byCompetence(attrs),
       groups: new Map(groups.map((g: any) => [g.id, g.name])),
-      persons: new Map(persons.map((p: any) => [p.id, p.user_name])),
+      persons: await this.persons.userNames(personIds),
     };
   }
 
@@ -130,10 +133,6 @@ export class CompetencesRepository {
 
   async groupIdsByExternalId(externalIds: string[]): Promise<number[]> {
     return (await this.db.table('competence_groups').whereIn('external_id', externalIds).select('id')).map((r: any) => r.id);
-  }
-
-  async organisationIdsByExternalId(externalIds: string[]): Promise<number[]> {
-    return (await this.db.table('organisations').whereIn('extern_organisation_id', externalIds).select('id')).map((r: any) => r.id);
   }
 
   async existingIds(table: string, ids: number[]): Promise<Set<number>> {

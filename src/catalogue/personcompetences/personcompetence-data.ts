@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../people';
+import { joinPersons, type PersonDataHolder, type PersonKey } from '../../people';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);
@@ -14,8 +14,7 @@ export class PersonCompetenceData implements PersonDataHolder {
 
   async export(person: PersonKey) {
     const db = this.db;
-    const personcompetences = await db.table('person_competences as pc').join('competences as c', 'c.id', 'pc.competence_id')
-      .leftJoin('persons as rb', 'rb.id', 'pc.registered_by')
+    const personcompetences = await joinPersons(db.table('person_competences as pc').join('competences as c', 'c.id', 'pc.competence_id'), 'rb', 'pc.registered_by', 'left')
       .where('pc.person_id', person.id)
       .select('pc.id as personcompetence_id', 'pc.competence_id', 'c.title', 'c.type', 'pc.passed',
         day(db, 'pc.date', 'date'), day(db, 'pc.valid_until', 'valid_until'), 'pc.comments', 'pc.grade', 'pc.school',

@@ -3,6 +3,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../platform/errors/error-classes';
+import { joinPersons } from '../../people';
 
 /**
  * The SQL half of "held": a current registration (alias pc), passed and not expired on
@@ -43,9 +44,7 @@ export class PersonCompetencesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   private select(db: TenantDb = this.db) {
-    return db
-      .table('person_competences as pc')
-      .leftJoin('persons as rb', 'rb.id', 'pc.registered_by')
+    return joinPersons(db.table('person_competences as pc'), 'rb', 'pc.registered_by', 'left')
       .select(
         'pc.id', 'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.comments', 'pc.grade', 'pc.school', 'pc.graduation_year',
         'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override', 'pc.registered_by', 'pc.created_at',

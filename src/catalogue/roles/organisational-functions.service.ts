@@ -4,7 +4,7 @@ import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import { PersonAccess, type TargetPerson } from '../../people';
+import { OrganisationDirectory, PersonAccess, type TargetPerson } from '../../people';
 import { RolesRepository } from './roles.repository';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 
@@ -27,11 +27,12 @@ export class OrganisationalFunctions {
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(RolesRepository) private readonly roles: RolesRepository,
     @inject(PersonAccess) private readonly access: PersonAccess,
+    @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
     @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   async organisation(id: number): Promise<{ id: number; name: string }> {
-    const org = await this.db.table('organisations').where({ id }).select('id', 'name').first();
+    const org = await this.organisations.find(id);
     if (!org) throw ApiError.notFound(`organisation ${id}`);
     return org;
   }

@@ -89,7 +89,4 @@ export class RolesRepository {
     return !!(await this.db.table('role_admins').where({ person_id: personId, role_id: roleId }).first());
   }
 
-  async organisationIdsByExternalId(externalIds: string[]): Promise<number[]> {
-    return (await this.db.table('organisations').whereIn('extern_organisation_id', externalIds).select('id')).map((r: any) => r.id);
-  }
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { PersonAccess } from '../../people';
+import { OrganisationDirectory, PersonAccess } from '../../people';
 import { CompetencesRepository } from '../competences/competences.repository';
 import { RolesRepository, presentRole, type RoleFilter } from './roles.repository';
 import { PositionView, RoleView } from './roles.views';
@@ -47,8 +47,8 @@ export const roleRoutes = [
         f.competenceId = input.competence_id;
         f.requirement = input.state;
       } else if (input.organisation_ids || input.extern_organisation_ids) {
-        const repo = ctx.resolve(RolesRepository);
-        f.organisationIds = [...(input.organisation_ids ?? []), ...(input.extern_organisation_ids ? await repo.organisationIdsByExternalId(input.extern_organisation_ids) : [])];
+        const external = input.extern_organisation_ids ? await ctx.resolve(OrganisationDirectory).idsByExternalIds(input.extern_organisation_ids) : [];
+        f.organisationIds = [...(input.organisation_ids ?? []), ...external];
       } else {
         f.personId = ctx.target!.id;
       }

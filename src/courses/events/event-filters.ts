@@ -6,7 +6,8 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { p } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
-import { organisationSubtree } from '../../people';
+import { joinPersons, organisationContext, organisationSubtree, organisationsNamed } from '../../people';
+import { competenceGroupsNamed, competencesInCategories, competencesWithAttributes } from '../../catalogue';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),
@@ -75,9 +76,7 @@ export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFi
   if (f.organisation_ids?.length) {
     const orgs = orgTree(db, f.organisation_ids, f.recursive ?? false);
     q.whereExists(
-      db
-        .table('person_events as pe')
-        .join('persons as pp', 'pp.id', 'pe.person_id')
+      joinPersons(db.table('person_events as pe'), 'pp', 'pe.person_id')
         .whereRaw('pe.event_id = e.id')
         .whereNot('pe.status', 'signed_off')
         .whereIn('pp.organisation_id', orgs as any),
@@ -85,30 +84,16 @@ export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFi
   }
   if (f.context_organisation_ids?.length || f.context_extern_organisation_ids?.length) {
     // Available in an organisation's context: hosted by it or by an organisation above it, or hosted by nobody.
-    const ancestors = db.raw(
-      `(with recursive up(id, parent_id) as (
-          select id, parent_id from ?? where id = any(?) or extern_organisation_id = any(?)
-          union select o.id, o.parent_id from ?? o join up on o.id = up.parent_id)
-        select id from up)`,
-      [db.ref('organisations'), f.context_organisation_ids ?? [], f.context_extern_organisation_ids ?? [], db.ref('organisations')],
-    );
+    const ancestors = organisationContext(db, f.context_organisation_ids ?? [], f.context_extern_organisation_ids ?? []);
     q.where((w) => w.whereNull('e.host_organisation_id').orWhereIn('e.host_organisation_id', ancestors as any));
   }
   if (f.host_organisation_ids?.length || f.host_organisation_external_ids?.length) {
-    q.whereIn(
-      'e.host_organisation_id',
-      db.table('organisations').select('id').where((w) => {
-        w.whereIn('id', f.host_organisation_ids ?? []).orWhereIn('extern_organisation_id', f.host_organisation_external_ids ?? []);
-      }),
-    );
+    q.whereIn('e.host_organisation_id', organisationsNamed(db, f.host_organisation_ids ?? [], f.host_organisation_external_ids ?? []));
   }
-  if (f.category_ids?.length) q.whereIn('e.competence_id', db.table('competence_categories').select('competence_id').whereIn('category_id', f.category_ids));
-  if (f.attribute_ids?.length) q.whereIn('e.competence_id', db.table('competence_attributes').select('competence_id').whereIn('attribute_id', f.attribute_ids));
+  if (f.category_ids?.length) q.whereIn('e.competence_id', competencesInCategories(db, f.category_ids));
+  if (f.attribute_ids?.length) q.whereIn('e.competence_id', competencesWithAttributes(db, f.attribute_ids));
   if (f.competence_group_ids?.length || f.external_competence_group_ids?.length) {
-    const groups = db.table('competence_groups').select('id').where((w) => {
-      w.whereIn('id', f.competence_group_ids ?? []).orWhereIn('external_id', f.external_competence_group_ids ?? []);
-    });
-    q.whereIn('c.competence_group_id', groups);
+    q.whereIn('c.competence_group_id', competenceGroupsNamed(db, f.competence_group_ids ?? [], f.external_competence_group_ids ?? []));
   }
   if (f.startdate || f.enddate) {
     if (f.startdate) q.where('e.starts_at', '>=', clock.start(f.startdate));

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
+import { joinPersons } from '../../people';
+import { joinCompetences } from '../../catalogue';
 
 export interface EventRow {
   id: number;
@@ -40,12 +42,8 @@ export class EventsRepository {
   /** Base query: e = events, c = competences, l = locations, i = instructor. */
   base(): Knex.QueryBuilder {
     const { db } = this;
-    return db
-      .table('events as e')
-      .join('competences as c', 'c.id', 'e.competence_id')
-      .leftJoin('locations as l', 'l.id', 'e.location_id')
-      .leftJoin('persons as i', 'i.id', 'e.instructor_id')
-      .select('e.*', 'c.title as competence_title', 'l.name as location_name', 'i.user_name as instructor_user_name');
+    const q = joinCompetences(db.table('events as e'), 'c', 'e.competence_id').leftJoin('locations as l', 'l.id', 'e.location_id');
+    return joinPersons(q, 'i', 'e.instructor_id', 'left').select('e.*', 'c.title as competence_title', 'l.name as location_name', 'i.user_name as instructor_user_name');
   }
 
   async page(q: Knex.QueryBuilder, paging: Paging, direction: 'asc' | 'desc'): Promise<EventRow[]> {

@@ -6,6 +6,7 @@ import { eventFilterShape, customAttributeFilters } from './event-filters';
 import { EventsService } from './events.service';
 import { checkJoin, presentJoinCheck } from './join-check';
 import { JoinCheckRepository } from './join-check.repository';
+import { findCompetence } from '../../catalogue';
 import { EventView } from './event.presenter';
 import { TENANT_DB } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
@@ -54,7 +55,7 @@ export const eventRoutes = [
     output: EventView,
     input: z.looseObject({ ...eventFilterShape, ...pagingShape, ...viewShape, competence_id: p.id(), user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
-      const competence = await ctx.resolve(TENANT_DB).table('competences').where({ id: input.competence_id }).first('id');
+      const competence = await findCompetence(ctx.resolve(TENANT_DB), input.competence_id);
       if (!competence) throw ApiError.notFound(`competence ${input.competence_id}`);
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const items = await ctx.resolve(EventsService).list(filters, paging(input), {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { heldOn } from '../../catalogue';
+import { heldRegistrations, joinCompetences } from '../../catalogue';
 import type { EventRow } from './events.repository';
 import type { JoinFacts } from './join-check';
 
@@ -12,13 +12,11 @@ export class JoinCheckRepository implements JoinFacts {
 
   missingPrerequisites(eventId: number, personId: number, today: string): Promise<{ id: number; title: string }[]> {
     const db = this.db;
-    return db
-      .table('event_prerequisites as ep')
-      .join('competences as c', 'c.id', 'ep.competence_id')
+    return joinCompetences(db.table('event_prerequisites as ep'), 'c', 'ep.competence_id')
       .where('ep.event_id', eventId)
       .whereNotExists(
         // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
-        heldOn(db.table('person_competences as pc').whereRaw('pc.competence_id = ep.competence_id').where('pc.person_id', personId), today),
+        heldRegistrations(db, today).whereRaw('pc.competence_id = ep.competence_id').where('pc.person_id', personId),
       )
       .orderBy('c.title')
       .select('c.id', 'c.title');

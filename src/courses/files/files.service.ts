@@ -7,6 +7,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { FILE_STORE, type FileStore } from './file-store';
+import { joinPersons } from '../../people';
 import { isoDateTime } from '../events/event.presenter';
 
 export interface NewFile {
@@ -100,9 +101,7 @@ export class FilesService {
   }
 
   async find(id: number): Promise<FileRow> {
-    const row = await this.db
-      .table('files as f')
-      .join('persons as p', 'p.id', 'f.person_id')
+    const row = await joinPersons(this.db.table('files as f'), 'p', 'f.person_id')
       .leftJoin('events as e', 'e.id', 'f.event_id')
       .where('f.id', id)
       .first('f.*', 'p.user_name', 'e.instructor_id');

@@ -1,5 +1,5 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
-import { heldOn } from '../../catalogue';
+import { heldRegistrations } from '../../catalogue';
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -10,7 +10,7 @@ import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import type { EventRow } from '../events/events.repository';
 import { isoDateTime } from '../events/event.presenter';
-import { organisationSubtree, PersonAccess } from '../../people';
+import { joinOrganisations, joinPersons, OrganisationDirectory, organisationSubtree, PersonAccess } from '../../people';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({
@@ -47,17 +47,14 @@ export class ParticipantsService {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(PersonAccess) private readonly access: PersonAccess,
+    @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
   private base(event: EventRow): Knex.QueryBuilder {
     const { db } = this;
-    const met = heldOn(db.table('person_competences as pc').whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id), this.clock.today())
-      .select(db.raw('1'));
-    return db
-      .table('person_events as pe')
-      .join('persons as p', 'p.id', 'pe.person_id')
-      .leftJoin('organisations as o', 'o.id', 'p.organisation_id')
+    const met = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
+    return joinOrganisations(joinPersons(db.table('person_events as pe'), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left')
       .where('pe.event_id', event.id)
       .whereNot('pe.status', 'signed_off')
       .select(
@@ -71,8 +68,7 @@ export class ParticipantsService {
   private async scope(user: Principal, event: EventRow, organisationId?: number): Promise<Set<number> | 'all'> {
     const privileged = user.superuser || event.instructor_id === user.personId;
     if (organisationId !== undefined) {
-      const org = await this.db.table('organisations').where({ id: organisationId }).first('id');
-      if (!org) throw ApiError.notFound(`organisation ${organisationId}`);
+      if (!(await this.organisations.find(organisationId))) throw ApiError.notFound(`organisation ${organisationId}`);
       if (!privileged) await this.access.assertManagesOrganisation(user, organisationId, 'list participants of this organisation');
     }
     if (privileged) return 'all';

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
+import { joinPersons } from '../../people';
 import type { PersonEventRow } from './person-event.presenter';
 
 export interface PersonEventFilters {
@@ -18,9 +19,7 @@ export class PersonEventsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   base(db: TenantDb = this.db): Knex.QueryBuilder {
-    return db
-      .table('person_events as pe')
-      .join('persons as p', 'p.id', 'pe.person_id')
+    return joinPersons(db.table('person_events as pe'), 'p', 'pe.person_id')
       .join('events as e', 'e.id', 'pe.event_id')
       .leftJoin('orders as o', 'o.id', 'pe.order_id')
       .select(
@@ -58,10 +57,9 @@ export class PersonEventsRepository {
   }
 
   /** The wait list of an event, longest waiting first; at most `limit` (all when null). */
-  async waiting(eventId: number, limit: number | null): Promise<number[]> {
-    const q = this.db.table('person_events').where({ event_id: eventId, status: 'waitlist' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id');
-    const rows: { id: number }[] = await (limit === null ? q : q.limit(limit));
-    return rows.map((r) => r.id);
+  async waiting(eventId: number, limit: number | null): Promise<{ id: number; person_id: number }[]> {
+    const q = this.db.table('person_events').where({ event_id: eventId, status: 'waitlist' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'person_id');
+    return limit === null ? q : q.limit(limit);
   }
 
   async promote(id: number): Promise<void> {

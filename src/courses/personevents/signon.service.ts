@@ -91,10 +91,10 @@ export class SignOnService {
         const free = event.max_participants === null ? Infinity : event.max_participants - (await repo.seatsTaken(eventId));
         if (free > 0) {
           for (const waiting of await repo.waiting(eventId, free === Infinity ? null : free)) {
-            await repo.promote(waiting);
+            await repo.promote(waiting.id);
             // in the same transaction: a crash after the commit cannot lose the notice
-            await notifier?.notifyPromoted(tx, waiting);
-            promoted.push(waiting);
+            await notifier?.notifyPromoted(tx, waiting.id, { personId: waiting.person_id, eventTitle: event.title, startsAt: event.starts_at });
+            promoted.push(waiting.id);
           }
         }
       }

@@ -6,9 +6,19 @@ import type { Transaction } from '../../platform/tenancy/unit-of-work';
  * messaging module registers an implementation (resolved from the request's tenant
  * scope, so it may inject TENANT_DB); without one, promotion happens silently.
  */
+/** Who moved onto a seat of which event. */
+export interface Promotion {
+  personId: number;
+  eventTitle: string;
+  startsAt: Date;
+}
+
 export interface WaitlistNotifier {
-  /** Writes the notice in `tx`, the sign-off's transaction, so promotion and notice commit together. */
-  notifyPromoted(tx: Transaction, personEventId: number): Promise<void>;
+  /**
+   * Writes the notice in `tx`, the sign-off's transaction, so promotion and notice commit
+   * together. `promotion` carries what the notice tells, so the notifier reads no course table.
+   */
+  notifyPromoted(tx: Transaction, personEventId: number, promotion: Promotion): Promise<void>;
   /** After the commit: wake the relay. */
   committed?(): Promise<void>;
 }

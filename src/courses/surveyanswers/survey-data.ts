@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { SurveyTree } from '../../catalogue';
 import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
 import { MAX_INPUT_DEPTH, nestingDepth } from '../../platform/http/input-guard';
@@ -60,38 +60,6 @@ export const surveyData = z.preprocess(
   z.object({ items: z.array(item).min(1, 'must hold at least one item').max(1000) }),
 );
 export type SurveyData = z.infer<typeof surveyData>;
-
-export interface SurveyTree {
-  survey: { id: number; title: string; owner_id: number | null; instructor_id: number | null };
-  /** question id -> parent competence id */
-  parentOf: Map<number, number>;
-}
-
-/** The survey a competence belongs to (itself, or the root above a question). */
-export async function surveyOf(db: TenantDb, competenceId: number): Promise<number | null> {
-  const r = await db.raw<{ rows: { id: number; type: string }[] }>(
-    `with recursive up(id, parent_id, type) as (
-       select id, parent_id, type from ?? where id = ?
-       union select c.id, c.parent_id, c.type from ?? c join up on c.id = up.parent_id)
-     select id, type from up where parent_id is null`,
-    [db.ref('competences'), competenceId, db.ref('competences')],
-  );
-  const root = r.rows[0];
-  return root && root.type === 'survey' ? root.id : null;
-}
-
-export async function loadSurvey(db: TenantDb, surveyId: number): Promise<SurveyTree | null> {
-  const survey = await db.table('competences').where({ id: surveyId, type: 'survey' }).first('id', 'title', 'owner_id', 'instructor_id');
-  if (!survey) return null;
-  const r = await db.raw<{ rows: { id: number; parent_id: number }[] }>(
-    `with recursive down(id, parent_id) as (
-       select id, parent_id from ?? where parent_id = ?
-       union select c.id, c.parent_id from ?? c join down on c.parent_id = down.id)
-     select id, parent_id from down`,
-    [db.ref('competences'), surveyId, db.ref('competences')],
-  );
-  return { survey, parentOf: new Map(r.rows.map((row) => [row.id, row.parent_id])) };
-}
 
 /**
  * Items must follow the survey's question tree: root items are questions directly

@@ -3,6 +3,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { PersonDataHolder, PersonKey } from '../../people';
+import { joinCompetences } from '../../catalogue';
 import type { SurveyItem } from './survey-data';
 
 /** Free text may name anyone; numbers and booleans are what survey statistics need. */
@@ -21,7 +22,7 @@ export class SurveyAnswerData implements PersonDataHolder {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   async export(person: PersonKey) {
-    const surveyanswers = await this.db.table('survey_answers as sa').join('competences as c', 'c.id', 'sa.survey_id')
+    const surveyanswers = await joinCompetences(this.db.table('survey_answers as sa'), 'c', 'sa.survey_id')
       .where('sa.person_id', person.id)
       .select('sa.id as surveyanswer_id', 'sa.survey_id', 'c.title as survey_title', 'sa.data', 'sa.locked', 'sa.locked_at', 'sa.created_at', 'sa.updated_at')
       .orderBy('sa.id');

@@ -6,6 +6,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import { surveyData } from './survey-data';
 import { SurveyAnswerView, SurveyAnswersService, presentAnswer, type Answerer } from './surveyanswers.service';
 import { policies, type TargetPerson } from '../../people';
+import { findCompetence } from '../../catalogue';
 
 const idParam = { surveyanswer_id: p.id() };
 
@@ -66,7 +67,7 @@ export const surveyAnswerRoutes = [
       } else if (input.organisation_id) {
         q.where((w) => w.where('a.organisation_id', input.organisation_id!).orWhere('p.organisation_id', input.organisation_id!));
       } else if (!ctx.user.superuser) {
-        const survey = input.survey_id ? await ctx.resolve(TENANT_DB).table('competences').where({ id: input.survey_id }).first('owner_id', 'instructor_id') : null;
+        const survey = input.survey_id ? await findCompetence(ctx.resolve(TENANT_DB), input.survey_id) : null;
         if (!survey || !svc.isSurveyAdmin(ctx.user, survey)) {
           throw ApiError.forbidden('give user_name or organisation_id; only a superuser, or the owner of survey_id, may list all answers');
         }

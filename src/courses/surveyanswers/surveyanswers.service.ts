@@ -5,11 +5,12 @@ import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
-import { PersonAccess } from '../../people';
+import { joinPersons, PersonAccess } from '../../people';
 import { ApiError } from '../../platform/errors/api-error';
 import { FilesService } from '../files/files.service';
 import { isoDateTime } from '../events/event.presenter';
-import { loadSurvey, surveyOf, validateItems, walkItems, type SurveyData, type SurveyTree } from './survey-data';
+import { validateItems, walkItems, type SurveyData } from './survey-data';
+import { joinCompetences, loadSurvey, surveyOf, type SurveyTree } from '../../catalogue';
 
 export interface AnswerRow {
   id: number;
@@ -86,10 +87,7 @@ export class SurveyAnswersService {
   ) {}
 
   base(db: TenantDb = this.db) {
-    return db
-      .table('survey_answers as a')
-      .join('competences as c', 'c.id', 'a.survey_id')
-      .leftJoin('persons as p', 'p.id', 'a.person_id')
+    return joinPersons(joinCompetences(db.table('survey_answers as a'), 'c', 'a.survey_id'), 'p', 'a.person_id', 'left')
       .select('a.*', 'c.title as survey_title', 'c.owner_id', 'c.instructor_id', 'p.user_name', 'p.organisation_id as person_organisation_id');
   }
 

@@ -11,6 +11,7 @@ import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { OutboxSignal } from './outbox-signal';
 import { deliverJobId } from './deliver-message.job';
 import type { DeliveryRow } from './messages.repository';
+import { joinPersons } from '../../people';
 
 export type DeliveryFilterState = 'queued' | 'sent' | 'failed';
 
@@ -36,11 +37,7 @@ export class DeliveryAdminService {
 
   /** Failed first (they need attention), then newest. */
   async list(filter: { state?: DeliveryFilterState; since: Date }, page: Paging): Promise<DeliveryListRow[]> {
-    const q = this.db
-      .table('message_deliveries as d')
-      .join('messages as m', 'm.id', 'd.message_id')
-      .join('persons as r', 'r.id', 'm.recipient_id')
-      .leftJoin('persons as s', 's.id', 'm.sender_id')
+    const q = joinPersons(joinPersons(this.db.table('message_deliveries as d').join('messages as m', 'm.id', 'd.message_id'), 'r', 'm.recipient_id'), 's', 'm.sender_id', 'left')
       .where('m.created_at', '>=', filter.since)
       .select('d.*', 'm.title', 'm.kind', 'm.created_at', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name')
       .orderByRaw("(d.state = 'failed') desc, d.id desc")

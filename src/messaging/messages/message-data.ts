@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../people';
+import { joinPersons, type PersonDataHolder, type PersonKey } from '../../people';
 
 /** Messages to and from a person: exported with their delivery states; texts and addresses to them blanked on erasure. */
 @injectable()
@@ -11,8 +11,7 @@ export class MessageData implements PersonDataHolder {
 
   async export(person: PersonKey) {
     const personId = person.id;
-    const msgs = await this.db.table('messages as m')
-      .leftJoin('persons as s', 's.id', 'm.sender_id').join('persons as r', 'r.id', 'm.recipient_id')
+    const msgs = await joinPersons(joinPersons(this.db.table('messages as m'), 's', 'm.sender_id', 'left'), 'r', 'm.recipient_id')
       .where((w) => w.where('m.recipient_id', personId).orWhere('m.sender_id', personId))
       .select('m.id as message_id', 'm.kind', 'r.user_name as user_name', 's.user_name as sender_user_name', 'm.recipient_id',
         'm.title', 'm.text', 'm.cc', 'm.reply_to', 'm.send_medium', 'm.created_at')

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { joinPersons } from '../../people';
 
 export type Medium = 'email' | 'sms';
 export type SendMedium = 'email' | 'sms' | 'both';
@@ -89,10 +90,7 @@ export class MessagesRepository {
   }
 
   private withNames() {
-    return this.db
-      .table('messages as m')
-      .join('persons as r', 'r.id', 'm.recipient_id')
-      .leftJoin('persons as s', 's.id', 'm.sender_id')
+    return joinPersons(joinPersons(this.db.table('messages as m'), 'r', 'm.recipient_id'), 's', 'm.sender_id', 'left')
       .select('m.*', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name');
   }
 

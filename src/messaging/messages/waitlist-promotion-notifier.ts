@@ -3,7 +3,7 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import { PersonDirectory } from '../../people';
-import type { WaitlistNotifier } from '../../courses';
+import type { Promotion, WaitlistNotifier } from '../../courses';
 import { MessagesRepository } from './messages.repository';
 import { RECIPIENT_COLUMNS } from './recipients';
 import { OutboxSignal } from './outbox-signal';
@@ -16,14 +16,9 @@ export class WaitlistPromotionNotifier implements WaitlistNotifier {
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
   ) {}
 
-  async notifyPromoted(tx: Transaction, personEventId: number): Promise<void> {
-    const row = await tx.db
-      .table('person_events as pe')
-      .join('events as e', 'e.id', 'pe.event_id')
-      .where('pe.id', personEventId)
-      .first('pe.person_id', 'e.title', 'e.starts_at');
-    if (!row) return;
-    const person = await tx.get(PersonDirectory).find({ id: row.person_id }, RECIPIENT_COLUMNS);
+  async notifyPromoted(tx: Transaction, _personEventId: number, promotion: Promotion): Promise<void> {
+    const row = { title: promotion.eventTitle, starts_at: promotion.startsAt };
+    const person = await tx.get(PersonDirectory).find({ id: promotion.personId }, RECIPIENT_COLUMNS);
     const medium = person?.email ? 'email' : person?.mobile ? 'sms' : null;
     // nobody to tell: the promotion stands without a notice
     if (!person || !medium) return;

@@ -28,6 +28,17 @@ export function personsInSubtree(db: TenantDb, ids: number | readonly number[]):
   );
 }
 
+/** Ids of the organisations with these ids or external ids, and every organisation above them. */
+export function organisationContext(db: TenantDb, ids: readonly number[], externalIds: readonly string[]): Knex.Raw {
+  return db.raw(
+    `(with recursive up(id, parent_id) as (
+        select id, parent_id from ?? where id = any(?) or extern_organisation_id = any(?)
+        union select o.id, o.parent_id from ?? o join up on o.id = up.parent_id)
+      select id from up)`,
+    [db.ref('organisations'), [...ids], [...externalIds], db.ref('organisations')],
+  );
+}
+
 /** Ids of the given organisations and every organisation above them. */
 export function organisationAncestors(db: TenantDb, ids: readonly number[]): Knex.Raw {
   return db.raw(

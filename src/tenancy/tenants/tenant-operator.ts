@@ -4,10 +4,11 @@ import { ApiError } from '../../platform/errors/api-error';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
 import type { Tenant } from '../../platform/tenancy/tenant';
-import { CLIENT_IP, TENANT_DB } from '../../platform/tokens';
+import { CLIENT_IP } from '../../platform/tokens';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
 import { PasswordMailer, type PasswordMailReason } from '../../messaging';
+import { PersonDirectory } from '../../people';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */
@@ -91,7 +92,7 @@ export class TenantOperator {
 
   private async mailPassword(slug: string, userName: string, reason: PasswordMailReason): Promise<void> {
     const { container } = await this.scope(slug);
-    const person = await container.resolve(TENANT_DB).table('persons').where({ user_name: userName }).first('id');
+    const person = await container.resolve(PersonDirectory).find({ user_name: userName }, ['id']);
     if (!person) throw new ApiError(404, `person ${userName} not found in tenant ${slug}`);
     const sent = await container.resolve(PasswordMailer).sendNewPassword(person.id, reason);
     if (!sent) throw new ApiError(409, `${userName} has neither e-mail nor mobile to send a password to`);

@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * Rules over the code itself (no server): the module rule on imports is dependency-cruiser's
+ * (.dependency-cruiser.cjs, run by npm test); these two it cannot see.
+ */
+
+const ROOT = join(__dirname, '../..');
+const SRC = join(ROOT, 'src');
+
+function files(dir: string, ext: RegExp): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? files(p, ext) : ext.test(name) ? [p] : [];
+  });
+}
+
+/** Which module owns which table; only the owner names it (others call the owner's index.ts). */
+const OWNERS: Record<string, string[]> = {
+  platform: ['audit_log', 'tenants', 'tenant_hosts', 'config_items', 'config_item_changes'],
+  people: ['persons', 'organisations', 'organisation_managers'],
+  catalogue: [
+    'competences', 'competence_groups', 'categories', 'competence_categories', 'attributes', 'competence_attributes',
+    'competence_organisations', 'roles', 'requirements', 'person_roles', 'organisation_roles', 'role_admins', 'person_competences',
+  ],
+  courses: ['events', 'event_prerequisites', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
+  messaging: ['messages', 'message_deliveries'],
+};
+
+/**
+ * Allowed on purpose: the tenant-import/1 format spans every module's tables, so its importer and
+ * exporter are the one place that names them all (as the tenant migrations are); tenancy
+ * administers the kernel's rows of tenants (status, hosts, archives).
+ */
+const ALLOWED: { file: RegExp; tables: 'all' | string[] }[] = [
+  { file: /^src\/tenancy\/tenants\/(tenant-data-import|tenant-exporter)\.ts$/, tables: 'all' },
+  { file: /^src\/tenancy\/tenants\//, tables: ['tenants', 'tenant_hosts', 'config_items', 'config_item_changes'] },
+];
+
+const owner = new Map(Object.entries(OWNERS).flatMap(([m, tables]) => tables.map((t) => [t, m] as const)));
+const tableName = [...owner.keys()].sort((a, b) => b.length - a.length).join('|');
+// .table('x'), .table<T>('x as y'), .ref('x'), join('x ...'), leftJoin, .from('x'): where code names a table
+const USE = new RegExp(String.raw`(?:\.table|\.ref|[jJ]oin|\.from)(?:<[^>]*>)?\(\s*['"\`](${tableName})\b`, 'g');
+
+describe('code rules', () => {
+  it('no file in src/ is over 300 lines', () => {
+    const long = files(SRC, /\.(ts|js)$/)
+      .map((f) => ({ file: relative(ROOT, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((f) => f.lines > 300);
+    expect(long).toEqual([]);
+  });
+
+  it("a module names only its own tables; another module's are reached through its index.ts", () => {
+    const foreign: string[] = [];
+    for (const f of files(SRC, /\.ts$/)) {
+      const file = relative(ROOT, f);
+      const module = file.split('/')[1];
+      for (const m of readFileSync(f, 'utf8').matchAll(USE)) {
+        const table = m[1];
+        if (owner.get(table) === module) continue;
+        if (ALLOWED.some((a) => a.file.test(file) && (a.tables === 'all' || a.tables.includes(table)))) continue;
+        foreign.push(`${file} names ${table} (owned by ${owner.get(table)})`);
+      }
+    }
+    expect(foreign).toEqual([]);
+  });
+
+  it('every table of the tenant and platform migrations has an owner', () => {
+    const created = files(join(ROOT, 'migrations'), /\.ts$/).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/createTable\('([a-z_]+)'/g)].map((m) => m[1]));
+    expect(created.filter((t) => !owner.has(t))).toEqual([]);
+  });
+});
