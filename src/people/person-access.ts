@@ -1,10 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Principal } from '../platform/auth/principal';
 import { ApiError } from '../platform/errors/api-error';
 import type { PersonRow } from './person-row';
 import { PersonDirectory } from './person-directory';
+import { OrganisationManagersRepository } from './organisations/organisation-managers.repository';
 
 /** The person a call acts on, as the one target resolution hands it out. */
 export const TARGET_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'email', 'mobile', 'organisation_id', 'birthdate'] as const;
@@ -39,8 +38,8 @@ export class PersonAccess {
   private readonly managed = new Map<number, Promise<Set<number>>>();
 
   constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(PersonDirectory) private readonly directory: PersonDirectory,
+    @inject(OrganisationManagersRepository) private readonly managers: Pick<OrganisationManagersRepository, 'managedBy'>,
+    @inject(PersonDirectory) private readonly directory: Pick<PersonDirectory, 'find'>,
   ) {}
 
   /**
@@ -76,19 +75,7 @@ export class PersonAccess {
   /** Organisation ids in the subtrees the person manages (empty for non-managers). */
   managedOrganisationIds(personId: number): Promise<Set<number>> {
     let ids = this.managed.get(personId);
-    if (!ids) {
-      ids = this.db
-        .raw<{ rows: { id: number }[] }>(
-          `with recursive sub(id) as (
-             select organisation_id from ?? where person_id = ?
-             union
-             select o.id from ?? o join sub on o.parent_id = sub.id)
-           select id from sub`,
-          [this.db.ref('organisation_managers'), personId, this.db.ref('organisations')],
-        )
-        .then((r) => new Set(r.rows.map((row) => row.id)));
-      this.managed.set(personId, ids);
-    }
+    if (!ids) this.managed.set(personId, (ids = this.managers.managedBy(personId)));
     return ids;
   }
 

@@ -43,9 +43,9 @@ function ownReason(c: CompetenceRow, reg: RegistrationRow | undefined, now: stri
 @injectable()
 export class CompetenceStates {
   constructor(
-    @inject(CompetencesRepository) private readonly competences: CompetencesRepository,
-    @inject(PersonCompetencesRepository) private readonly registrations: PersonCompetencesRepository,
-    @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(CompetencesRepository) private readonly competences: Pick<CompetencesRepository, 'byIds' | 'descendants'>,
+    @inject(PersonCompetencesRepository) private readonly registrations: Pick<PersonCompetencesRepository, 'current'>,
+    @inject(TenantClock) private readonly clock: Pick<TenantClock, 'today'>,
   ) {}
 
   /** States of the given competences for a person (checklists with their items). */

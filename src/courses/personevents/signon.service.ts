@@ -6,7 +6,7 @@ import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-wor
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from '../events/events.repository';
-import { checkJoin, type JoinPerson } from '../events/join-check';
+import { checkJoin, type JoinClock, type JoinPerson } from '../events/join-check';
 import { JoinCheckRepository } from '../events/join-check.repository';
 import { PersonEventsRepository } from './personevents.repository';
 import type { PersonEventRow } from './person-event.presenter';
@@ -20,10 +20,10 @@ export interface SignOnResult {
 @injectable()
 export class SignOnService {
   constructor(
-    @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(TENANT) private readonly tenant: Tenant,
-    @inject(PersonEventsRepository) private readonly personEvents: PersonEventsRepository,
-    @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(UnitOfWork) private readonly uow: Pick<UnitOfWork, 'run'>,
+    @inject(TENANT) private readonly tenant: Pick<Tenant, 'config'>,
+    @inject(PersonEventsRepository) private readonly personEvents: Pick<PersonEventsRepository, 'byId'>,
+    @inject(TenantClock) private readonly clock: JoinClock,
     // Optional: without messaging, promotion happens silently.
     @inject(WAITLIST_NOTIFIER, { isOptional: true }) private readonly notifier?: WaitlistNotifier,
   ) {}

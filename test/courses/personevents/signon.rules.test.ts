@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { SignOnService } from '../../../src/courses/personevents/signon.service';
+import { PersonEventsRepository } from '../../../src/courses/personevents/personevents.repository';
+import { EventsRepository, type EventRow } from '../../../src/courses/events/events.repository';
+import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
+import type { Promotion, WaitlistNotifier } from '../../../src/courses';
+import type { Principal } from '../../../src/platform/auth/principal';
+import { ApiError } from '../../../src/platform/errors/api-error';
+import { clockAt, fakeUnitOfWork, tenantConfig } from '../../support/fakes';
+
+/** Sign-on and wait-list promotion on in-memory repositories (the SQL and the row lock are the integration tests'). */
+
+interface Row { id: number; person_id: number; event_id: number; status: 'signed_on' | 'waitlist' | 'signed_off'; order_id: number | null }
+
+/** person_events and orders in memory, answering as PersonEventsRepository and JoinCheckRepository do. */
+class Store {
+  rows: Row[] = [];
+  orders: { id: number; person_id: number; reference: string }[] = [{ id: 50, person_id: 1, reference: 'PO-1' }];
+  private next = 100;
+
+  add(person_id: number, event_id: number, status: Row['status']) {
+    const row = { id: this.next++, person_id, event_id, status, order_id: null };
+    this.rows.push(row);
+    return row;
+  }
+
+  readonly personEvents = {
+    liveId: async (personId: number, eventId: number) => this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.id,
+    insert: async (row: Omit<Row, 'id'>) => {
+      const created = { id: this.next++, ...row };
+      this.rows.push(created);
+      return created.id;
+    },
+    signOff: async (id: number) => void (this.rows.find((r) => r.id === id)!.status = 'signed_off'),
+    seatsTaken: async (eventId: number) => this.rows.filter((r) => r.event_id === eventId && r.status === 'signed_on').length,
+    // in the order they signed on, as created_at, id orders them
+    waiting: async (eventId: number, limit: number | null) => this.rows.filter((r) => r.event_id === eventId && r.status === 'waitlist').slice(0, limit ?? undefined),
+    promote: async (id: number) => void (this.rows.find((r) => r.id === id)!.status = 'signed_on'),
+    orderOf: async (orderId: number, personId: number) => this.orders.find((o) => o.id === orderId && o.person_id === personId)?.id,
+    createOrder: async (reference: string, personId: number) => {
+      const id = this.next++;
+      this.orders.push({ id, person_id: personId, reference });
+      return id;
+    },
+    byId: async (id: number) => ({ ...this.rows.find((r) => r.id === id)! }) as any,
+  };
+
+  readonly joinFacts = {
+    missingPrerequisites: async () => [],
+    clash: async () => undefined,
+    liveStatus: async (personId: number, eventId: number) => this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.status,
+    seatsTaken: (eventId: number) => this.personEvents.seatsTaken(eventId),
+  };
+}
+
+const event = (over: Partial<EventRow> = {}): EventRow => ({
+  id: 7, parent_id: null, competence_id: 3, competence_title: 'HSE', title: 'HSE December', description: null, location_id: null,
+  location_name: null, host_organisation_id: null, instructor_id: null, instructor_user_name: null,
+  starts_at: new Date('2030-12-01T08:00:00Z'), ends_at: new Date('2030-12-01T16:00:00Z'), signon_opens: null, signon_closes: null,
+  max_participants: 2, min_age: null, cancelled: false, locked: false, custom_attributes: {}, ...over,
+});
+
+const person = (id: number, user_name: string) => ({ id, user_name, email: `${user_name}@acme.example`, mobile: null, birthdate: null });
+const caller = (over: Partial<Principal> = {}): Principal => ({ personId: 99, userName: 'kari', superuser: false, organisationId: 1, mustChangePassword: null, via: 'session', ...over });
+
+function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
+  const store = new Store();
+  const told: Promotion[] = [];
+  let committed = 0;
+  const notifier: WaitlistNotifier = {
+    notifyPromoted: async (_tx, _id, promotion) => void told.push(promotion),
+    committed: async () => void committed++,
+  };
+  const uow = fakeUnitOfWork([
+    [EventsRepository, { findForUpdate: async (id: number) => (id === ev.id ? ev : undefined) }],
+    [PersonEventsRepository, store.personEvents],
+    [JoinCheckRepository, store.joinFacts],
+  ]);
+  const service = new SignOnService(uow, { config: tenantConfig(config) }, store.personEvents, clockAt('2030-11-20T12:00:00Z'), notifier);
+  return { store, service, told, committed: () => committed };
+}
+
+const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: ApiError) => ({ errorcode: e.errorcode, message: e.message, extra: e.extra }));
+
+describe('sign-on rules', () => {
+  it('takes a free seat, then puts the next person on the wait list with a note', async () => {
+    const { store, service } = setUp(event({ max_participants: 1 }));
+    expect((await service.signOn(person(1, 'ola'), 7, {})).message).toBe('ola is signed on');
+    const full = await service.signOn(person(2, 'nils'), 7, {});
+    expect(full.message).toBe('nils is on the wait list; the event is full: placed on the wait list');
+    expect(store.rows.map((r) => [r.person_id, r.status])).toEqual([[1, 'signed_on'], [2, 'waitlist']]);
+  });
+
+  it('refuses a module event and an event check_join refuses, naming the reasons (409)', async () => {
+    expect(await refusal(setUp(event({ parent_id: 6 })).service.signOn(person(1, 'ola'), 7, {}))).toMatchObject({ errorcode: 409, message: expect.stringContaining('module of event 6') });
+    const cancelled = await refusal(setUp(event({ cancelled: true })).service.signOn(person(1, 'ola'), 7, {}));
+    expect(cancelled).toMatchObject({ errorcode: 409, extra: { can_join: false, reason: ['cancelled'] } });
+    expect(await refusal(setUp(event()).service.signOn(person(1, 'ola'), 8, {}))).toMatchObject({ errorcode: 404 });
+  });
+
+  it('orders: ignored (with a note) unless the order system is on; then an order of the person, or a new one by reference', async () => {
+    const off = setUp(event());
+    expect((await off.service.signOn(person(1, 'ola'), 7, { order_id: 50 })).message).toContain('order_id/order_reference ignored');
+    const on = setUp(event(), { 'order_system.enabled': true });
+    expect(await refusal(on.service.signOn(person(2, 'nils'), 7, { order_id: 50 }))).toMatchObject({ errorcode: 420 });
+    await on.service.signOn(person(1, 'ola'), 7, { order_id: 50, order_reference: 'X' });
+    expect(on.store.rows[0].order_id).toBe(50);
+    await on.service.signOn(person(3, 'siri'), 7, { order_reference: 'PO-9' });
+    expect(on.store.orders.at(-1)).toMatchObject({ person_id: 3, reference: 'PO-9' });
+    expect(on.store.rows[1].order_id).toBe(on.store.orders.at(-1)!.id);
+  });
+});
+
+describe('wait-list promotion rules', () => {
+  it('a sign-off gives the freed seat to the longest-waiting person and tells the notifier, then commits', async () => {
+    const { store, service, told, committed } = setUp(event({ max_participants: 2 }));
+    store.add(1, 7, 'signed_on');
+    store.add(2, 7, 'signed_on');
+    const first = store.add(3, 7, 'waitlist');
+    store.add(4, 7, 'waitlist');
+    const r = await service.signOff(caller(), person(1, 'ola'), 7);
+    expect(r.message).toBe('ola is signed off; 1 person(s) moved from the wait list to a seat');
+    expect(store.rows.find((x) => x.id === first.id)!.status).toBe('signed_on');
+    expect(store.rows.filter((x) => x.status === 'waitlist').map((x) => x.person_id)).toEqual([4]);
+    expect(told).toEqual([{ personId: 3, eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z') }]);
+    expect(committed()).toBe(1);
+  });
+
+  it('fills every free seat (a raised limit), all of them without a limit, none on a cancelled event', async () => {
+    const raised = setUp(event({ max_participants: 4 }));
+    raised.store.add(1, 7, 'signed_on');
+    raised.store.add(2, 7, 'signed_on');
+    for (const p of [3, 4, 5, 6]) raised.store.add(p, 7, 'waitlist');
+    await raised.service.signOff(caller({ superuser: true }), person(1, 'ola'), 7);
+    expect(raised.told.map((t) => t.personId)).toEqual([3, 4, 5]);
+    const open = setUp(event({ max_participants: null }));
+    open.store.add(1, 7, 'signed_on');
+    for (const p of [3, 4]) open.store.add(p, 7, 'waitlist');
+    await open.service.signOff(caller(), person(1, 'ola'), 7);
+    expect(open.told.map((t) => t.personId)).toEqual([3, 4]);
+    const cancelled = setUp(event({ cancelled: true }));
+    cancelled.store.add(1, 7, 'signed_on');
+    cancelled.store.add(3, 7, 'waitlist');
+    expect((await cancelled.service.signOff(caller(), person(1, 'ola'), 7)).message).toBe('ola is signed off');
+    expect(cancelled.told).toEqual([]);
+    expect(cancelled.committed()).toBe(0);
+  });
+
+  it('a locked event refuses everyone but a superuser (409); no live sign-on is a 404', async () => {
+    const locked = setUp(event({ locked: true }));
+    locked.store.add(1, 7, 'signed_on');
+    expect(await refusal(locked.service.signOff(caller(), person(1, 'ola'), 7))).toMatchObject({ errorcode: 409 });
+    expect((await locked.service.signOff(caller({ superuser: true }), person(1, 'ola'), 7)).message).toBe('ola is signed off');
+    expect(await refusal(setUp(event()).service.signOff(caller(), person(1, 'ola'), 7))).toMatchObject({ errorcode: 404, message: 'sign-on of ola to event 7 not found' });
+  });
+});

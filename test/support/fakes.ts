@@ -1,0 +1,38 @@
+import type { InjectionToken } from 'tsyringe';
+import type { Transaction, UnitOfWork } from '../../src/platform/tenancy/unit-of-work';
+import { TenantConfig } from '../../src/platform/config-items/tenant-config';
+
+/**
+ * In-memory stand-ins for rule tests: a unit of work whose transaction hands out the fakes it was
+ * given (by the repository class they stand for), and a tenant's config. No database, no mocks of
+ * knex: the rules are tested through the repository interfaces they use.
+ */
+export function fakeUnitOfWork(repositories: [InjectionToken<any>, object][]): Pick<UnitOfWork, 'run'> & { runs: number } {
+  const byToken = new Map<InjectionToken<any>, object>(repositories);
+  const tx: Transaction = {
+    db: undefined as never,
+    get<R>(token: InjectionToken<R>): R {
+      const found = byToken.get(token);
+      if (!found) throw new Error(`no fake for ${String(token)}`);
+      return found as R;
+    },
+  };
+  const uow = {
+    runs: 0,
+    run<T>(work: (t: Transaction) => Promise<T>): Promise<T> {
+      uow.runs++;
+      return work(tx);
+    },
+  };
+  return uow;
+}
+
+export function tenantConfig(values: Record<string, unknown> = {}): TenantConfig {
+  return new TenantConfig(new Map(Object.entries(values)));
+}
+
+/** A clock standing at `now`, whose day is the UTC day of it (tests pick instants far from midnight). */
+export function clockAt(now: string) {
+  const at = new Date(now);
+  return { now: () => at, today: () => at.toISOString().slice(0, 10) };
+}
