@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import type { PersonQualifications } from '../../people';
 import { heldOn } from './personcompetences.repository';
 
@@ -10,10 +10,8 @@ import { heldOn } from './personcompetences.repository';
 export class Qualifications implements PersonQualifications {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  async missing(competenceIds: number[]): Promise<number[]> {
-    if (competenceIds.length === 0) return [];
-    const found = new Set((await this.db.table('competences').whereIn('id', competenceIds).select('id')).map((r: { id: number }) => r.id));
-    return competenceIds.filter((id) => !found.has(id));
+  missing(competenceIds: number[]): Promise<number[]> {
+    return missingIds(this.db, 'competences', competenceIds);
   }
 
   holds(db: TenantDb, competenceId: number, today: string): Knex.QueryBuilder {

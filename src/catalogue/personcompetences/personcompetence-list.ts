@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import { CompetenceStates, type CompetenceState } from './competence-state';
 import { PersonCompetencesRepository } from './personcompetences.repository';
 
@@ -41,8 +41,7 @@ export class PersonCompetenceList {
 
   async roleIds(personId: number, given: number[] | undefined): Promise<number[]> {
     if (!given) return this.repo.roleIdsOf(personId);
-    const found = new Set((await this.db.table('roles').whereIn('id', given).select('id')).map((r: any) => r.id));
-    const unknown = given.filter((id) => !found.has(id));
+    const unknown = await missingIds(this.db, 'roles', given);
     if (unknown.length) throw ApiError.notFound(`role ${unknown.join(', ')}`);
     return given;
   }

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { HeldRole, PersonRoles } from '../../people';
 
@@ -40,10 +40,8 @@ export class PersonRolesStore implements PersonRoles {
     return tx.db.table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
   }
 
-  async missing(ids: number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const found = new Set((await this.db.table('roles').whereIn('id', ids).select('id')).map((r: { id: number }) => r.id));
-    return ids.filter((id) => !found.has(id));
+  missing(ids: number[]): Promise<number[]> {
+    return missingIds(this.db, 'roles', ids);
   }
 
   holdsAny(db: TenantDb, roleIds: number[]): Knex.QueryBuilder {

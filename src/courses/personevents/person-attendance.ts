@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import type { PersonAttendance, PersonDataHolder, PersonKey } from '../../people';
 
 /** Sign-ons as the people module asks for them: the event_id filter of person lists, and the GDPR export. */
@@ -9,10 +9,8 @@ import type { PersonAttendance, PersonDataHolder, PersonKey } from '../../people
 export class Attendance implements PersonAttendance, PersonDataHolder {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  async missing(eventIds: number[]): Promise<number[]> {
-    if (eventIds.length === 0) return [];
-    const found = new Set((await this.db.table('events').whereIn('id', eventIds).select('id')).map((r: { id: number }) => r.id));
-    return eventIds.filter((id) => !found.has(id));
+  missing(eventIds: number[]): Promise<number[]> {
+    return missingIds(this.db, 'events', eventIds);
   }
 
   /** The wait list counts; a sign-off does not. */

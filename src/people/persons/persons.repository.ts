@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import type { PersonRow } from '../person-row';
@@ -139,10 +139,8 @@ export class PersonsRepository {
   }
 
   /** Ids among `ids` that are no organisation. */
-  async missingOrganisations(ids: number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const found = new Set((await this.db.table('organisations').whereIn('id', ids).select('id')).map((r: { id: number }) => r.id));
-    return ids.filter((id) => !found.has(id));
+  missingOrganisations(ids: number[]): Promise<number[]> {
+    return missingIds(this.db, 'organisations', ids);
   }
 }
 

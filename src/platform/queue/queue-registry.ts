@@ -24,7 +24,7 @@ export function bullConnection(redis: Redis, blocking: boolean): ConnectionOptio
 
 /**
  * The BullMQ queues of one container, opened on first use (registered as a singleton per
- * container in registerFeatures, so test containers never share one).
+ * container in features.ts, so test containers never share one).
  */
 @injectable()
 export class QueueRegistry {
