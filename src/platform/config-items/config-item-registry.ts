@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/tenant-clock';
+import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/time-zone';
 import { define } from './config-item-define';
 import { SWT_CONFIG_ITEMS } from './swt-config-items';
 

@@ -9,6 +9,9 @@ import { TZDate } from '@date-fns/tz';
 import { addMonths as addMonthsFns, differenceInYears, format } from 'date-fns';
 import { TENANT } from '../tokens';
 import type { Tenant } from '../tenancy/tenant';
+import { DEFAULT_TIME_ZONE } from './time-zone';
+
+export { DEFAULT_TIME_ZONE, isTimeZone } from './time-zone';
 
 /** "Now" for everything that compares with the current time; tests register a fixed one. */
 export interface Clock {
@@ -17,19 +20,7 @@ export interface Clock {
 export const CLOCK: InjectionToken<Clock> = Symbol('Clock');
 export const systemClock: Clock = { now: () => new Date() };
 
-export const DEFAULT_TIME_ZONE = 'UTC';
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** An IANA zone name the runtime knows (Europe/Oslo, UTC); offsets like +01:00 are not names. */
-export function isTimeZone(name: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function parts(day: string): [number, number, number] {
   const m = DAY.exec(day);
