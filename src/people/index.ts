@@ -2,7 +2,9 @@
  * The people module: persons, the organisation tree and who may act on whom. The lowest module:
  * every other one may import this face, it imports none of them (they plug in through the ports).
  */
+import { Lifecycle } from 'tsyringe';
 import type { AppModule } from '../platform/module';
+import { PersonAccess } from './person-access';
 import { personRoutes } from './persons/persons.routes';
 import { privacyRoutes } from './persons/privacy.routes';
 import { organisationRoutes } from './organisations/organisations.routes';
@@ -11,7 +13,9 @@ import { organisationMemberRoutes } from './persons/organisation-members.routes'
 export const peopleModule: AppModule = {
   name: 'people',
   routes: [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes],
-  register() {
+  register(c) {
+    // One per request (or job): the route's access rule and the services share what it read of the tree.
+    c.register(PersonAccess, { useClass: PersonAccess }, { lifecycle: Lifecycle.ContainerScoped });
     // People implements no port of another module: the others implement its ports (person-ports.ts).
   },
 };
