@@ -74,8 +74,8 @@ describe('fair use of a group', () => {
     const err: any = await openTenantScope(t.container, tenants[0]).resolve(TENANT_DB).raw('select pg_sleep(5)').then(() => null, (e: unknown) => e);
     expect(err?.code).toBe('57014');
     const sent: { status?: number; body?: any; headers?: Record<string, string> } = {};
-    const res: any = { headersSent: false, set: (h: Record<string, string>) => ((sent.headers = h), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
-    errorMiddleware({ error() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
+    const res: any = { headersSent: false, set: (h: Record<string, string> | string, v?: string) => ((sent.headers = { ...sent.headers, ...(typeof h === 'string' ? { [h]: v! } : h) }), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
+    errorMiddleware({ error() {}, warn() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
     expect(sent.status).toBe(503);
     expect(sent.headers?.['Retry-After']).toBeDefined();
     expect(sent.body).toMatchObject({ valid: false, errorcode: 503 });

@@ -39,17 +39,11 @@ function fromDependency(err: unknown): ApiError | null {
   return null;
 }
 
-/** pg 57014: the statement timeout cancelled a tenant query; the caller may retry once the load has passed. */
-function fromStatementTimeout(err: any): ApiError | null {
-  if (err?.code !== '57014') return null;
-  return new ApiError(503, 'the database took too long to answer; try again shortly', {}, { 'Retry-After': '2' });
-}
-
 /** Every error leaves as the envelope; unexpected ones are logged with the request id only. */
 export function errorMiddleware(logger: Logger) {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    let apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromStatementTimeout(err));
+    let apiError = err instanceof ApiError ? err : fromBodyParser(err);
     if (!apiError) {
       apiError = fromDependency(err);
       if (apiError) requestLog(req, logger).warn({ err }, apiError.message);
