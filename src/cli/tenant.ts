@@ -58,7 +58,7 @@ async function openInput(file: string): Promise<{ archive?: Readable; document?:
 
 const program = new Command('tenant')
   .description('Operate tenants: create, import, export, hosts, list, suspend/resume, delete')
-  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see README "Operating tenants").\n`)
+  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see src/tenants/README.md).\n`)
   .showHelpAfterError();
 
 program

@@ -18,7 +18,9 @@ export const messageRoutes = [
     description:
       `${SECURITY} Stored with one delivery per medium and answered at once; workers deliver it. ` +
       'cc: e-mail addresses separated by comma, semicolon or space, at most config item messages.max_cc (default 10; more is a 420). ' +
-      'reply_to: empty, "manager" (the nearest manager above the recipient) or an address. A CR or LF in title, cc or reply_to is a 420 naming it. ' +
+      'send_medium defaults to email; a recipient without an e-mail address (or mobile, for sms and both) is a 420 at request time; cc is e-mail only. ' +
+      'reply_to: empty, "manager" (the nearest manager of the recipient\'s organisation or one above it who has an e-mail; 420 when there is none) or an address. ' +
+      'A CR or LF in title, cc or reply_to is a 420 naming it. ' +
       'A sender who is not a superuser may send at most messages.max_per_hour_per_sender (default 100) messages per hour (window from the first); ' +
       'past it errorcode 429 with a Retry-After header (seconds).',
     input: z.object({
