@@ -32,7 +32,8 @@ function howSoon(daysLeft: number): string {
 export function reminderMessage(f: ReminderFacts): { title: string; text: string } {
   const title = oneLine(f.competenceTitle);
   return {
-    title: `Reminder: "${title}" is valid until ${f.validUntil}`,
+    // no quotes in the subject: mailers would MIME-encode the whole header for them
+    title: `Reminder: ${title} is valid until ${f.validUntil}`,
     text:
       `Your registration of "${title}" is valid until ${f.validUntil} (${howSoon(f.daysLeft)}). ` +
       'Renew it before then to keep the competence; a new registration replaces this one.',
