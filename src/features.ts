@@ -48,6 +48,8 @@ import { fileRoutes } from './files/files.routes';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
 import { auditLogRoutes } from './audit/audit-log.routes';
 import { FilesPurger } from './files/files-purger';
+import { ReminderScheduler } from './reminders/reminder-scheduler';
+import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from './reminders/reminder-scan';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -107,6 +109,8 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(RELAY_TIMING, { useValue: DEFAULT_RELAY_TIMING });
   c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
   c.register(BACKGROUND_WORKERS, { useClass: JobWorkers });
+  c.register(REMINDER_SCAN_OPTIONS, { useValue: DEFAULT_REMINDER_SCAN_OPTIONS });
+  c.register(BACKGROUND_WORKERS, { useClass: ReminderScheduler });
   c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
   c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
   c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });

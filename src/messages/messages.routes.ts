@@ -44,7 +44,10 @@ export const messageRoutes = [
     access: 'user',
     resource: 'messages',
     summary: 'Messages sent to a person (default: yourself), newest first, with their delivery state',
-    description: SECURITY,
+    description:
+      `${SECURITY} Includes the messages the system sent, with sender_user_name null: e.g. expiry reminders, titled ` +
+      '"Reminder: <competence title> is valid until <YYYY-MM-DD>", sent when a registration\'s days left reach a threshold of config item ' +
+      'reminders.days_before (default [30, 7]; by e-mail, with the nearest manager in cc when reminders.notify_manager; by SMS when the person has only a mobile).',
     input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
     output: MessageOutput,
     async handler(ctx, input) {

@@ -119,6 +119,20 @@ describe('tenant admin console in Chromium', () => {
     await refusedThenSaved('messages.max_cc', '500', '5', /config item messages\.max_cc: .*<=100/);
   });
 
+  it('Messaging: reminder thresholds are rows of days; a 0 is refused on its row, an added 14 is saved as a number', async () => {
+    const days = item('reminders.days_before');
+    expect(await days.locator('input.row-value').evaluateAll((els) => els.map((e: any) => e.value))).toEqual(['30', '7']);
+    await days.locator('button.add').click();
+    await page.keyboard.type('0');
+    await days.locator('button.save').click();
+    await expect.poll(() => days.locator('.row-error').last().textContent()).toContain('positive whole number');
+    await days.locator('input.row-value').last().fill('14');
+    await days.locator('button.save').click();
+    await expect.poll(() => item('reminders.days_before').locator('.saved').textContent()).toBe('saved');
+    const admin = await asAcme(t, host, 'admin');
+    expect((await admin.get('/api/configitems/reminders.days_before')).body.configitems[0].value).toEqual([30, 7, 14]);
+  });
+
   it('Integrations: custom attributes as a table with per-row API errors; SWT and CORS checkers', async () => {
     const attrs = item('custom_attributes');
     const rows = await attrs.locator('tr.attribute').count();
@@ -178,7 +192,7 @@ describe('tenant admin console in Chromium', () => {
     await page.fill('#audit-filter input[name=user_name]', 'admin');
     await page.click('#audit-filter button[type=submit]');
     const rows = page.locator('#audit-rows tr.audit-entry');
-    await expect.poll(() => rows.locator('td.subject').allTextContents()).toEqual(['custom_attributes', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
+    await expect.poll(() => rows.locator('td.subject').allTextContents()).toEqual(['custom_attributes', 'reminders.days_before', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
     await page.fill('#audit-filter input[name=type]', 'delivery.retried');
     await page.click('#audit-filter button[type=submit]');
     await expect.poll(() => rows.locator('td.type').allTextContents()).toEqual(['delivery.retried']);

@@ -10,6 +10,7 @@ import { QUEUE_PREFIX } from '../../src/platform/queue/job-definition';
 import { RETRY_POLICY } from '../../src/platform/queue/job-worker';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../src/messages/outbox-relay';
 import { startWorkers } from '../../src/platform/queue/worker-runtime';
+import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from '../../src/reminders/reminder-scan';
 
 export interface ReceivedMail {
   mailFrom: string;
@@ -118,16 +119,21 @@ export async function startTwilioSink(status = 201) {
 
 export const TWILIO_ENV = { TWILIO_ACCOUNT_SID: `AC${'0123456789abcdef'.repeat(2)}`, TWILIO_AUTH_TOKEN: 'test-auth-token' };
 
-/** Runs the relay and the job workers in this process, on queues of their own, for one tenant. */
+/**
+ * Runs the relay and the job workers in this process, on queues of their own, for one tenant.
+ * The scheduled reminder scans touch only `reminderTenants` (none unless a test asks).
+ */
 export async function startTestWorkers(
   c: DependencyContainer,
   tenantIds: number[],
   retry = { attempts: 8, baseDelayMs: 200, maxDelayMs: 1000 },
   relay: Partial<typeof DEFAULT_RELAY_TIMING> = {},
+  reminderTenants: number[] = [],
 ) {
   c.register(QUEUE_PREFIX, { useValue: `test-${randomBytes(4).toString('hex')}` });
   c.register(RETRY_POLICY, { useValue: retry });
   c.register(RELAY_TIMING, { useValue: { ...DEFAULT_RELAY_TIMING, pollMs: 100, ...relay, onlyTenants: tenantIds } });
+  c.register(REMINDER_SCAN_OPTIONS, { useValue: { ...DEFAULT_REMINDER_SCAN_OPTIONS, onlyTenants: reminderTenants } });
   return startWorkers(c);
 }
 

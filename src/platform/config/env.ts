@@ -83,6 +83,8 @@ export const Env = z.object({
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
+  /** How often the workers scan every tenant for registrations due an expiry reminder. */
+  REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
 });
 export type Env = z.infer<typeof Env>;
 

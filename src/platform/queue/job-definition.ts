@@ -13,9 +13,10 @@ export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
 
 /**
  * The queues of the product. Password mail has a queue (and workers) of its own, so a
- * tenant's bulk send can never hold it up.
+ * tenant's bulk send can never hold it up; periodic jobs (the reminder scan) have one too, so
+ * a delivery backlog does not delay them.
  */
-export const QUEUE_NAMES = ['mail-priority', 'messages'] as const;
+export const QUEUE_NAMES = ['mail-priority', 'messages', 'scheduled'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobAttempt {

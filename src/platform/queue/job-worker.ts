@@ -14,7 +14,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_0
 
 /** Jobs run at once per queue and process; password mail has its own slots. */
 // Delivery jobs mostly wait on SMTP, Twilio and the database, so many may run at once.
-const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24 };
+const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24, scheduled: 1 };
 
 /**
  * Runs every job definition on its BullMQ queue. Each job gets the root container and opens
