@@ -83,6 +83,8 @@ export const Env = z.object({
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
+  /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
 });
 export type Env = z.infer<typeof Env>;
 

@@ -13,9 +13,9 @@ export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
 
 /**
  * The queues of the product. Password mail has a queue (and workers) of its own, so a
- * tenant's bulk send can never hold it up.
+ * tenant's bulk send can never hold it up; so do webhooks, so a slow receiver holds up no mail.
  */
-export const QUEUE_NAMES = ['mail-priority', 'messages'] as const;
+export const QUEUE_NAMES = ['mail-priority', 'messages', 'webhooks'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobAttempt {
@@ -40,6 +40,19 @@ export function defineJob<S extends z.ZodType>(name: string, schema: S, handle: 
 
 /** Thrown by a handler for a failure that retrying cannot fix (SMTP 5xx, Twilio 4xx). */
 export class PermanentJobError extends UnrecoverableError {}
+
+/**
+ * Thrown by a handler that knows when it wants to run again (a webhook's retry schedule):
+ * the job is retried after delayMs instead of the retry policy's backoff.
+ */
+export class RetryAfterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface RetryPolicy {
   attempts: number;
