@@ -83,8 +83,7 @@ export class DeliveryService {
   private async fail(id: number, reason: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: trx.fn.now() });
-      const data = await messageFailedData(trx, id);
-      if (data) await this.events.record(trx, 'message.failed', data);
+      await this.events.record(trx, 'message.failed', () => messageFailedData(trx, id));
     });
     await this.events.committed();
   }

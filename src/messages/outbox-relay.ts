@@ -201,10 +201,7 @@ export class OutboxRelay implements BackgroundWorker {
           returning d.id`,
           [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver],
         );
-        for (const r of rows as { id: number }[]) {
-          const data = await messageFailedData(trx, r.id);
-          if (data) await events.record(trx, 'message.failed', data);
-        }
+        for (const r of rows as { id: number }[]) await events.record(trx, 'message.failed', () => messageFailedData(trx, r.id));
         return rows.length as number;
       });
       await events.committed();

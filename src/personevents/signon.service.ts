@@ -33,7 +33,7 @@ export class SignOnService {
 
   /** The person event as it is in `tx` (after the change), to the webhooks. */
   private async recordEvent(tx: TenantDb, type: OutboundEventType, personEventId: number): Promise<void> {
-    await this.outbound.record(tx, type, presentPersonEvent(await this.personEvents.byId(personEventId, tx)));
+    await this.outbound.record(tx, type, async () => presentPersonEvent(await this.personEvents.byId(personEventId, tx)));
   }
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */

@@ -48,8 +48,10 @@ export class PersonWriter {
   /** person.updated in the change's transaction: the person as it is now and which fields changed (never their old values). */
   private async recordUpdated(trx: TenantDb, personId: number, changed: string[]): Promise<void> {
     if (changed.length === 0) return;
-    const row = await new PersonsRepository(trx).findById(personId);
-    if (row) await this.events.record(trx, 'person.updated', { ...presentPersonSimple(row), changed });
+    await this.events.record(trx, 'person.updated', async () => {
+      const row = await new PersonsRepository(trx).findById(personId);
+      return row ? { ...presentPersonSimple(row), changed } : null;
+    });
   }
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
@@ -175,8 +177,7 @@ export class PersonWriter {
       await repo.addRole(newId, input.role_id);
       await this.recorder.rolesChanged(trx, user, data.user_name, [], [input.role_id]);
       await inTransaction?.(trx, newId);
-      const created = await repo.findById(newId);
-      await this.events.record(trx, 'person.created', presentPersonSimple(created!));
+      await this.events.record(trx, 'person.created', async () => presentPersonSimple((await repo.findById(newId))!));
       return newId;
     });
     await this.events.committed();

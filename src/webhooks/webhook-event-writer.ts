@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../platform/tokens';
 import type { Tenant } from '../platform/tenancy/tenant';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { OutboundEvents, OutboundEventType } from '../platform/outbound/outbound-events';
+import type { OutboundEventData, OutboundEvents, OutboundEventType } from '../platform/outbound/outbound-events';
 import { WebhookSignal } from './webhook-signal';
 
 /** Sent only by "send test event" (POST /api/webhooks/[id]/test), to that one endpoint. */
@@ -42,10 +42,12 @@ export class WebhookEventWriter implements OutboundEvents {
     @inject(WebhookSignal) private readonly signal: WebhookSignal,
   ) {}
 
-  async record(db: TenantDb, type: OutboundEventType, data: Record<string, unknown>): Promise<void> {
+  async record(db: TenantDb, type: OutboundEventType, data: OutboundEventData): Promise<void> {
     const endpoints: { id: number }[] = await db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id');
     if (endpoints.length === 0) return;
-    await writeWebhookEvent(db, this.tenant, type, data, endpoints.map((e) => e.id));
+    const resolved = typeof data === 'function' ? await data() : data;
+    if (!resolved) return;
+    await writeWebhookEvent(db, this.tenant, type, resolved, endpoints.map((e) => e.id));
     this.wrote = true;
   }
 

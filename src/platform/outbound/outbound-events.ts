@@ -14,6 +14,9 @@ export const OUTBOUND_EVENT_TYPES = [
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
+/** The event's data, or a function that reads it: called only when some endpoint wants the event. */
+export type OutboundEventData = Record<string, unknown> | (() => Promise<Record<string, unknown> | null>);
+
 /**
  * Where a feature tells the outside world about a change. The webhooks feature implements it
  * (registerFeatures); it is resolved from a tenant scope (request or job), so it knows the tenant.
@@ -22,9 +25,10 @@ export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 export interface OutboundEvents {
   /**
    * Writes the event through `db`, the change's own transaction, so the change and the event
-   * commit together or not at all. `data` is the simple view of the object (with user_name and ids).
+   * commit together or not at all. `data` is the simple view of the object (with user_name and ids);
+   * give a function when reading it costs a query, so a tenant without webhooks pays nothing.
    */
-  record(db: TenantDb, type: OutboundEventType, data: Record<string, unknown>): Promise<void>;
+  record(db: TenantDb, type: OutboundEventType, data: OutboundEventData): Promise<void>;
   /** After the commit: wakes the relay when something was written (best effort). */
   committed(): Promise<void>;
 }
