@@ -45,7 +45,11 @@ export class WebhookDeliverer {
     const d = await this.claim(deliveryId);
     if (!d) return { outcome: 'skipped' };
     if (!d.enabled) {
-      await this.db.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: 'endpoint disabled', updated_at: this.db.fn.now() });
+      // listed with the attempts, so the admin sees why the event never went out
+      await this.db.transaction(async (trx) => {
+        await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: 'not sent: the endpoint is disabled', duration_ms: 0 });
+        await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: 'endpoint disabled', updated_at: trx.fn.now() });
+      });
       return { outcome: 'failed' };
     }
     const timestamp = Math.floor(Date.now() / 1000);

@@ -253,6 +253,24 @@ describe('webhook deliveries', () => {
     await admin.delete(`/api/webhooks/${w.webhook_id}`);
   });
 
+  it('a waiting delivery of an endpoint a superuser disabled is not sent, and says so', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const w = await createEndpoint(admin, '/fail/paused', ['person.updated']);
+    await admin.post(`/api/webhooks/${w.webhook_id}/test`);
+    await waitFor('first attempt', async () => (await attempts(admin, w.webhook_id)).length > 0);
+    await admin.put(`/api/webhooks/${w.webhook_id}`).send({ enabled: 0 });
+    const last = await waitFor('not sent', async () => {
+      const a = await attempts(admin, w.webhook_id);
+      return a[0]?.delivery_state === 'failed' ? a : null;
+    });
+    // attempts made before the PUT landed reached the receiver; the one after it did not
+    const [notSent, ...sent] = last;
+    expect(notSent).toMatchObject({ attempt: sent.length + 1, status_code: null, error: 'not sent: the endpoint is disabled' });
+    expect(sent.every((a) => a.status_code === 500)).toBe(true);
+    expect(receiver.at('/fail/paused')).toHaveLength(sent.length);
+    await admin.delete(`/api/webhooks/${w.webhook_id}`);
+  });
+
   it('a delivery whose queued job was lost is relayed again by the sweep', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const path = '/ok/lost';
