@@ -212,7 +212,6 @@ describe('webhook deliveries', () => {
     expect(receiver.at('/ok/redirected')).toEqual([]);
     const s = await waitFor('timed-out attempt', async () => (await attempts(admin, slow.webhook_id)).find((a) => a.attempt === 1));
     expect(s).toMatchObject({ attempt: 1, status_code: null, error: 'timed out after 1.5 s', delivery_state: 'pending' });
-    expect(s.duration_ms).toBeGreaterThanOrEqual(1400);
     expect(Date.parse(s.next_attempt_at)).toBeGreaterThan(Date.parse(s.at));
     for (const w of [redirect, slow]) await admin.delete(`/api/webhooks/${w.webhook_id}`);
   });
