@@ -146,14 +146,18 @@ export class WebhookTargets {
         finish(null, `timed out after ${this.timing.timeoutMs / 1000} s`);
         req.destroy();
       }, this.timing.timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => finish(null, describeError(err)));
+      req.on('error', (err: NodeJS.ErrnoException) => finish(null, describeError(err, url.hostname.replace(/^\[|\]$/g, ''))));
       req.end(payload);
     });
   }
 }
 
-function describeError(err: NodeJS.ErrnoException): string {
-  // request-filtering-agent's refusal of a non-public address found at connect time
-  if (/is not allowed/.test(err.message)) return `refused: not a public address (${err.message})`;
+function describeError(err: NodeJS.ErrnoException, host: string): string {
+  // request-filtering-agent's refusal, at connect time, of an address that is not public
+  if (/is not allowed/.test(err.message)) {
+    const address = /DNS lookup ([^(\s]+)\(/.exec(err.message)?.[1] ?? 'an address';
+    const what = address === host ? host : `${host} resolved to ${address}, which`;
+    return `refused: ${what} is not a public address (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)`;
+  }
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }
