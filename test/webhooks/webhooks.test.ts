@@ -271,7 +271,7 @@ describe('webhook deliveries', () => {
     await admin.delete(`/api/webhooks/${w.webhook_id}`);
   });
 
-  it('a delivery whose queued job was lost is relayed again by the sweep', async () => {
+  it('a delivery whose queued job was lost, or whose worker died mid-attempt, is relayed again by the sweep', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const path = '/ok/lost';
     const w = await createEndpoint(admin, path, ['person.updated']);
@@ -282,6 +282,14 @@ describe('webhook deliveries', () => {
     await db.table('webhook_deliveries').where({ endpoint_id: w.webhook_id }).update({ relayed_at: past, next_attempt_at: past });
     const got = await waitFor('relayed again', () => receiver.at(path)[0]);
     expect(got).toMatchObject({ id: uid, status: 200, verifiedWith: ['current'] });
+
+    // as if a worker died an hour ago in the middle of attempt 1
+    const dead = await db.transaction((trx) => writeWebhookEvent(trx, { slug: acme.slug }, 'person.updated', { user_name: 'kari' }, [w.webhook_id]));
+    await db.table('webhook_deliveries').where({ event_id: dead.eventId }).update({ state: 'sending', attempts: 1, updated_at: past, relayed_at: past, next_attempt_at: past });
+    const resent = await waitFor('claimed again', () => receiver.at(path).find((r) => r.id === dead.uid));
+    expect(resent).toMatchObject({ status: 200, verifiedWith: ['current'] });
+    const listed = await waitFor('listed', async () => (await attempts(admin, w.webhook_id)).find((a) => a.event_id === dead.uid));
+    expect(listed).toMatchObject({ attempt: 2, status_code: 200, delivery_state: 'delivered' });
   });
 });
 
