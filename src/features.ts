@@ -50,6 +50,7 @@ import { auditLogRoutes } from './audit/audit-log.routes';
 import { FilesPurger } from './files/files-purger';
 import { ReminderScheduler } from './reminders/reminder-scheduler';
 import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from './reminders/reminder-scan';
+import { webhookRoutes, registerWebhooks } from './webhooks';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -78,6 +79,7 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...surveyAnswerRoutes,
   ...fileRoutes,
   ...auditLogRoutes,
+  ...webhookRoutes,
 ];
 import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 import { QueuedJobsPurger } from './messages/queued-jobs-purger';
@@ -114,5 +116,6 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
   c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
   c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
+  registerWebhooks(c);
   c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
 }

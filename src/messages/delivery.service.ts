@@ -9,6 +9,8 @@ import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { PendingPasswords } from './pending-passwords';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../platform/outbound/outbound-events';
+import { messageFailedData } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -35,6 +37,7 @@ export class DeliveryService {
     @inject(SmsSender) private readonly sms: SmsSender,
     @inject(PendingPasswords) private readonly passwords: PendingPasswords,
     @inject(ENV) private readonly env: Env,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
 
   async deliver(deliveryId: number): Promise<DeliveryOutcome> {
@@ -43,7 +46,7 @@ export class DeliveryService {
     if (!claimed) return 'skipped';
     const { message, expired, ...delivery } = claimed;
     if (expired) {
-      await this.finish(deliveryId, { state: 'failed', last_error: expiredReason(this.env, delivery.last_error) });
+      await this.fail(deliveryId, expiredReason(this.env, delivery.last_error));
       return 'failed';
     }
     try {
@@ -56,7 +59,7 @@ export class DeliveryService {
         await this.finish(deliveryId, { state: 'queued', last_error: reason });
         return 'retry';
       }
-      await this.finish(deliveryId, { state: 'failed', last_error: reason });
+      await this.fail(deliveryId, reason);
       if (!(err instanceof PermanentDeliveryError)) throw err;
       return 'failed';
     }
@@ -74,6 +77,15 @@ export class DeliveryService {
       [this.db.ref('message_deliveries'), deliveryId, this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
     );
     return rows[0];
+  }
+
+  /** Failed for good, with message.failed for the webhooks in the same transaction. */
+  private async fail(id: number, reason: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: trx.fn.now() });
+      await this.events.record(trx, 'message.failed', () => messageFailedData(trx, id));
+    });
+    await this.events.committed();
   }
 
   private async finish(id: number, change: Record<string, unknown>): Promise<void> {

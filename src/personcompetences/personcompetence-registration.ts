@@ -8,6 +8,9 @@ import type { CompetenceRow } from '../competences/competence.row';
 import { TargetPersons, type TargetPerson } from './target-person';
 import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
+import { TENANT_DB } from '../platform/tokens';
+import type { TenantDb } from '../platform/tenancy/tenant-db';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../platform/outbound/outbound-events';
 
 export interface RegistrationInput {
   user_name?: string;
@@ -51,6 +54,8 @@ export class PersonCompetenceRegistration {
     @inject(TargetPersons) private readonly persons: TargetPersons,
     @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
 
   async competence(id: number): Promise<CompetenceRow> {
@@ -109,7 +114,11 @@ export class PersonCompetenceRegistration {
       row.skill_level = input.skill_level ?? row.passed;
       if (input.passed === undefined && input.skill_level !== undefined) row.passed = input.skill_level;
     }
-    return { registration: await this.repo.register(row), person, competence: c };
+    const registration = await this.repo.register(row, (db, created) =>
+      this.events.record(db, 'personcompetence.registered', registrationData(created, c, person)),
+    );
+    await this.events.committed();
+    return { registration, person, competence: c };
   }
 
   /** checked_by self: only the person; manager: only a manager/superuser; both: either. No action: a manager's override. */
@@ -151,8 +160,39 @@ export class PersonCompetenceRegistration {
     const selfMay = SELF_REGISTERED.includes(c.type) || c.type === 'signature' || (c.type === 'checklist_item' && c.checked_by !== 'manager');
     if (!person.asManager && !(person.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
     const current = (await this.repo.current(person.id)).find((r) => r.competence_id === c.id);
-    const removed = await this.repo.deleteAll(person.id, c.id);
+    const removed = await this.db.transaction(async (trx) => {
+      const n = await this.repo.deleteAll(person.id, c.id, trx);
+      if (n > 0) {
+        await this.events.record(trx, 'personcompetence.deleted', {
+          personcompetence_id: current?.id ?? null,
+          competence_id: c.id,
+          title: c.title,
+          type: c.type,
+          person_id: person.id,
+          user_name: person.user_name,
+          removed: n,
+        });
+      }
+      return n;
+    });
     if (removed === 0) throw ApiError.notFound(`registration of "${c.title}" for ${person.user_name}`);
+    await this.events.committed();
     return { person, competence: c, registration: current, removed };
   }
+}
+
+/** personcompetence.registered: the registration as stored, with the competence and person it joins. */
+function registrationData(r: RegistrationRow, c: CompetenceRow, person: TargetPerson): Record<string, unknown> {
+  return {
+    personcompetence_id: r.id,
+    competence_id: c.id,
+    title: c.title,
+    type: c.type,
+    person_id: person.id,
+    user_name: person.user_name,
+    passed: r.passed,
+    date: r.date,
+    valid_until: r.valid_until,
+    registered_by: r.registered_by_user_name,
+  };
 }

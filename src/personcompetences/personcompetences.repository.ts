@@ -66,17 +66,17 @@ export class PersonCompetencesRepository {
    * registrations at once both find no current row and one insert hits person_competences_current;
    * it is tried again, now superseding the winner, as if the requests had come one after the other.
    */
-  async register(row: NewRegistration): Promise<RegistrationRow> {
+  async register(row: NewRegistration, inTransaction?: (db: TenantDb, created: RegistrationRow) => Promise<void>): Promise<RegistrationRow> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.registerOnce(row);
+        return await this.registerOnce(row, inTransaction);
       } catch (err) {
         if (attempt >= 5 || !isUniqueViolation(err)) throw err;
       }
     }
   }
 
-  private async registerOnce(row: NewRegistration): Promise<RegistrationRow> {
+  private async registerOnce(row: NewRegistration, inTransaction?: (db: TenantDb, created: RegistrationRow) => Promise<void>): Promise<RegistrationRow> {
     return this.db.transaction(async (db) => {
       await db
         .table('person_competences')
@@ -85,18 +85,20 @@ export class PersonCompetencesRepository {
         .whereNull('deleted_at')
         .update({ superseded_at: db.fn.now(), updated_at: db.fn.now() });
       const [{ id }] = await db.table('person_competences').insert(row).returning('id');
-      const created = await this.select(db).where('pc.id', id).first();
-      return { ...created, id: Number(created.id) };
+      const found = await this.select(db).where('pc.id', id).first();
+      const created = { ...found, id: Number(found.id) };
+      await inTransaction?.(db, created);
+      return created;
     });
   }
 
   /** Marks every occurrence (current and history) deleted; returns how many were live. */
-  async deleteAll(personId: number, competenceId: number): Promise<number> {
-    return this.db
+  async deleteAll(personId: number, competenceId: number, db: TenantDb = this.db): Promise<number> {
+    return db
       .table('person_competences')
       .where({ person_id: personId, competence_id: competenceId })
       .whereNull('deleted_at')
-      .update({ deleted_at: this.db.fn.now(), updated_at: this.db.fn.now() });
+      .update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
   }
 
   async roleIdsOf(personId: number): Promise<number[]> {

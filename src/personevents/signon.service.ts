@@ -10,7 +10,8 @@ import { EventsRepository, type EventRow } from '../events/events.repository';
 import { checkJoin } from '../events/join-check';
 import type { PersonRow } from './target-person';
 import { PersonEventsRepository } from './personevents.repository';
-import type { PersonEventRow } from './person-event.presenter';
+import { presentPersonEvent, type PersonEventRow } from './person-event.presenter';
+import { OUTBOUND_EVENTS, type OutboundEvents, type OutboundEventType } from '../platform/outbound/outbound-events';
 import { WAITLIST_NOTIFIER } from './waitlist-notifier';
 
 export interface SignOnResult {
@@ -27,7 +28,13 @@ export class SignOnService {
     @inject(PersonEventsRepository) private readonly personEvents: PersonEventsRepository,
     @inject(LOGGER) private readonly log: Logger,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(OUTBOUND_EVENTS) private readonly outbound: OutboundEvents,
   ) {}
+
+  /** The person event as it is in `tx` (after the change), to the webhooks. */
+  private async recordEvent(tx: TenantDb, type: OutboundEventType, personEventId: number): Promise<void> {
+    await this.outbound.record(tx, type, async () => presentPersonEvent(await this.personEvents.byId(personEventId, tx)));
+  }
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
   private async lockEvent(tx: TenantDb, eventId: number): Promise<EventRow> {
@@ -68,8 +75,11 @@ export class SignOnService {
       const status = check.places === 0 ? 'waitlist' : 'signed_on';
       if (status === 'waitlist') notes.unshift('the event is full: placed on the wait list');
       const [row] = await tx.table('person_events').insert({ person_id: person.id, event_id: eventId, status, order_id: orderId }).returning('id');
+      // a wait-list place too: data.status says which
+      await this.recordEvent(tx, 'personevent.signed_on', row.id);
       return row.id as number;
     });
+    await this.outbound.committed();
     const personEvent = await this.personEvents.byId(id);
     const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
     return { personEvent, message: [head, ...notes].join('; ') };
@@ -87,6 +97,7 @@ export class SignOnService {
       const live = await tx.table('person_events').where({ person_id: person.id, event_id: eventId }).whereNot('status', 'signed_off').first('id');
       if (!live) throw ApiError.notFound(`sign-on of ${person.user_name} to event ${eventId}`);
       await tx.table('person_events').where({ id: live.id }).update({ status: 'signed_off', signed_off_at: tx.fn.now(), updated_at: tx.fn.now() });
+      await this.recordEvent(tx, 'personevent.signed_off', live.id);
       const promoted: number[] = [];
       if (!event.cancelled) {
         const [{ count }] = await tx.table('person_events').where({ event_id: eventId, status: 'signed_on' }).count<{ count: string }[]>('* as count');
@@ -98,6 +109,7 @@ export class SignOnService {
             await tx.table('person_events').where({ id: w.id }).update({ status: 'signed_on', updated_at: tx.fn.now() });
             // in the same transaction: a crash after the commit cannot lose the notice
             await notifier?.notifyPromoted(tx, w.id);
+            await this.recordEvent(tx, 'personevent.promoted', w.id);
             promoted.push(w.id);
           }
         }
@@ -105,6 +117,7 @@ export class SignOnService {
       return { id: live.id as number, promoted };
     });
     if (promoted.length) await notifier?.committed?.();
+    await this.outbound.committed();
     const personEvent = await this.personEvents.byId(id);
     const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
     return { personEvent, message: `${person.user_name} is signed off${tail}` };

@@ -13,6 +13,8 @@ import { PersonsRepository, type PersonRow } from './persons.repository';
 import { PersonsService } from './persons.service';
 import { PersonChangeRecorder } from './person-change-recorder';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
+import { presentPersonSimple } from './person.presenter';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../platform/outbound/outbound-events';
 
 export interface PersonUpdate {
   person_data?: PersonUpdateData;
@@ -40,7 +42,17 @@ export class PersonWriter {
     @inject(LoginThrottle) private readonly throttle: LoginThrottle,
     @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
+
+  /** person.updated in the change's transaction: the person as it is now and which fields changed (never their old values). */
+  private async recordUpdated(trx: TenantDb, personId: number, changed: string[]): Promise<void> {
+    if (changed.length === 0) return;
+    await this.events.record(trx, 'person.updated', async () => {
+      const row = await new PersonsRepository(trx).findById(personId);
+      return row ? { ...presentPersonSimple(row), changed } : null;
+    });
+  }
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
   async update(user: Principal, userName: string, input: PersonUpdate, ip: string): Promise<PersonRow> {
@@ -75,8 +87,10 @@ export class PersonWriter {
       if (Object.keys(changes).length) await repo.update(target.id, changes);
       if (input.role_ids) await repo.setRoles(target.id, [...new Set(input.role_ids)]);
       await this.recorder.record(trx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
+      await this.recordUpdated(trx, target.id, changedFields(changes, input.role_ids !== undefined));
     });
     await this.recorder.committed();
+    await this.events.committed();
     if (data.password !== undefined) {
       // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
       await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
@@ -132,8 +146,10 @@ export class PersonWriter {
       const before = await this.recorder.roleIds(trx, target.id);
       const n = await new PersonsRepository(trx).removeRoles(target.id, [...new Set(roleIds)]);
       await this.recorder.rolesChanged(trx, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+      if (n > 0) await this.recordUpdated(trx, target.id, ['roles']);
       return n;
     });
+    await this.events.committed();
     return { person: target, removed };
   }
 
@@ -161,8 +177,17 @@ export class PersonWriter {
       await repo.addRole(newId, input.role_id);
       await this.recorder.rolesChanged(trx, user, data.user_name, [], [input.role_id]);
       await inTransaction?.(trx, newId);
+      await this.events.record(trx, 'person.created', async () => presentPersonSimple((await repo.findById(newId))!));
       return newId;
     });
+    await this.events.committed();
     return (await this.persons.findById(id))!;
   }
+}
+
+/** Field names of a person change as receivers know them (password, not its hash; roles). */
+function changedFields(changes: Record<string, unknown>, roles: boolean): string[] {
+  const internal = ['password_changed_at', 'must_change_password'];
+  const names = Object.keys(changes).filter((k) => !internal.includes(k)).map((k) => (k === 'password_hash' ? 'password' : k));
+  return roles ? [...names, 'roles'] : names;
 }

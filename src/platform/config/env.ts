@@ -85,6 +85,8 @@ export const Env = z.object({
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
   /** How often the workers scan every tenant for registrations due an expiry reminder. */
   REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
+  /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
 });
 export type Env = z.infer<typeof Env>;
 

@@ -14,9 +14,9 @@ export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
 /**
  * The queues of the product. Password mail has a queue (and workers) of its own, so a
  * tenant's bulk send can never hold it up; periodic jobs (the reminder scan) have one too, so
- * a delivery backlog does not delay them.
+ * a delivery backlog does not delay them; so do webhooks, so a slow receiver holds up no mail.
  */
-export const QUEUE_NAMES = ['mail-priority', 'messages', 'scheduled'] as const;
+export const QUEUE_NAMES = ['mail-priority', 'messages', 'scheduled', 'webhooks'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobAttempt {
@@ -41,6 +41,19 @@ export function defineJob<S extends z.ZodType>(name: string, schema: S, handle: 
 
 /** Thrown by a handler for a failure that retrying cannot fix (SMTP 5xx, Twilio 4xx). */
 export class PermanentJobError extends UnrecoverableError {}
+
+/**
+ * Thrown by a handler that knows when it wants to run again (a webhook's retry schedule):
+ * the job is retried after delayMs instead of the retry policy's backoff.
+ */
+export class RetryAfterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface RetryPolicy {
   attempts: number;

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../tokens';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, PermanentJobError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
+import { backoffDelay, PermanentJobError, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
 import { ALL_JOBS } from './jobs';
 import { bumpSharedCounter } from '../metrics/shared-counters';
@@ -14,7 +14,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_0
 
 /** Jobs run at once per queue and process; password mail has its own slots. */
 // Delivery jobs mostly wait on SMTP, Twilio and the database, so many may run at once.
-const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24, scheduled: 1 };
+const CONCURRENCY: Record<string, number> = { 'mail-priority': 4, messages: 24, scheduled: 1, webhooks: 16 };
 
 /**
  * Runs every job definition on its BullMQ queue. Each job gets the root container and opens
@@ -40,7 +40,10 @@ export class JobWorkers implements BackgroundWorker {
         connection: bullConnection(this.redis, true),
         prefix: this.prefix,
         concurrency: CONCURRENCY[queue] ?? 4,
-        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
+        settings: {
+          backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+            err instanceof RetryAfterError ? Math.max(0, err.delayMs) : backoffDelay(this.retry, attemptsMade),
+        },
       });
       w.on('error', (err) => this.logger.warn({ err: err.message, queue }, 'worker connection error'));
       w.on('failed', (job, err) => {
