@@ -28,8 +28,8 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(LOGGER, { useValue: log });
   c.register(CLOCK, { useValue: systemClock });
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
-  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
-  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });
+  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl, undefined, log) });
+  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl, log) });
   const connect = (url: string, name: string) => {
     const r = new Redis(url, {
       // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
