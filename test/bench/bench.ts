@@ -37,6 +37,9 @@ import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
  *   --api-node-args=S   extra node flags for the API process, e.g. --api-node-args="--cpu-prof --cpu-prof-dir=prof"
  *   --cold S            length of the cold runs of GET /api/person right after an API start (default --duration)
  *   --idle S            length of the idle-cost window, no traffic (default 60; 0 skips it)
+ *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
+ *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
+ *                       the flooding tenant's connection group) or other-groups
  */
 const { values: flags } = parseArgs({
   options: {
@@ -51,6 +54,8 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '0' },
     cold: { type: 'string' },
     idle: { type: 'string', default: '60' },
+    'noisy-rounds': { type: 'string', default: '3' },
+    'noisy-others': { type: 'string', default: 'all' },
   },
 });
 const T = Number(flags.tenants);
@@ -67,6 +72,7 @@ const wanted = (scenario: string) => !ONLY || ONLY.test(scenario);
 const PROVISIONED_MARK = 'provisioned.json';
 const PLATFORM_TOKEN = 'bench-platform-token-0123456789';
 const NOISY = 'noisy neighbour';
+if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others']!)) throw new Error('--noisy-others: all, same-group or other-groups');
 
 /** CPU seconds so far of every process in each group, by pid. */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
@@ -370,18 +376,25 @@ async function main() {
     if (wanted(NOISY)) {
       // The large tenant's dearest list (most PostgreSQL time per call) against everyone else's GET /api/person.
       const largeId: number = (await knex.withSchema('platform').table('tenants').where('slug', 'large').first('id')).id;
-      const smallIds: number[] = await knex.withSchema('platform').table('tenants').whereNot('slug', 'large').pluck('id');
+      const idOf = new Map<string, number>((await knex.withSchema('platform').table('tenants').select('slug', 'id')).map((r: { slug: string; id: number }) => [r.slug, r.id]));
+      const smallIds = [...idOf].filter(([slug]) => slug !== 'large').map(([, id]) => id);
+      const groups = env.DATABASE_POOL_GROUPS;
       rows.push(
         ...(await noisyNeighbour({
           url: base,
-          others: sessionRequests,
+          others: sessionRequests.filter((r) => {
+            const which = flags['noisy-others'];
+            const sameGroup = idOf.get(r.headers.Host.split('.')[0])! % groups === largeId % groups;
+            return which === 'all' || (which === 'same-group') === sameGroup;
+          }),
           othersConnections: CONNECTIONS,
           flood: { method: 'GET', path: '/api/events?mode=future&view=full', headers: H },
           floodName: 'GET /api/events?mode=future&view=full',
           floodConnections: 32,
           duration: DURATION,
           warmup: Math.max(WARMUP, DURATION),
-          othersInItsGroup: smallIds.filter((id) => id % env.DATABASE_POOL_GROUPS === largeId % env.DATABASE_POOL_GROUPS).length,
+          rounds: Number(flags['noisy-rounds']),
+          othersInItsGroup: smallIds.filter((id) => id % groups === largeId % groups).length,
           cpuDuring: async (run) => {
             const groups = groupsOf(apiPid);
             const c0 = cpuOf(groups);
