@@ -28,14 +28,16 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(LOGGER, { useValue: log });
   c.register(CLOCK, { useValue: systemClock });
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
-  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
-  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });
+  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl, undefined, log) });
+  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl, log) });
   const connect = (url: string, name: string) => {
     const r = new Redis(url, {
       // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
       maxRetriesPerRequest: 1,
       enableOfflineQueue: true,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
+      // A call waits for at most one reconnect attempt before its 503, and the API is back within
+      // a second of Redis: attempts every ≤ 1 s (test/operations/dependency-restarts.test.ts).
+      retryStrategy: (times) => Math.min(times * 100, 1000),
     });
     r.on('error', (err) => log.warn({ err: err.message }, `${name} connection error`));
     return r;

@@ -9,6 +9,7 @@ import { KNEX } from './platform/tokens';
 import { startServer } from './server';
 import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
+import { onShutdownSignal } from './platform/lifecycle/shutdown';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
 const LOCAL_PG_PORT = 54329;
@@ -44,21 +45,18 @@ async function main(): Promise<void> {
   // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
   await seedDemoTenantsIfWanted(container, env, say);
   const server = await startServer(container);
-  const workers = startWorkerProcess({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, logger);
+  const workers = startWorkerProcess({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, logger, env.SHUTDOWN_GRACE_MS);
   say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${server.port}/api/configitems/cors.origins`);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`${signal}: shutting down`);
-    await Promise.allSettled([server.close(), workers.stop()]);
-    await closeContainer(container);
-    for (const s of local.reverse()) await s.stop().catch(() => {});
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // SIGTERM: no new requests (refused or 503), in-flight requests and running jobs finish (each at
+  // most SHUTDOWN_GRACE_MS), then the connections close and the process exits 0.
+  onShutdownSignal(logger, {
+    drain: () => Promise.allSettled([server.close(), workers.stop()]),
+    close: async () => {
+      await closeContainer(container);
+      for (const s of local.reverse()) await s.stop().catch(() => {});
+    },
+  });
 }
 
 main().catch((err) => {

@@ -124,7 +124,8 @@ export class PersonWriter {
       if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
       // A stolen session must not become a password-guessing oracle: the login limits apply.
       await this.throttle.attempt(target.user_name, ip, 'old_password');
-      if (!(await verifyPassword(await this.persons.passwordHash(target.id), oldPassword))) {
+      const matches = await this.throttle.deciding(target.user_name, ip, async () => verifyPassword(await this.persons.passwordHash(target.id), oldPassword));
+      if (!matches) {
         throw ApiError.malformed('old_password', 'does not match the current password');
       }
       await this.throttle.succeeded(target.user_name, ip);

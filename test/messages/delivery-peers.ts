@@ -35,22 +35,36 @@ function parseMail(raw: string): { headers: Record<string, string>; body: string
 export async function startSmtpSink() {
   const port = await freePort();
   const mails: ReceivedMail[] = [];
+  /** `delayMs`: how long the answer to DATA is held (a slow server); `receiving`: mails being received now. */
+  const pace = { delayMs: 0, receiving: 0 };
+  const gone = new Set<string>();
   let server: SMTPServer | null = null;
   const listen = async () => {
     server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onClose(session) {
+        gone.add(session.id);
+      },
       onData(stream, session, callback) {
         let raw = '';
+        pace.receiving++;
         stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
         stream.on('end', () => {
-          mails.push({
-            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            rcptTo: session.envelope.rcptTo.map((r) => r.address),
-            ...parseMail(raw),
-          });
-          callback();
+          const accept = () => {
+            pace.receiving--;
+            // a sender gone before the answer did not get its mail accepted (a real server drops it)
+            if (gone.has(session.id)) return;
+            mails.push({
+              mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              rcptTo: session.envelope.rcptTo.map((r) => r.address),
+              ...parseMail(raw),
+            });
+            callback();
+          };
+          if (pace.delayMs > 0) setTimeout(accept, pace.delayMs);
+          else accept();
         });
       },
     });
@@ -62,6 +76,7 @@ export async function startSmtpSink() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    pace,
     async stop() {
       const s = server;
       server = null;

@@ -58,6 +58,8 @@ export const Env = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DATABASE_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /** On SIGTERM: how long in-flight HTTP requests and running jobs may take to finish. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),

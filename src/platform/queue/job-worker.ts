@@ -2,7 +2,8 @@ import { inject, injectable, type DependencyContainer, type InjectionToken } fro
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../tokens';
+import { ENV, LOGGER } from '../tokens';
+import type { Env } from '../config/env';
 import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, PermanentJobError, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection } from './queue-registry';
@@ -32,6 +33,7 @@ export class JobWorkers implements BackgroundWorker {
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
+    @inject(ENV) private readonly env: Env,
   ) {}
 
   async start(): Promise<void> {
@@ -63,11 +65,20 @@ export class JobWorkers implements BackgroundWorker {
     await def.handle(this.root, parsed.data, { number: job.attemptsMade + 1, max: job.opts.attempts ?? 1 });
   }
 
-  /** close() lets active jobs finish; jobs not yet started stay in Redis for the next worker. */
+  /**
+   * close() takes no new jobs and lets active ones finish, for at most SHUTDOWN_GRACE_MS; jobs not
+   * yet started stay in Redis for the next worker. A job still running then (or a worker cut off
+   * from Redis) is left behind: the process exits under it, its BullMQ lock runs out and its
+   * delivery row stays `sending`, so it is sent again (at least once, same Message-ID).
+   */
   async stop(): Promise<void> {
     const ws = this.workers;
     this.workers = [];
-    // Give active jobs time to finish; a worker cut off from Redis is closed by force.
-    await Promise.allSettled(ws.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 15_000).unref())]).then(() => w.close(true))));
+    let timer: NodeJS.Timeout | undefined;
+    const closed = Promise.allSettled(ws.map((w) => w.close())).then(() => 'closed' as const);
+    const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.env.SHUTDOWN_GRACE_MS)));
+    // BullMQ's close(true) cannot overtake a close() already waiting for its jobs, so none is tried
+    if ((await Promise.race([closed, grace])) === 'late') this.logger.warn('shutdown grace over: jobs still running are left to be retried');
+    clearTimeout(timer);
   }
 }
