@@ -3,6 +3,7 @@ import { loadEnvOrExit } from './platform/config/env';
 import { createLogger } from './platform/logging/logger';
 import { buildContainer, closeContainer } from './container';
 import { startServer } from './server';
+import { onShutdownSignal } from './platform/lifecycle/shutdown';
 
 /**
  * `npm run api`: the HTTP API alone, for production. Unlike `npm start` it starts no
@@ -19,17 +20,8 @@ async function main(): Promise<void> {
   const container = buildContainer(env, { databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL }, logger);
   const server = await startServer(container);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal}: shutting down`);
-    await server.close();
-    await closeContainer(container);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // SIGTERM: the same bounded drain as npm start (see src/platform/lifecycle/README.md).
+  onShutdownSignal(logger, { drain: () => server.close(), close: () => closeContainer(container) });
 }
 
 main().catch((err) => {
