@@ -44,7 +44,7 @@ beforeAll(async () => {
     OUTBOX_REDELIVER_AFTER_SECONDS: '3',
   };
   const env = loadEnv(vars);
-  const container = buildContainer(env, { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl }, pino({ level: 'silent' }));
+  const container = buildContainer(env, { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl }, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   server = await startServer(container, 0);
   base = `http://127.0.0.1:${server.port}`;
   t = { app: null as never, container, env, close: async () => {} };

@@ -21,7 +21,9 @@ export interface TestApp {
 }
 
 export function testEnv(overrides: Record<string, string> = {}): Env {
-  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
+  // The test machine is shared and noisy: a tenant's burst (the 50-way sign-on race) may queue
+  // behind its connection share for longer than in production; tenant-pools.test sets its own wait.
+  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_TENANT_WAIT_MS: '30000', ...overrides });
 }
 
 /** The real app on the run's PostgreSQL and Redis. */

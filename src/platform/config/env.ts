@@ -57,7 +57,9 @@ export const Env = z.object({
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DATABASE_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
-  DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  // 5 s: long enough for a burst of one tenant's short transactions (50 sign-ons at once queue
+  // behind its share), short enough that a flood is refused before the statement timeout.
+  DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** On SIGTERM: how long in-flight HTTP requests and running jobs may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),

@@ -19,6 +19,7 @@ const TRANSIENT_MESSAGES = [
   /Stream isn't writeable/, // ioredis without offline queue
   /^Connection terminated/, // pg
   /Client has encountered a connection error/, // pg
+  /^Client was closed and is not queryable$/, // pg: a pooled client whose server went away
   /^timeout exceeded when trying to connect$/, // pg pool
   /Knex: Timeout acquiring a connection/,
   /^(LOADING|MASTERDOWN|READONLY|OOM|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies of a server that cannot serve now
