@@ -10,6 +10,7 @@ import { registerFeatures } from './features';
 import { CLOCK, systemClock } from './platform/time/tenant-clock';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
 import { QueueRegistry } from './platform/queue/queue-registry';
+import { MailSender } from './messages/mail-sender';
 import { createRedisClient } from './platform/redis/redis-client';
 import { redisTargets } from './platform/redis/redis-target';
 
@@ -44,6 +45,8 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
 export async function closeContainer(c: DependencyContainer): Promise<void> {
   // open queues keep sockets (and a CLI process) alive; the registry opens none until used
   if (c.isRegistered(QueueRegistry, true)) await c.resolve(QueueRegistry).close();
+  // pooled SMTP connections would otherwise stay open until the server times them out
+  if (c.isRegistered(MailSender, true)) c.resolve(MailSender).close();
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
   await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);
