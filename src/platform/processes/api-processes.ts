@@ -42,7 +42,7 @@ export async function startApiProcesses(options: { count: number; env: NodeJS.Pr
       running.delete(worker);
       if (stopping) return;
       restartDelay = Date.now() - started < CRASH_LOOP_MS ? Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS) : FIRST_RESTART_DELAY_MS;
-      logger.error({ pid: worker.process.pid, code, signal, restartInMs: restartDelay }, 'API process exited; starting another');
+      logger.error({ apiPid: worker.process.pid, code, signal, restartInMs: restartDelay }, 'API process exited; starting another');
       setTimeout(() => {
         if (!stopping) void fork();
       }, restartDelay).unref();
