@@ -22,6 +22,9 @@ let product: ChildProcess;
 let port: number;
 /** Every JSON log line the product wrote, in order. */
 const lines: Array<Record<string, any>> = [];
+const TOKEN = 'operator-token-for-the-test';
+/** Requests this test sent to the acme tenant. */
+let acmeCalls = 0;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-processes-test-'));
@@ -46,6 +49,8 @@ beforeAll(async () => {
     DEMO_TENANTS: '1',
     DATA_DIR: path.join(dir, 'data'),
     LOG_LEVEL: 'info',
+    PLATFORM_ADMIN_TOKEN: TOKEN,
+    DATABASE_POOL_MAX: '5',
     // far beyond the test: only a pub/sub message can make a process see a change
     TENANT_CACHE_SECONDS: '3600',
   };
@@ -87,17 +92,20 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: any;
+  text: string;
   /** The API process that answered (from its request log line). */
   pid: number;
 }
 
 /** One request on a connection of its own, so node:cluster hands each to the next process. */
-async function call(method: string, url: string, options: { cookie?: string; body?: unknown; host?: string } = {}): Promise<Answer> {
+async function call(method: string, url: string, options: { cookie?: string; body?: unknown; host?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const requestId = randomUUID();
+  const host = options.host ?? 'acme.localhost';
+  if (host === 'acme.localhost') acmeCalls++;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const res = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: url, agent: false, headers: { Host: options.host ?? 'acme.localhost', 'X-Request-Id': requestId, ...(options.cookie ? { Cookie: options.cookie } : {}), ...(payload ? { 'Content-Type': 'application/json' } : {}) } },
+      { host: '127.0.0.1', port, method, path: url, agent: false, headers: { ...options.headers, Host: host, 'X-Request-Id': requestId, ...(options.cookie ? { Cookie: options.cookie } : {}), ...(payload ? { 'Content-Type': 'application/json' } : {}) } },
       (r) => {
         let text = '';
         r.on('data', (c) => (text += c));
@@ -108,7 +116,8 @@ async function call(method: string, url: string, options: { cookie?: string; bod
     req.end(payload);
   });
   const logged = await waitFor(`the log line of ${requestId}`, () => lines.find((l) => l.req?.id === requestId), 5000);
-  return { status: res.status, headers: res.headers, body: JSON.parse(res.text), pid: logged.pid };
+  const json = String(res.headers['content-type']).startsWith('application/json');
+  return { status: res.status, headers: res.headers, text: res.text, body: json ? JSON.parse(res.text) : undefined, pid: logged.pid };
 }
 
 const startedPids = () => lines.filter((l) => l.msg === 'API process started').map((l) => l.apiPid as number);
@@ -151,6 +160,18 @@ describe('npm start with WEB_CONCURRENCY=2', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const mail = await waitFor('the mail at the SMTP sink', () => smtp.mails.find((m) => m.headers.subject === 'Two processes'));
     expect(mail.rcptTo).toEqual(['ola@acme.example']);
+  });
+
+  it('/metrics answers for both processes, whichever takes the scrape', async () => {
+    const scrapes = await Promise.all(Array.from({ length: 4 }, () => call('GET', '/metrics', { host: 'metrics.invalid', headers: { Authorization: `Bearer ${TOKEN}` } })));
+    expect(scrapes.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(scrapes.map((s) => s.pid)).size).toBe(2);
+    for (const { text } of scrapes) {
+      // every acme request of this test so far, though each process served only some of them
+      expect(text).toMatch(new RegExp(`^tenant_http_requests_total\\{tenant="acme"\\} ${acmeCalls}$`, 'm'));
+      // the platform pools of both processes (DATABASE_POOL_MAX=5 each)
+      expect(text).toMatch(/^db_pool_max_connections\{pool="platform"\} 10$/m);
+    }
   });
 
   it('a killed API process is replaced; sessions and the port carry on', async () => {

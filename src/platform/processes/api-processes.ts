@@ -2,6 +2,7 @@ import path from 'node:path';
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { profilingFlags } from '../../worker-process';
+import { serveClusterMetrics } from '../metrics/cluster-metrics';
 
 /** The API alone (src/api.ts): what every API process runs. */
 const API_ENTRY = path.resolve(__dirname, '../../api.ts');
@@ -30,6 +31,7 @@ export interface ApiProcesses {
 export async function startApiProcesses(options: { count: number; env: NodeJS.ProcessEnv; logger: Logger }): Promise<ApiProcesses> {
   const { count, env, logger } = options;
   cluster.setupPrimary({ exec: API_ENTRY, execArgv: [...profilingFlags(), '--import', 'tsx'] });
+  serveClusterMetrics();
   let stopping = false;
   const running = new Set<Worker>();
   let restartDelay = FIRST_RESTART_DELAY_MS;
