@@ -154,4 +154,22 @@ describe('on a 3-master Redis Cluster', () => {
     expect(await keysMatching(`{t${globex.tenantId}}:*`)).toEqual([]);
     expect((await keysMatching(`{t${acme.tenantId}}:*`)).length).toBe(acmeBefore);
   });
+
+  it('with the whole cluster away, session calls, logout and login answer 503 with Retry-After at once; back once it is up', async () => {
+    const cookie = await loginCookie(a, acme.host, 'admin', ACME_PASSWORDS.admin);
+    const login = () => client(b, acme.host).post('/api/login').send({ user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 });
+    await cluster.stop();
+    try {
+      // ioredis' Cluster would queue these until the cluster is back; they must fail instead
+      for (const res of [await client(a, acme.host, cookie).get('/api/persons'), await client(b, acme.host, cookie).post('/api/logout'), await login()]) {
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.body).toMatchObject({ valid: false, errorcode: 503 });
+        expect(res.headers['retry-after']).toBe('5');
+      }
+    } finally {
+      await cluster.restart();
+    }
+    // the nodes come back empty (no persistence in this test): log in anew
+    await expect.poll(async () => (await login()).status, { timeout: 20_000 }).toBe(200);
+  });
 });

@@ -121,12 +121,21 @@ export async function startLocalRedis(options: { dir: string; port?: number; log
  * + 10000 arithmetic), slots assigned by `redis-cli --cluster create`. Resolves once every node
  * reports cluster_state:ok. `nodes` is a REDIS_CLUSTER_NODES value.
  */
-export async function startLocalRedisCluster(options: { dir: string; masters?: number; log?: (m: string) => void }): Promise<{ nodes: string; ports: number[]; stop(): Promise<void> }> {
+export async function startLocalRedisCluster(options: { dir: string; masters?: number; log?: (m: string) => void }): Promise<{ nodes: string; ports: number[]; stop(): Promise<void>; restart(): Promise<void> }> {
   const bin = redisBinary(options.log);
   const cli = path.join(path.dirname(bin), 'redis-cli');
   const count = options.masters ?? 3;
-  const children: ChildProcess[] = [];
+  let children: ChildProcess[] = [];
   const ports: number[] = [];
+  const argsOf: string[][] = [];
+  const ok = (p: number) => /cluster_state:ok/.test(spawnSync(cli, ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout);
+  const untilOk = async () => {
+    const until = Date.now() + 30_000;
+    while (!ports.every(ok)) {
+      if (Date.now() > until) throw new Error('the Redis Cluster did not reach cluster_state:ok');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
   const stop = async () => {
     await Promise.all(
       children.map(
@@ -148,18 +157,20 @@ export async function startLocalRedisCluster(options: { dir: string; masters?: n
       const child = spawn(bin, args, { stdio: 'ignore' });
       children.push(child);
       ports.push(port);
+      argsOf.push(args);
       await waitForPort(port, child);
     }
     const addresses = ports.map((p) => `127.0.0.1:${p}`);
     const created = spawnSync(cli, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
-    const until = Date.now() + 30_000;
-    const ok = (p: number) => /cluster_state:ok/.test(spawnSync(cli, ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout);
-    while (!ports.every(ok)) {
-      if (Date.now() > until) throw new Error('the Redis Cluster did not reach cluster_state:ok');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return { nodes: addresses.join(','), ports, stop };
+    await untilOk();
+    // after stop(): the same nodes again (each keeps its nodes.conf, so the cluster forms anew)
+    const restart = async () => {
+      children = argsOf.map((args) => spawn(bin, args, { stdio: 'ignore' }));
+      await Promise.all(children.map((child, i) => waitForPort(ports[i], child)));
+      await untilOk();
+    };
+    return { nodes: addresses.join(','), ports, stop, restart };
   } catch (err) {
     await stop();
     throw err;

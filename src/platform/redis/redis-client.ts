@@ -22,9 +22,23 @@ export function createRedisClient(target: RedisTarget, name: string, logger: Log
   const client =
     target.kind === 'single'
       ? new Redis(target.url, { maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST, enableOfflineQueue: true, retryStrategy: reconnectDelay })
-      : new Cluster(target.nodes, clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST));
+      : failFastOnceReady(new Cluster(target.nodes, clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST)));
   client.on('error', (err: Error) => logger.warn({ err: err.message }, `${name} connection error`));
   return client;
+}
+
+/**
+ * While a whole cluster is away, ioredis' Cluster keeps every command in its offline queue until the
+ * cluster is back (maxRetriesPerRequest only bounds the retries on one node), so a request would
+ * wait instead of answering 503. The queue is needed only until the first connection (commands
+ * sent during start-up): after that, commands fail at once while the cluster is unreachable, as
+ * they do on one server.
+ */
+function failFastOnceReady(cluster: Cluster): Cluster {
+  cluster.once('ready', () => {
+    cluster.options.enableOfflineQueue = false;
+  });
+  return cluster;
 }
 
 function clusterOptions(nodeOptions: ClusterNodeOptions, maxRetriesPerRequest: number | null): ClusterOptions {
@@ -63,5 +77,7 @@ export async function* scanKeys(client: RedisClient, match: string, count = 500)
 
 /** Another connection to the same Redis (a subscriber needs one of its own). */
 export function duplicateClient(client: RedisClient): RedisClient {
-  return isRedisCluster(client) ? client.duplicate() : client.duplicate();
+  if (!isRedisCluster(client)) return client.duplicate();
+  // the original's queue may be off by now; the copy needs it until its own first connection
+  return failFastOnceReady(client.duplicate(undefined, { enableOfflineQueue: true }));
 }
