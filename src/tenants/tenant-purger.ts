@@ -34,7 +34,7 @@ export class RedisKeysPurger implements TenantPurger {
 
   async purge(tenant: PurgedTenant): Promise<string> {
     let removed = 0;
-    // on a cluster, every master: one call per node, as keys of one page may sit in different slots
+    // on a cluster, every master; a tenant's keys share its hash tag, so one UNLINK per page is one slot
     for await (const { node, keys } of scanKeys(this.redis, `${tenantKeyPrefix(tenant, this.redis)}*`)) removed += await node.unlink(...keys);
     return `${removed} Redis keys`;
   }

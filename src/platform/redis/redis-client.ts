@@ -59,7 +59,9 @@ function clusterOptions(nodeOptions: ClusterNodeOptions, maxRetriesPerRequest: n
  */
 export function clusterForBullmq(client: Cluster, blocking: boolean): Cluster {
   const { username, password, tls } = client.options.redisOptions ?? {};
-  return client.duplicate(undefined, { ...clusterOptions({ username, password, tls }, blocking ? null : MAX_RETRIES_PER_REQUEST), lazyConnect: true });
+  const copy = client.duplicate(undefined, { ...clusterOptions({ username, password, tls }, blocking ? null : MAX_RETRIES_PER_REQUEST), lazyConnect: true });
+  // producers fail fast like the product's own clients; workers (BullMQ copies this one) wait
+  return blocking ? copy : failFastOnceReady(copy);
 }
 
 /**
