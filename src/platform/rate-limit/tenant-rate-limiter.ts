@@ -34,7 +34,7 @@ export class RateLimiterPool {
     const id = `${rule.name}:${rule.points}:${rule.durationSeconds}`;
     let l = this.limiters.get(id);
     if (!l) {
-      // rejectIfRedisNotReady: RedisClient down answers 503 at once instead of waiting in the offline queue.
+      // rejectIfRedisNotReady: Redis down answers 503 at once instead of waiting in the offline queue.
       l = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: '', points: rule.points, duration: rule.durationSeconds, rejectIfRedisNotReady: true });
       this.limiters.set(id, l);
     }
