@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Env } from './platform/config/env';
 import { createKnex } from './platform/db/create-knex';
@@ -11,10 +10,14 @@ import { registerFeatures } from './features';
 import { CLOCK, systemClock } from './platform/time/tenant-clock';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
 import { QueueRegistry } from './platform/queue/queue-registry';
+import { MailSender } from './messages/mail-sender';
+import { createRedisClient } from './platform/redis/redis-client';
+import { redisTargets } from './platform/redis/redis-target';
 
 export interface Connections {
   databaseUrl: string;
-  redisUrl: string;
+  /** Not needed when env.REDIS_CLUSTER_NODES names a Redis Cluster. */
+  redisUrl?: string;
 }
 
 /**
@@ -30,21 +33,10 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
   c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl, undefined, log) });
   c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl, log) });
-  const connect = (url: string, name: string) => {
-    const r = new Redis(url, {
-      // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: true,
-      // A call waits for at most one reconnect attempt before its 503, and the API is back within
-      // a second of Redis: attempts every ≤ 1 s (test/operations/dependency-restarts.test.ts).
-      retryStrategy: (times) => Math.min(times * 100, 1000),
-    });
-    r.on('error', (err) => log.warn({ err: err.message }, `${name} connection error`));
-    return r;
-  };
-  c.register(REDIS, { useValue: connect(connections.redisUrl, 'redis') });
+  const redis = redisTargets(env, connections.redisUrl);
+  c.register(REDIS, { useValue: createRedisClient(redis.main, 'redis', log) });
   // Queues may live on a Redis of their own, so a session-store outage and a queue outage are separate.
-  if (env.QUEUE_REDIS_URL) c.register(QUEUE_REDIS, { useValue: connect(env.QUEUE_REDIS_URL, 'queue redis') });
+  if (redis.queues) c.register(QUEUE_REDIS, { useValue: createRedisClient(redis.queues, 'queue redis', log) });
   registerFeatures(c);
   return c;
 }
@@ -53,6 +45,8 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
 export async function closeContainer(c: DependencyContainer): Promise<void> {
   // open queues keep sockets (and a CLI process) alive; the registry opens none until used
   if (c.isRegistered(QueueRegistry, true)) await c.resolve(QueueRegistry).close();
+  // pooled SMTP connections would otherwise stay open until the server times them out
+  if (c.isRegistered(MailSender, true)) c.resolve(MailSender).close();
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
   await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);

@@ -10,6 +10,7 @@ import { startServer } from './server';
 import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
 import { onShutdownSignal } from './platform/lifecycle/shutdown';
+import { startApiProcesses } from './platform/processes/api-processes';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
 const LOCAL_PG_PORT = 54329;
@@ -18,6 +19,7 @@ const LOCAL_REDIS_PORT = 63799;
 /**
  * `npm start`: the whole product on one machine. Starts PostgreSQL and Redis when none
  * are configured, migrates, imports the demo tenants (embedded PostgreSQL or DEMO_TENANTS=1), then runs the API and the workers.
+ * The API runs in this process, or in WEB_CONCURRENCY processes sharing the port (node:cluster).
  */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
     say(`DATABASE_URL not set: started local PostgreSQL at ${pg.url.replace(/:[^:@]*@/, ':***@')}`);
   }
   let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
+  if (!redisUrl && !env.REDIS_CLUSTER_NODES) {
     const redis = await startLocalRedis({ dir: path.join(dataDir, 'redis'), port: LOCAL_REDIS_PORT, log: say });
     local.push(redis);
     redisUrl = redis.url;
@@ -44,16 +46,32 @@ async function main(): Promise<void> {
   if (!report.ok) logger.error('some tenants failed to migrate; see above');
   // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
   await seedDemoTenantsIfWanted(container, env, say);
-  const server = await startServer(container);
-  const workers = startWorkerProcess({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, logger, env.SHUTDOWN_GRACE_MS);
-  say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${server.port}/api/configitems/cors.origins`);
+  const childEnv = { ...process.env, DATABASE_URL: databaseUrl, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  let api: { close(): Promise<void>; port: number };
+  if (env.WEB_CONCURRENCY > 1) {
+    // each API process builds its own container; this one's work (migrations, demo seed) is done
+    await closeContainer(container);
+    const processes = await startApiProcesses({ count: env.WEB_CONCURRENCY, env: childEnv, logger });
+    say(`${env.WEB_CONCURRENCY} API processes listening on port ${env.PORT}: ${processes.pids().join(', ')}`);
+    api = { close: () => processes.stop(), port: env.PORT };
+  } else {
+    const server = await startServer(container);
+    api = {
+      port: server.port,
+      async close() {
+        await server.close();
+        await closeContainer(container);
+      },
+    };
+  }
+  const workers = startWorkerProcess(childEnv, logger, env.SHUTDOWN_GRACE_MS);
+  say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${api.port}/api/configitems/cors.origins`);
 
   // SIGTERM: no new requests (refused or 503), in-flight requests and running jobs finish (each at
   // most SHUTDOWN_GRACE_MS), then the connections close and the process exits 0.
   onShutdownSignal(logger, {
-    drain: () => Promise.allSettled([server.close(), workers.stop()]),
+    drain: () => Promise.allSettled([api.close(), workers.stop()]),
     close: async () => {
-      await closeContainer(container);
       for (const s of local.reverse()) await s.stop().catch(() => {});
     },
   });

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 
 /** node --cpu-prof / --heap-prof given to the API profile its worker process too. */
-function profilingFlags(): string[] {
+export function profilingFlags(): string[] {
   return process.execArgv.filter((a) => /^--(cpu|heap)-prof/.test(a));
 }
 

@@ -9,8 +9,8 @@ import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
-  if (!env.DATABASE_URL || !env.REDIS_URL) {
-    process.stderr.write('workers need DATABASE_URL and REDIS_URL (npm start sets both)\n');
+  if (!env.DATABASE_URL || !(env.REDIS_URL || env.REDIS_CLUSTER_NODES)) {
+    process.stderr.write('workers need DATABASE_URL and REDIS_URL or REDIS_CLUSTER_NODES (npm start sets both)\n');
     process.exit(1);
   }
   const logger = createLogger(env, 'workers');

@@ -1,5 +1,5 @@
 import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../platform/tokens';
 import type { Env } from '../platform/config/env';
@@ -60,7 +60,7 @@ export class OutboxRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,

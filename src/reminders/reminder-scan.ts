@@ -1,5 +1,5 @@
 import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { Mutex } from 'redis-semaphore';
 import { LOGGER } from '../platform/tokens';
@@ -40,7 +40,7 @@ export interface ScanSummary extends TenantScanResult {
 export class ReminderScan {
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(TenantStore) private readonly store: TenantStore,

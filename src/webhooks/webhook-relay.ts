@@ -1,5 +1,5 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER, TENANT_DB } from '../platform/tokens';
 import type { Env } from '../platform/config/env';
@@ -43,7 +43,7 @@ export class WebhookRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../platform/redis/redis-client';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../platform/queue/job-definition';
 import type { PurgedTenant, TenantPurger } from '../tenants/tenant-purger';
 import { webhookTenantsKey } from './webhook-signal';
@@ -9,7 +9,7 @@ import { webhookTenantsKey } from './webhook-signal';
 export class WebhookSignalPurger implements TenantPurger {
   readonly name = 'webhook-signal';
   constructor(
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 

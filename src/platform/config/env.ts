@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseClusterNodes, RedisTargetError } from '../redis/redis-target';
 
 const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -46,6 +47,20 @@ const optionalUrl = (protocols: string[]) =>
     .refine((v) => protocols.some((p) => v.startsWith(p)), { message: `must start with ${protocols.join(' or ')}` })
     .optional();
 
+/** A Redis Cluster's seed nodes: `host:port,host:port` (or redis:// / rediss:// URLs carrying credentials, TLS). */
+const clusterNodes = z
+  .string()
+  .trim()
+  .superRefine((v, ctx) => {
+    try {
+      parseClusterNodes(v);
+    } catch (err) {
+      if (!(err instanceof RedisTargetError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of host:port: ${err.message}` });
+    }
+  })
+  .optional();
+
 /** Every environment variable the product reads. Nothing else reads process.env. */
 export const Env = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -64,6 +79,12 @@ export const Env = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  /** Set: sessions, rate limits and the rest of REDIS_URL's keys live on this Redis Cluster instead. */
+  REDIS_CLUSTER_NODES: clusterNodes,
+  /** Set: the queues and the outbox and webhook signals live on this Redis Cluster instead of QUEUE_REDIS_URL. */
+  QUEUE_REDIS_CLUSTER_NODES: clusterNodes,
+  /** API processes `npm start` and `npm run api` run on the one port (node:cluster). */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),

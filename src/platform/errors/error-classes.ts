@@ -23,6 +23,9 @@ const TRANSIENT_MESSAGES = [
   /^timeout exceeded when trying to connect$/, // pg pool
   /Knex: Timeout acquiring a connection/,
   /^(LOADING|MASTERDOWN|READONLY|OOM|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies of a server that cannot serve now
+  /^Cluster isn't ready/, // ioredis Cluster while the whole cluster is away
+  /^None of startup nodes is available/, // ioredis Cluster
+  /^Too many Cluster redirections/, // ioredis Cluster: slots moving for longer than its retries
 ];
 
 function chain(err: unknown): any[] {

@@ -61,6 +61,8 @@ export class Metrics {
     // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
     new Counter({
       name: 'message_delivery_failures_total',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
       labelNames: ['tenant', 'medium'] as const,
       registers: [this.registry],
@@ -72,6 +74,8 @@ export class Metrics {
     });
     new Counter({
       name: 'job_final_failures_total',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Background jobs that failed on their last attempt (or permanently), per queue',
       labelNames: ['queue'] as const,
       registers: [this.registry],
@@ -97,6 +101,8 @@ export class Metrics {
 
     new Gauge({
       name: 'queue_jobs',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'BullMQ jobs per queue and state (read at scrape time)',
       labelNames: ['queue', 'state'] as const,
       registers: [this.registry],
@@ -112,6 +118,8 @@ export class Metrics {
 
     new Gauge({
       name: 'outbox_oldest_undelivered_age_seconds',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Age of the oldest message delivery still queued or sending, per tenant (bounded scan, cached briefly)',
       labelNames: ['tenant'] as const,
       registers: [this.registry],

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 export const ROOT_CONTAINER: InjectionToken<DependencyContainer> = Symbol('RootContainer');
 
 /** The Redis of the queues and the outbox signal: the main Redis unless a deployment (or test) separates them. */
-export const QUEUE_REDIS: InjectionToken<import('ioredis').Redis> = Symbol('QueueRedis');
+export const QUEUE_REDIS: InjectionToken<import('../redis/redis-client').RedisClient> = Symbol('QueueRedis');
 
 /** Redis key prefix of the queues ('bull'); tests give each container its own. */
 export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');

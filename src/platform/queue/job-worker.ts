@@ -1,12 +1,12 @@
 import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../tokens';
 import type { Env } from '../config/env';
 import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, PermanentJobError, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, QUEUE_NAMES, type JobDefinition, type RetryPolicy } from './job-definition';
-import { bullConnection } from './queue-registry';
+import { bullConnection, bullPrefix } from './queue-registry';
 import { ALL_JOBS } from './jobs';
 import { bumpSharedCounter } from '../metrics/shared-counters';
 
@@ -28,7 +28,7 @@ export class JobWorkers implements BackgroundWorker {
   private readonly byName = new Map<string, JobDefinition>(ALL_JOBS.map((j) => [j.name, j]));
 
   constructor(
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
@@ -40,7 +40,7 @@ export class JobWorkers implements BackgroundWorker {
     for (const queue of QUEUE_NAMES) {
       const w = new Worker(queue, (job) => this.run(job), {
         connection: bullConnection(this.redis, true),
-        prefix: this.prefix,
+        prefix: bullPrefix(this.prefix, queue, this.redis),
         concurrency: CONCURRENCY[queue] ?? 4,
         settings: {
           backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>

@@ -13,8 +13,3 @@ export interface Tenant {
   /** Set while the tenant's last migration failed: it answers 503 until one succeeds. */
   migrationFailedAt?: Date | null;
 }
-
-/** Redis keys of a tenant all start with this prefix, so they can be found and dropped together. */
-export function tenantKeyPrefix(tenant: Pick<Tenant, 'id'>): string {
-  return `t:${tenant.id}:`;
-}
