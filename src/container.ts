@@ -7,6 +7,7 @@ import { createKnex } from './platform/db/create-knex';
 import { createLogger } from './platform/logging/logger';
 import { DATABASE_URL, ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
 import { createTenantPools } from './platform/db/tenant-pools';
+import { CLUSTERS, Clusters } from './platform/clusters/clusters';
 import { registerFeatures } from './features';
 import { CLOCK, systemClock } from './platform/time/tenant-clock';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
@@ -28,8 +29,12 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(LOGGER, { useValue: log });
   c.register(CLOCK, { useValue: systemClock });
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
-  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl) });
-  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl) });
+  const platformKnex = createKnex(env, connections.databaseUrl);
+  const mainPools = createTenantPools(env, connections.databaseUrl);
+  c.register(KNEX, { useValue: platformKnex });
+  c.register(TENANT_POOLS, { useValue: mainPools });
+  // main is DATABASE_URL; TENANT_DATABASE_URLS adds more clusters for tenant schemas
+  c.register(CLUSTERS, { useValue: new Clusters(env, connections.databaseUrl, { admin: platformKnex, pools: mainPools }) });
   const connect = (url: string, name: string) => {
     const r = new Redis(url, {
       // Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox).
@@ -53,5 +58,5 @@ export async function closeContainer(c: DependencyContainer): Promise<void> {
   if (c.isRegistered(QueueRegistry, true)) await c.resolve(QueueRegistry).close();
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
-  await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);
+  await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy(), c.resolve(CLUSTERS).destroy()]);
 }
