@@ -65,7 +65,7 @@ export class TenantImporter {
     @inject(SpareSchemas) private readonly spares: SpareSchemas,
   ) {}
 
-  async import(document: unknown, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string }> {
+  async import(document: unknown, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string; cluster: string }> {
     const parsed = TenantImport.safeParse(document);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
@@ -103,7 +103,7 @@ export class TenantImporter {
     });
     await this.resolver.publishChange(tenantId);
     if (spare) this.spares.topUpSoon(cluster);
-    return { tenantId, slug, schema };
+    return { tenantId, slug, schema, cluster };
   }
 }
 

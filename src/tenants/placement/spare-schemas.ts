@@ -33,6 +33,8 @@ export async function assertSchemaFree(trx: Knex.Transaction, schema: string): P
 @injectable()
 export class SpareSchemas {
   private readonly topping = new Map<string, Promise<number>>();
+  /** While above 0 (a bulk provisioning runs), claims do not start top-ups that would compete with it. */
+  private held = 0;
 
   constructor(
     @inject(CLUSTERS) private readonly clusters: Clusters,
@@ -67,6 +69,16 @@ export class SpareSchemas {
     return false;
   }
 
+  /** Holds top-ups back until the returned function is called. */
+  hold(): () => void {
+    this.held++;
+    let released = false;
+    return () => {
+      if (!released) this.held--;
+      released = true;
+    };
+  }
+
   async count(cluster: string): Promise<number> {
     return (await listSpares(this.clusters.admin(cluster))).length;
   }
@@ -82,7 +94,7 @@ export class SpareSchemas {
 
   /** Tops up every cluster in the background (after a claim); failures are logged, not thrown. */
   topUpSoon(cluster: string): void {
-    if (this.env.TENANT_SPARE_SCHEMAS === 0) return;
+    if (this.env.TENANT_SPARE_SCHEMAS === 0 || this.held > 0) return;
     this.topUp(cluster).catch((err) => this.logger.warn({ err: (err as Error).message, cluster }, 'could not top up spare schemas'));
   }
 
