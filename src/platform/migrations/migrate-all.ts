@@ -80,7 +80,7 @@ export async function migrateAll(
  * Spare schemas follow every new tenant migration, so that a claimed spare is current. One that
  * fails is dropped (it holds no data; the workers make a new one), never handed to a tenant.
  */
-async function migrateSpares(clusters: Clusters, migrations: Migration[], concurrency: number, say: (line: string) => void): Promise<void> {
+export async function migrateSpares(clusters: Clusters, migrations: Migration[], concurrency: number, say: (line: string) => void): Promise<void> {
   for (const cluster of clusters.names) {
     const admin = clusters.admin(cluster);
     const spares = await listSpares(admin);
