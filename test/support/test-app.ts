@@ -21,7 +21,8 @@ export interface TestApp {
 }
 
 export function testEnv(overrides: Record<string, string> = {}): Env {
-  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
+  // no spare schemas in the shared test database unless a test asks (test/scaleout)
+  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', TENANT_SPARE_SCHEMAS: '0', ...overrides });
 }
 
 /** The real app on the run's PostgreSQL and Redis. */
