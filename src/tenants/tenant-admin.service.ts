@@ -252,24 +252,20 @@ export class TenantAdminService {
     if (!tenant) throw new ApiError(404, `tenant ${id} not found`);
     const row = await this.platform.table('tenants').where({ id }).first('created_at');
     if (!row) throw new ApiError(404, `tenant ${id} not found`);
-    const db = this.clusters.admin(tenant.cluster);
+    const cluster = tenant.cluster ?? 'main';
+    // placed on a cluster this process does not know (its TENANT_DATABASE_URLS lacks it): listed without size and version
+    if (!this.clusters.has(cluster)) return { ...this.describe(tenant, row.created_at), cluster, schema_version: null, schema_size_bytes: 0 };
+    const db = this.clusters.admin(cluster);
     const size = await db.raw(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ? and c.relkind in ('r', 'm')`,
       [tenant.schema],
     );
-    return {
-      slug: tenant.slug,
-      name: tenant.name,
-      status: tenant.status,
-      hosts: tenant.hosts,
-      schema: tenant.schema,
-      cluster: tenant.cluster ?? 'main',
-      schema_version: await schemaVersion(db, tenant.schema),
-      schema_size_bytes: Number(size.rows[0].bytes),
-      created_at: row.created_at,
-      migration_failed_at: tenant.migrationFailedAt ?? null,
-    };
+    return { ...this.describe(tenant, row.created_at), cluster, schema_version: await schemaVersion(db, tenant.schema), schema_size_bytes: Number(size.rows[0].bytes) };
+  }
+
+  private describe(tenant: Tenant, createdAt: Date) {
+    return { slug: tenant.slug, name: tenant.name, status: tenant.status, hosts: tenant.hosts, schema: tenant.schema, created_at: createdAt, migration_failed_at: tenant.migrationFailedAt ?? null };
   }
 }

