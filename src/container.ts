@@ -6,6 +6,7 @@ import { createKnex } from './platform/db/create-knex';
 import { createLogger } from './platform/logging/logger';
 import { DATABASE_URL, ENV, KNEX, LOGGER, REDIS, TENANT_POOLS } from './platform/tokens';
 import { createTenantPools } from './platform/db/tenant-pools';
+import { CLUSTERS, Clusters } from './platform/clusters/clusters';
 import { registerFeatures } from './features';
 import { CLOCK, systemClock } from './platform/time/tenant-clock';
 import { QUEUE_REDIS } from './platform/queue/job-definition';
@@ -31,8 +32,12 @@ export function buildContainer(env: Env, connections: Connections, logger?: Logg
   c.register(LOGGER, { useValue: log });
   c.register(CLOCK, { useValue: systemClock });
   c.register(DATABASE_URL, { useValue: connections.databaseUrl });
-  c.register(KNEX, { useValue: createKnex(env, connections.databaseUrl, undefined, log) });
-  c.register(TENANT_POOLS, { useValue: createTenantPools(env, connections.databaseUrl, log) });
+  const platformKnex = createKnex(env, connections.databaseUrl, undefined, log);
+  const mainPools = createTenantPools(env, connections.databaseUrl, log);
+  c.register(KNEX, { useValue: platformKnex });
+  c.register(TENANT_POOLS, { useValue: mainPools });
+  // main is DATABASE_URL; TENANT_DATABASE_URLS adds more clusters for tenant schemas
+  c.register(CLUSTERS, { useValue: new Clusters(env, connections.databaseUrl, { admin: platformKnex, pools: mainPools }) });
   const redis = redisTargets(env, connections.redisUrl);
   c.register(REDIS, { useValue: createRedisClient(redis.main, 'redis', log) });
   // Queues may live on a Redis of their own, so a session-store outage and a queue outage are separate.
@@ -49,5 +54,5 @@ export async function closeContainer(c: DependencyContainer): Promise<void> {
   if (c.isRegistered(MailSender, true)) c.resolve(MailSender).close();
   const clients = new Set([c.resolve(REDIS), c.resolve(QUEUE_REDIS)]);
   for (const redis of clients) await redis.quit().catch(() => redis.disconnect());
-  await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy()]);
+  await Promise.all([c.resolve(KNEX).destroy(), c.resolve(TENANT_POOLS).destroy(), c.resolve(CLUSTERS).destroy()]);
 }

@@ -51,6 +51,7 @@ import { FilesPurger } from './files/files-purger';
 import { ReminderScheduler } from './reminders/reminder-scheduler';
 import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from './reminders/reminder-scan';
 import { webhookRoutes, registerWebhooks } from './webhooks';
+import { SpareKeeper } from './tenants/placement/spare-keeper';
 
 /** Every feature's routes, in one place (paths are relative to /api). */
 export const allRoutes: RouteDefinition<any>[] = [
@@ -113,6 +114,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.register(BACKGROUND_WORKERS, { useClass: JobWorkers });
   c.register(REMINDER_SCAN_OPTIONS, { useValue: DEFAULT_REMINDER_SCAN_OPTIONS });
   c.register(BACKGROUND_WORKERS, { useClass: ReminderScheduler });
+  c.register(BACKGROUND_WORKERS, { useClass: SpareKeeper });
   c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
   c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
   c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });

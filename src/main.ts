@@ -6,6 +6,7 @@ import { startLocalPostgres, startLocalRedis, type LocalService } from './platfo
 import { buildContainer, closeContainer } from './container';
 import { migrateAll } from './platform/migrations/migrate-all';
 import { KNEX } from './platform/tokens';
+import { CLUSTERS } from './platform/clusters/clusters';
 import { startServer } from './server';
 import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     say(`REDIS_URL not set: started local Redis at ${redis.url}`);
   }
   const container = buildContainer(env, { databaseUrl, redisUrl }, logger);
-  const report = await migrateAll(container.resolve(KNEX), { concurrency: env.MIGRATE_CONCURRENCY, onProgress: say });
+  const report = await migrateAll(container.resolve(KNEX), { concurrency: env.MIGRATE_CONCURRENCY, onProgress: say, clusters: container.resolve(CLUSTERS) });
   if (!report.ok) logger.error('some tenants failed to migrate; see above');
   // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
   await seedDemoTenantsIfWanted(container, env, say);

@@ -2,8 +2,10 @@
  * The /platform operator API in the OpenAPI document. Its handlers are plain express (they run
  * outside any tenant), so this table, kept next to platform.routes.ts, describes them.
  */
-type Param = [name: string, where: 'path' | 'query', description: string];
-interface PlatformOp {
+import { PLACEMENT_OPERATIONS } from './placement/placement.openapi';
+
+export type Param = [name: string, where: 'path' | 'query', description: string];
+export interface PlatformOp {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
@@ -23,7 +25,7 @@ const FIRST_ADMIN = {
 };
 
 export const PLATFORM_OPERATIONS: PlatformOp[] = [
-  { method: 'get', path: '/platform/tenants', summary: 'List tenants with status, hosts, schema version and size' },
+  { method: 'get', path: '/platform/tenants', summary: 'List tenants with status, hosts, cluster, schema version and size' },
   {
     method: 'post',
     path: '/platform/tenants',
@@ -31,9 +33,10 @@ export const PLATFORM_OPERATIONS: PlatformOp[] = [
     description:
       'Platform rows, schema and migrations in one transaction. With admin it also creates a root organisation named after the tenant and the first ' +
       'superuser in it, and mail_from (required then) sets mail.from; the superuser is mailed a password through the outbox and must change it at first login (418). ' +
-      'A taken slug or host is a 409; a bad slug or host a 420.',
+      'A taken slug or host is a 409; a bad slug or host a 420. The schema goes to `cluster` when given (an unknown name is a 420), else to the cluster with ' +
+      'the fewest tenants (ties: main, then TENANT_DATABASE_URLS in order); a pre-migrated spare schema is renamed when the cluster has one.',
     created: true,
-    body: { slug: { type: 'string' }, name: { type: 'string' }, hosts: { type: 'array', items: { type: 'string' } }, mail_from: { type: 'string', description: 'config item mail.from; required with admin' }, admin: FIRST_ADMIN },
+    body: { slug: { type: 'string' }, name: { type: 'string' }, hosts: { type: 'array', items: { type: 'string' } }, cluster: { type: 'string', description: 'the PostgreSQL cluster (main or a name of TENANT_DATABASE_URLS); default: the one with the fewest tenants' }, mail_from: { type: 'string', description: 'config item mail.from; required with admin' }, admin: FIRST_ADMIN },
   },
   { method: 'post', path: '/platform/tenants/import', summary: 'Create a tenant from a tenant-archive/1 (gzip body) or tenant-import/1 document',
     description:
@@ -41,7 +44,7 @@ export const PLATFORM_OPERATIONS: PlatformOp[] = [
       'recreates the tenant exactly (same ids, sequences, files, config history), its schema migrated up to the archive\'s version and then on to the ' +
       'server\'s; an archive of a newer schema is refused. A bad, truncated or incomplete archive is a 420 naming what is wrong and leaves nothing behind. ' +
       'The answer lists progress lines. slug and host (repeatable) override the document\'s.',
-    created: true, params: [['slug', 'query', 'slug instead of the document\'s'], ['hosts', 'query', 'hosts instead of the document\'s']] },
+    created: true, params: [['slug', 'query', 'slug instead of the document\'s'], ['hosts', 'query', 'hosts instead of the document\'s'], ['cluster', 'query', 'the PostgreSQL cluster; default: the one with the fewest tenants']] },
   { method: 'get', path: '/platform/tenants/{slug}', summary: 'One tenant', params: [slug] },
   { method: 'delete', path: '/platform/tenants/{slug}', summary: 'Delete a tenant and all its data (confirm=<slug>)',
     description:
@@ -75,6 +78,7 @@ export const PLATFORM_OPERATIONS: PlatformOp[] = [
       'The platform schema, then every tenant, each in its own transaction; progress lines in the answer; a 500 envelope when a tenant failed. A tenant whose ' +
       'migration failed answers 503 (Retry-After: 60) until a later run succeeds; the others are unaffected.',
   },
+  ...PLACEMENT_OPERATIONS,
 ];
 
 const envelope = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });

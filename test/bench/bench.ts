@@ -21,6 +21,7 @@ import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './
 import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './report';
 import { runLoad, type Load } from './load-runner';
 import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
+import { runScaleBench } from './scale-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out bench-results]
@@ -56,6 +57,7 @@ const { values: flags } = parseArgs({
     idle: { type: 'string', default: '60' },
     'noisy-rounds': { type: 'string', default: '3' },
     'noisy-others': { type: 'string', default: 'all' },
+    'scale-base': { type: 'string', default: '1000' },
   },
 });
 const T = Number(flags.tenants);
@@ -171,6 +173,12 @@ async function printTopStatements(knex: Knex, when = 'during the scenarios'): Pr
 }
 
 async function main() {
+  // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
+  const SCALE_BASE = Number(flags['scale-base']);
+  if (T > SCALE_BASE) {
+    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out!, runLoad, say });
+    return;
+  }
   const work = flags.data ? path.resolve(flags.data) : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   fs.mkdirSync(work, { recursive: true });
   fs.chmodSync(work, 0o755);

@@ -60,6 +60,36 @@ const clusterNodes = z
     }
   })
   .optional();
+/**
+ * TENANT_DATABASE_URLS: more PostgreSQL clusters for tenant schemas, `name=url,name=url`
+ * (DATABASE_URL is the platform database and the cluster named `main`).
+ */
+const clusterList = z
+  .string()
+  .trim()
+  .transform((v, ctx): { name: string; url: string }[] => {
+    const out: { name: string; url: string }[] = [];
+    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const at = part.indexOf('=');
+      const name = at > 0 ? part.slice(0, at).trim() : '';
+      const url = at > 0 ? part.slice(at + 1).trim() : '';
+      const problem = !/^[a-z][a-z0-9_-]{0,39}$/.test(name)
+        ? `cluster name "${name || part}" must be lowercase letters, digits, - or _, starting with a letter`
+        : name === 'main'
+          ? '"main" is DATABASE_URL; name the other clusters differently'
+          : out.some((c) => c.name === name)
+            ? `cluster "${name}" is declared twice`
+            : !/^postgres(ql)?:\/\/./.test(url)
+              ? `cluster "${name}": the URL must start with postgres:// or postgresql://`
+              : null;
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: `${problem} (format: name=postgres://...,name=postgres://...)` });
+        return z.NEVER;
+      }
+      out.push({ name, url });
+    }
+    return out;
+  });
 
 /** Every environment variable the product reads. Nothing else reads process.env. */
 export const Env = z.object({
@@ -77,6 +107,9 @@ export const Env = z.object({
   DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** On SIGTERM: how long in-flight HTTP requests and running jobs may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  TENANT_DATABASE_URLS: clusterList.default([]),
+  /** Pre-migrated spare schemas kept per cluster, so that creating a tenant is a rename (0: none). */
+  TENANT_SPARE_SCHEMAS: z.coerce.number().int().min(0).max(100_000).default(2),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   /** Set: sessions, rate limits and the rest of REDIS_URL's keys live on this Redis Cluster instead. */

@@ -49,6 +49,14 @@ export function isDependencyDown(err: unknown): boolean {
   });
 }
 
+/** Raised by the fence a tenant move puts on the old copy (src/tenants/placement/move-triggers.ts). */
+export const PG_WRITE_PAUSED = 'TM001';
+
+/** A write refused because the tenant is being switched to another cluster: 503, retry in a second. */
+export function isWritePaused(err: unknown): boolean {
+  return chain(err).some((e) => e.code === PG_WRITE_PAUSED);
+}
+
 /** A unique index refused a write: two identical requests at once, where no route handles it itself. */
 export function isUniqueViolation(err: unknown): boolean {
   return chain(err).some((e) => e.code === PG_UNIQUE_VIOLATION);

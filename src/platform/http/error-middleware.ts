@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import { errorEnvelope } from './envelope';
 import { requestLog } from '../tenancy/request-scope';
-import { RETRY_AFTER_SECONDS, isDependencyDown, isUniqueViolation } from '../errors/error-classes';
+import { RETRY_AFTER_SECONDS, isDependencyDown, isUniqueViolation, isWritePaused } from '../errors/error-classes';
+import { writePausedError } from '../clusters/write-pause';
 
 /** Translates body-parser failures into envelope errors instead of HTML pages. */
 function fromBodyParser(err: any): ApiError | null {
@@ -44,6 +45,7 @@ export function errorMiddleware(logger: Logger) {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let apiError = err instanceof ApiError ? err : fromBodyParser(err);
+    if (!apiError && isWritePaused(err)) apiError = writePausedError(req);
     if (!apiError) {
       apiError = fromDependency(err);
       if (apiError) requestLog(req, logger).warn({ err }, apiError.message);
