@@ -6,9 +6,12 @@ import { startLocalPostgres, startLocalRedis, type LocalService } from './platfo
 import { buildContainer, closeContainer } from './container';
 import { migrateAll } from './platform/migrations/migrate-all';
 import { KNEX } from './platform/tokens';
+import { CLUSTERS } from './platform/clusters/clusters';
 import { startServer } from './server';
 import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
+import { onShutdownSignal } from './platform/lifecycle/shutdown';
+import { startApiProcesses } from './platform/processes/api-processes';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
 const LOCAL_PG_PORT = 54329;
@@ -17,6 +20,7 @@ const LOCAL_REDIS_PORT = 63799;
 /**
  * `npm start`: the whole product on one machine. Starts PostgreSQL and Redis when none
  * are configured, migrates, imports the demo tenants (embedded PostgreSQL or DEMO_TENANTS=1), then runs the API and the workers.
+ * The API runs in this process, or in WEB_CONCURRENCY processes sharing the port (node:cluster).
  */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
@@ -32,33 +36,46 @@ async function main(): Promise<void> {
     say(`DATABASE_URL not set: started local PostgreSQL at ${pg.url.replace(/:[^:@]*@/, ':***@')}`);
   }
   let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
+  if (!redisUrl && !env.REDIS_CLUSTER_NODES) {
     const redis = await startLocalRedis({ dir: path.join(dataDir, 'redis'), port: LOCAL_REDIS_PORT, log: say });
     local.push(redis);
     redisUrl = redis.url;
     say(`REDIS_URL not set: started local Redis at ${redis.url}`);
   }
   const container = buildContainer(env, { databaseUrl, redisUrl }, logger);
-  const report = await migrateAll(container.resolve(KNEX), { concurrency: env.MIGRATE_CONCURRENCY, onProgress: say });
+  const report = await migrateAll(container.resolve(KNEX), { concurrency: env.MIGRATE_CONCURRENCY, onProgress: say, clusters: container.resolve(CLUSTERS) });
   if (!report.ok) logger.error('some tenants failed to migrate; see above');
   // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
   await seedDemoTenantsIfWanted(container, env, say);
-  const server = await startServer(container);
-  const workers = startWorkerProcess({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, logger);
-  say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${server.port}/api/configitems/cors.origins`);
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`${signal}: shutting down`);
-    await Promise.allSettled([server.close(), workers.stop()]);
+  const childEnv = { ...process.env, DATABASE_URL: databaseUrl, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  let api: { close(): Promise<void>; port: number };
+  if (env.WEB_CONCURRENCY > 1) {
+    // each API process builds its own container; this one's work (migrations, demo seed) is done
     await closeContainer(container);
-    for (const s of local.reverse()) await s.stop().catch(() => {});
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+    const processes = await startApiProcesses({ count: env.WEB_CONCURRENCY, env: childEnv, logger });
+    say(`${env.WEB_CONCURRENCY} API processes listening on port ${env.PORT}: ${processes.pids().join(', ')}`);
+    api = { close: () => processes.stop(), port: env.PORT };
+  } else {
+    const server = await startServer(container);
+    api = {
+      port: server.port,
+      async close() {
+        await server.close();
+        await closeContainer(container);
+      },
+    };
+  }
+  const workers = startWorkerProcess(childEnv, logger, env.SHUTDOWN_GRACE_MS);
+  say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${api.port}/api/configitems/cors.origins`);
+
+  // SIGTERM: no new requests (refused or 503), in-flight requests and running jobs finish (each at
+  // most SHUTDOWN_GRACE_MS), then the connections close and the process exits 0.
+  onShutdownSignal(logger, {
+    drain: () => Promise.allSettled([api.close(), workers.stop()]),
+    close: async () => {
+      for (const s of local.reverse()) await s.stop().catch(() => {});
+    },
+  });
 }
 
 main().catch((err) => {

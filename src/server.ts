@@ -5,11 +5,13 @@ import { buildApp } from './app';
 import { ENV, LOGGER } from './platform/tokens';
 import { TenantResolver } from './platform/tenancy/tenant-resolver';
 import { PrincipalCache } from './platform/auth/principal-cache';
+import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
 
 export interface RunningServer {
   server: http.Server;
   port: number;
-  close(): Promise<void>;
+  /** Drains (see HttpDrain), bounded by SHUTDOWN_GRACE_MS, then stops the caches' listeners. */
+  close(): Promise<DrainReport>;
 }
 
 /** Listens, and on close stops taking connections and lets in-flight requests finish. */
@@ -19,7 +21,8 @@ export async function startServer(container: DependencyContainer, port?: number)
   await container.resolve(TenantResolver).start();
   await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
-  const server = http.createServer(app);
+  const drain = new HttpDrain(app);
+  const server = http.createServer(drain.listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -31,13 +34,12 @@ export async function startServer(container: DependencyContainer, port?: number)
     server,
     port: actual,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 10_000).unref();
-      });
+      const report = await drain.drain(server, env.SHUTDOWN_GRACE_MS);
+      if (report.cutOff > 0) logger.warn(report, 'shutdown grace over: requests still running were cut off');
+      else logger.info(report, 'in-flight requests finished');
       await container.resolve(TenantResolver).stop();
       await container.resolve(PrincipalCache).stop();
+      return report;
     },
   };
 }

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Logger } from 'pino';
+import { profilingFlags } from './platform/processes/profiling-flags';
 
 const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 
-/** node --cpu-prof / --heap-prof given to the API profile its worker process too. */
-function profilingFlags(): string[] {
-  return process.execArgv.filter((a) => /^--(cpu|heap)-prof/.test(a));
-}
+
+/** Beyond the worker's own grace: time to close its connections before it is killed. */
+const KILL_MARGIN_MS = 10_000;
 
 /** Runs the workers in a child process of their own, restarted if it dies. */
-export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger): { stop(): Promise<void> } {
+export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger, graceMs: number): { stop(): Promise<void> } {
   let stopped = false;
   let child = launch();
   function launch() {
@@ -25,11 +25,19 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger): { st
     return c;
   }
   return {
+    /** SIGTERM (the worker lets running jobs finish within graceMs), SIGKILL if it has not exited soon after. */
     stop: () =>
       new Promise<void>((resolve) => {
         stopped = true;
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => {
+          logger.warn('worker process did not exit in time; killing it');
+          child.kill('SIGKILL');
+        }, graceMs + KILL_MARGIN_MS);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

@@ -4,12 +4,13 @@ import { createLogger } from '../src/platform/logging/logger';
 import { buildContainer, closeContainer } from '../src/container';
 import { TenantResolver } from '../src/platform/tenancy/tenant-resolver';
 import { startWorkers } from '../src/platform/queue/worker-runtime';
+import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
 
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
-  if (!env.DATABASE_URL || !env.REDIS_URL) {
-    process.stderr.write('workers need DATABASE_URL and REDIS_URL (npm start sets both)\n');
+  if (!env.DATABASE_URL || !(env.REDIS_URL || env.REDIS_CLUSTER_NODES)) {
+    process.stderr.write('workers need DATABASE_URL and REDIS_URL or REDIS_CLUSTER_NODES (npm start sets both)\n');
     process.exit(1);
   }
   const logger = createLogger(env, 'workers');
@@ -17,15 +18,14 @@ async function main(): Promise<void> {
   await container.resolve(TenantResolver).start();
   const runtime = await startWorkers(container);
   logger.info({ workers: runtime.names }, 'workers started');
-  const shutdown = async () => {
-    logger.info('workers: finishing in-flight jobs');
-    await runtime.stop();
-    await container.resolve(TenantResolver).stop();
-    await closeContainer(container);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  // SIGTERM: running jobs finish (at most SHUTDOWN_GRACE_MS), no new ones start, then exit 0.
+  onShutdownSignal(logger, {
+    drain: () => runtime.stop(),
+    close: async () => {
+      await container.resolve(TenantResolver).stop();
+      await closeContainer(container);
+    },
+  });
 }
 
 main().catch((err) => {

@@ -9,6 +9,8 @@ import * as m070 from './070_principal_change_notify';
 import * as m080 from './080_security_audit';
 import * as m085 from './085_role_admins_superadmin';
 import * as m090 from './090_pending_passwords_per_delivery';
+import * as m100 from './100_expiry_reminders';
+import * as m110 from './110_webhooks';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -22,4 +24,6 @@ export const tenantMigrations: Migration[] = [
   { name: '080_security_audit', up: m080.up },
   { name: '085_role_admins_superadmin', up: m085.up },
   { name: '090_pending_passwords_per_delivery', up: m090.up },
+  { name: '100_expiry_reminders', up: m100.up },
+  { name: '110_webhooks', up: m110.up },
 ];

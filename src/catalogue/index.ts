@@ -37,4 +37,12 @@ export const catalogueModule: AppModule = {
 export { EVENT_CHANGES, type EventChanges } from './changes/event-changes';
 export { heldOn } from './personcompetences/personcompetences.repository';
 export { findCompetence, surveyOf, loadSurvey, type CompetenceFacts, type SurveyTree } from './competences/competence-lookup';
-export { joinCompetences, competencesInCategories, competencesWithAttributes, competenceGroupsNamed, heldRegistrations } from './competences/competence-queries';
+export {
+  joinCompetences,
+  competencesInCategories,
+  competencesWithAttributes,
+  competenceGroupsNamed,
+  heldRegistrations,
+  expiringRegistrations,
+  holdRegistration,
+} from './competences/competence-queries';

@@ -7,7 +7,7 @@ import { buildContainer, closeContainer } from '../container';
 import { ApiError } from '../platform/errors/api-error';
 
 /** Where `npm start` runs its own PostgreSQL and Redis (see src/main.ts). */
-export const LOCAL_SERVICES_HINT = `Needs DATABASE_URL and REDIS_URL. For the services that \`npm start\` runs locally:
+export const LOCAL_SERVICES_HINT = `Needs DATABASE_URL and REDIS_URL (or REDIS_CLUSTER_NODES). For the services that \`npm start\` runs locally:
   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:54329/competence REDIS_URL=redis://127.0.0.1:63799`;
 
 export class CliError extends Error {}
@@ -24,8 +24,9 @@ export async function runWithContainer(fn: (c: DependencyContainer) => Promise<v
   let container: DependencyContainer | undefined;
   try {
     const env = loadEnv();
-    if (!env.DATABASE_URL || !env.REDIS_URL) {
-      const missing = [!env.DATABASE_URL && 'DATABASE_URL', !env.REDIS_URL && 'REDIS_URL'].filter(Boolean).join(' and ');
+    const hasRedis = !!(env.REDIS_URL || env.REDIS_CLUSTER_NODES);
+    if (!env.DATABASE_URL || !hasRedis) {
+      const missing = [!env.DATABASE_URL && 'DATABASE_URL', !hasRedis && 'REDIS_URL'].filter(Boolean).join(' and ');
       throw new CliError(`${missing} not set.\n${LOCAL_SERVICES_HINT}`);
     }
     const logger = pino({ level: env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL, redact: REDACT_PATHS }, pino.destination(2));

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
 import { ARCHIVE_FORMAT, TenantAdminService, TenantOperator, type TenantSummary } from '../tenancy';
 import { CliError, LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
+import { registerPlacementCommands } from './tenant-placement-commands';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const admin = (c: DependencyContainer) => c.resolve(TenantAdminService);
@@ -22,12 +23,12 @@ function mib(bytes: number): string {
 const state = (t: TenantSummary) => (t.migration_failed_at ? `${t.status}, migration failed` : t.status);
 
 function describe(t: TenantSummary): string {
-  return `${t.slug}  "${t.name}"  ${state(t)}  hosts: ${t.hosts.join(', ')}  schema ${t.schema} @ ${t.schema_version ?? '-'}  ${mib(t.schema_size_bytes)}`;
+  return `${t.slug}  "${t.name}"  ${state(t)}  hosts: ${t.hosts.join(', ')}  cluster ${t.cluster}  schema ${t.schema} @ ${t.schema_version ?? '-'}  ${mib(t.schema_size_bytes)}`;
 }
 
 function table(rows: TenantSummary[]): string {
-  const head = ['SLUG', 'NAME', 'STATUS', 'HOSTS', 'SCHEMA VERSION', 'SIZE'];
-  const cells = rows.map((t) => [t.slug, t.name, state(t), t.hosts.join(','), t.schema_version ?? '-', mib(t.schema_size_bytes)]);
+  const head = ['SLUG', 'NAME', 'STATUS', 'HOSTS', 'CLUSTER', 'SCHEMA VERSION', 'SIZE'];
+  const cells = rows.map((t) => [t.slug, t.name, state(t), t.hosts.join(','), t.cluster, t.schema_version ?? '-', mib(t.schema_size_bytes)]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
   return [head, ...cells].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
@@ -56,7 +57,7 @@ async function openInput(file: string): Promise<{ archive?: Readable; document?:
 
 const program = new Command('tenant')
   .description('Operate tenants: create, import, export, hosts, list, suspend/resume, delete')
-  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see README "Operating tenants").\n`)
+  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see src/tenants/README.md).\n`)
   .showHelpAfterError();
 
 program
@@ -70,9 +71,10 @@ program
   .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user')
   .option('--admin-firstname <name>')
   .option('--admin-lastname <name>')
-  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string; mailFrom?: string }) =>
+  .option('--cluster <name>', 'the PostgreSQL cluster for its schema (default: the one with the fewest tenants)')
+  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string; mailFrom?: string; cluster?: string }) =>
     runWithContainer(async (c) => {
-      const input = { slug, name: o.name, hosts: o.host };
+      const input = { slug, name: o.name, hosts: o.host, cluster: o.cluster };
       if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
       if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
       const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
@@ -123,11 +125,12 @@ program
   .argument('<file>', 'the archive or JSON document ("-" reads stdin)')
   .option('--slug <slug>', "use this slug instead of the export's")
   .option('--host <host>', "use these hosts instead of the export's (repeat for more)", collect)
-  .action((file: string, o: { slug?: string; host?: string[] }) =>
+  .option('--cluster <name>', 'the PostgreSQL cluster for its schema (default: the one with the fewest tenants)')
+  .action((file: string, o: { slug?: string; host?: string[]; cluster?: string }) =>
     runWithContainer(async (c) => {
       const input = await openInput(file);
       progress(`importing ${file}`);
-      const options = { slug: o.slug, hosts: o.host, onProgress: progress };
+      const options = { slug: o.slug, hosts: o.host, cluster: o.cluster, onProgress: progress };
       const t = input.archive ? await admin(c).importArchive(input.archive, options) : await admin(c).import(input.document, options);
       out(describe(t));
     }),
@@ -178,7 +181,7 @@ hosts
 
 program
   .command('list')
-  .description('List tenants with status, hosts, schema version and size')
+  .description('List tenants with status, hosts, cluster, schema version and size')
   .option('--json', 'print JSON instead of a table')
   .action((o: { json?: boolean }) =>
     runWithContainer(async (c) => {
@@ -213,5 +216,7 @@ program
       out(`${slug} deleted`);
     }),
   );
+
+registerPlacementCommands(program);
 
 program.parseAsync(process.argv);

@@ -1,7 +1,8 @@
 /**
  * The messaging module: messages and their deliveries (the outbox), the relay and the delivery
  * job, the mail and SMS senders, forgot_password and the notices other modules ask for (new
- * person's login, wait-list promotion, contact change). Imports the people and courses faces.
+ * person's login, wait-list promotion, contact change); expiry reminders (reminders/) and signed
+ * webhooks (webhooks/, the kernel's OUTBOUND_EVENTS). Imports the people, catalogue and courses faces.
  */
 import type { AppModule } from '../platform/module';
 import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
@@ -25,10 +26,13 @@ import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
 import { ContactChangeNotice } from './messages/contact-change-notice';
 import { MessageData } from './messages/message-data';
+import { registerReminders } from './reminders/reminders.registration';
+import { registerWebhooks } from './webhooks/webhooks.registration';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 
 export const messagingModule: AppModule = {
   name: 'messaging',
-  routes: [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes],
+  routes: [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes],
   register(c) {
     // Pooled transports: one per container (tests build several containers in a process).
     c.registerSingleton(MailSender);
@@ -44,7 +48,11 @@ export const messagingModule: AppModule = {
     c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
     c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
     c.register(PERSON_DATA, { useClass: MessageData });
+    registerReminders(c);
+    registerWebhooks(c);
   },
 };
 
 export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
+/** Its pooled SMTP connections, closed with the container (container.ts). */
+export { MailSender } from './messages/mail-sender';

@@ -19,6 +19,8 @@ export const PERSON_SESSIONS: InjectionToken<PersonSessions> = Symbol('PersonSes
 /** The login limits (identity): checking old_password counts against them like a login. */
 export interface PasswordAttempts {
   attempt(userName: string, ip: string, check: 'old_password'): Promise<void>;
+  /** Runs the password check; when it throws (no verdict: the database or Redis is away), the attempt is taken back. */
+  deciding<T>(userName: string, ip: string, check: () => Promise<T>): Promise<T>;
   succeeded(userName: string, ip: string): Promise<void>;
 }
 export const PASSWORD_ATTEMPTS: InjectionToken<PasswordAttempts> = Symbol('PasswordAttempts');

@@ -1,6 +1,6 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis/redis-client';
 import type { Logger } from 'pino';
 import type { Env } from './config/env';
 import type { TenantDb } from './tenancy/tenant-db';
@@ -12,7 +12,7 @@ export const ENV: InjectionToken<Env> = Symbol('Env');
 export const LOGGER: InjectionToken<Logger> = Symbol('Logger');
 /** The platform pool: control-plane tables, migrations, import and export. Tenant requests and jobs use TENANT_POOLS. */
 export const KNEX: InjectionToken<Knex> = Symbol('Knex');
-export const REDIS: InjectionToken<Redis> = Symbol('Redis');
+export const REDIS: InjectionToken<RedisClient> = Symbol('Redis');
 /** For the few things that need a connection of their own (LISTEN). */
 export const DATABASE_URL: InjectionToken<string> = Symbol('DatabaseUrl');
 /** The tenant-affine connection groups; only the tenant scope factory uses them. */

@@ -1,10 +1,13 @@
 /**
  * The tenancy module: tenants as a whole (tenant-import/1 import and export, archives, the
  * operator API under /platform, the admin service and the CLI's operations), config items
- * (GET/PUT /api/configitems, history, checks) and the tenant admin page. The top module:
+ * (GET/PUT /api/configitems, history, checks) and the tenant admin page; tenant placement over
+ * PostgreSQL clusters, online moves and spare schemas (tenants/placement). The top module:
  * imports the identity, messaging and courses faces.
  */
 import type { AppModule } from '../platform/module';
+import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
+import { SpareKeeper } from './tenants/placement/spare-keeper';
 import { configItemCheckRoutes } from './configitems/config-item-checks.routes';
 import { configItemAdminRoutes } from './configitems/config-items-admin.routes';
 import { configItemRoutes } from './configitems/config-items.routes';
@@ -12,8 +15,9 @@ import { configItemRoutes } from './configitems/config-items.routes';
 export const tenancyModule: AppModule = {
   name: 'tenancy',
   routes: [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes],
-  register() {
-    // Nothing to plug in: tenancy uses the other modules, none uses it.
+  register(c) {
+    // Keeps each cluster's spare (pre-migrated) schemas topped up, in the worker process.
+    c.register(BACKGROUND_WORKERS, { useClass: SpareKeeper });
   },
 };
 
@@ -26,3 +30,8 @@ export { TenantAdminService, type TenantSummary } from './tenants/tenant-admin.s
 export { TenantOperator } from './tenants/tenant-operator';
 export { ARCHIVE_FORMAT } from './tenants/archive/tenant-archive.format';
 export { TenantImporter } from './tenants/tenant-importer';
+/** Placement over PostgreSQL clusters (npm run tenant -- move | clusters | spares | create-many). */
+export { TenantMover } from './tenants/placement/tenant-mover';
+export { SpareSchemas } from './tenants/placement/spare-schemas';
+export { TenantPlacement } from './tenants/placement/placement';
+export { BulkProvisioner } from './tenants/placement/bulk-provisioner';

@@ -19,6 +19,9 @@ import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant } from './generate-tenants';
 import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
 import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './report';
+import { runLoad, type Load } from './load-runner';
+import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
+import { runScaleBench } from './scale-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out bench-results]
@@ -35,6 +38,9 @@ import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './repo
  *   --api-node-args=S   extra node flags for the API process, e.g. --api-node-args="--cpu-prof --cpu-prof-dir=prof"
  *   --cold S            length of the cold runs of GET /api/person right after an API start (default --duration)
  *   --idle S            length of the idle-cost window, no traffic (default 60; 0 skips it)
+ *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
+ *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
+ *                       the flooding tenant's connection group) or other-groups
  */
 const { values: flags } = parseArgs({
   options: {
@@ -49,6 +55,9 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '0' },
     cold: { type: 'string' },
     idle: { type: 'string', default: '60' },
+    'noisy-rounds': { type: 'string', default: '3' },
+    'noisy-others': { type: 'string', default: 'all' },
+    'scale-base': { type: 'string', default: '1000' },
   },
 });
 const T = Number(flags.tenants);
@@ -63,25 +72,13 @@ const TSX = ['--import', 'tsx'];
 const ONLY = flags.only ? new RegExp(flags.only, 'i') : null;
 const wanted = (scenario: string) => !ONLY || ONLY.test(scenario);
 const PROVISIONED_MARK = 'provisioned.json';
+const PLATFORM_TOKEN = 'bench-platform-token-0123456789';
+const NOISY = 'noisy neighbour';
+if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others']!)) throw new Error('--noisy-others: all, same-group or other-groups');
 
 /** CPU seconds so far of every process in each group, by pid. */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
   Object.fromEntries(Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p)]))])) as Record<K, Map<number, number>>;
-
-function runLoad(config: object): Promise<any> {
-  const file = path.join(os.tmpdir(), `bench-load-${process.pid}-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(config));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, path.join(__dirname, 'load-worker.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => {
-      fs.rmSync(file, { force: true });
-      if (code === 0) resolve(JSON.parse(out));
-      else reject(new Error(`load worker exited ${code}`));
-    });
-  });
-}
 
 async function waitFor(url: string, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -176,6 +173,12 @@ async function printTopStatements(knex: Knex, when = 'during the scenarios'): Pr
 }
 
 async function main() {
+  // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
+  const SCALE_BASE = Number(flags['scale-base']);
+  if (T > SCALE_BASE) {
+    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out!, runLoad, say });
+    return;
+  }
   const work = flags.data ? path.resolve(flags.data) : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   fs.mkdirSync(work, { recursive: true });
   fs.chmodSync(work, 0o755);
@@ -250,7 +253,7 @@ async function main() {
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1' },
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       children.push(api);
@@ -301,14 +304,6 @@ async function main() {
     if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
 
     const measured: Row[] = [];
-    interface Load {
-      url: string;
-      requests: any[];
-      amount?: number;
-      connections?: number;
-      timeout?: number;
-      duration?: number;
-    }
     /**
      * One timed autocannon run. `server`: the process whose CPU is the "api" column (the API,
      * or the ceiling / reference server). `warmup`: untimed seconds first (default --warmup).
@@ -386,6 +381,40 @@ async function main() {
     await measure('GET /api/persons?organisation_id&recursive (large)', { url: base, requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }] });
     await measure('GET /api/personcompetences?state=missing (5 roles)', { url: base, requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }] });
     await measure('GET /api/events?mode=future&view=full (large)', { url: base, requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }] });
+    if (wanted(NOISY)) {
+      // The large tenant's dearest list (most PostgreSQL time per call) against everyone else's GET /api/person.
+      const largeId: number = (await knex.withSchema('platform').table('tenants').where('slug', 'large').first('id')).id;
+      const idOf = new Map<string, number>((await knex.withSchema('platform').table('tenants').select('slug', 'id')).map((r: { slug: string; id: number }) => [r.slug, r.id]));
+      const smallIds = [...idOf].filter(([slug]) => slug !== 'large').map(([, id]) => id);
+      const groups = env.DATABASE_POOL_GROUPS;
+      rows.push(
+        ...(await noisyNeighbour({
+          url: base,
+          others: sessionRequests.filter((r) => {
+            const which = flags['noisy-others'];
+            const sameGroup = idOf.get(r.headers.Host.split('.')[0])! % groups === largeId % groups;
+            return which === 'all' || (which === 'same-group') === sameGroup;
+          }),
+          othersConnections: CONNECTIONS,
+          flood: { method: 'GET', path: '/api/events?mode=future&view=full', headers: H },
+          floodName: 'GET /api/events?mode=future&view=full',
+          floodConnections: 32,
+          duration: DURATION,
+          warmup: Math.max(WARMUP, DURATION),
+          rounds: Number(flags['noisy-rounds']),
+          othersInItsGroup: smallIds.filter((id) => id % groups === largeId % groups).length,
+          cpuDuring: async (run) => {
+            const groups = groupsOf(apiPid);
+            const c0 = cpuOf(groups);
+            const t0 = Date.now();
+            const value = await run();
+            return { value, cpu: scale(cpuUsed(c0, cpuOf(groups)), 1000 / (Date.now() - t0)) };
+          },
+          shareCounts: async () => parseShareCounts((await send(`${base}/metrics`, { headers: { Authorization: `Bearer ${PLATFORM_TOKEN}` } })).text),
+          say,
+        })),
+      );
+    }
     // One request at a time, a few of them: this call walks the whole organisation (10,000 persons).
     await measure(
       'GET /api/competencelevel?organisation_id (large root, 10,000 persons)',

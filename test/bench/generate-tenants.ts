@@ -14,6 +14,8 @@ export function prng(seed: number): () => number {
 
 export const BENCH_SECRET = 'bench-swt-shared-secret-0123456789';
 export const BENCH_PASSWORD = 'Bench-Pass-1';
+/** The bench measures capacity, not the per-caller rate limit (one bench user sends thousands a minute). */
+const NO_RATE_LIMIT = { 'api.rate_limit.per_minute': null };
 
 /** One small tenant: an organisation, a role, a competence, a person who can log in. */
 export function smallTenant(index: number, passwordHash: string) {
@@ -21,7 +23,7 @@ export function smallTenant(index: number, passwordHash: string) {
   return {
     format: 'tenant-import/1',
     tenant: { slug, name: `Bench tenant ${index}`, hosts: [`${slug}.bench.localhost`] },
-    config: { 'api.oauth.secret': BENCH_SECRET, 'mail.from': `Bench ${index} <mail@${slug}.example>` },
+    config: { ...NO_RATE_LIMIT, 'api.oauth.secret': BENCH_SECRET, 'mail.from': `Bench ${index} <mail@${slug}.example>` },
     organisations: [{ ref: 'root', name: `Org ${index}` }],
     roles: [{ ref: 'worker', name: 'Worker', meta_type: 'role' }],
     competences: [{ ref: 'c1', title: 'Safety', type: 'course' }],
@@ -105,7 +107,7 @@ export function largeTenant(passwordHash: string, seed = 42) {
   return {
     format: 'tenant-import/1',
     tenant: { slug: 'large', name: 'Large Corp', hosts: ['large.bench.localhost'] },
-    config: { 'api.oauth.secret': BENCH_SECRET, 'mail.from': 'Large <mail@large.example>' },
+    config: { ...NO_RATE_LIMIT, 'api.oauth.secret': BENCH_SECRET, 'mail.from': 'Large <mail@large.example>' },
     organisations: [root],
     roles,
     competences,

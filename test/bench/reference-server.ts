@@ -1,7 +1,7 @@
 import express from 'express';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { tenantKeyPrefix } from '../../src/platform/tenancy/tenant';
+import { tenantKeyPrefix } from '../../src/platform/redis/redis-keys';
 
 /**
  * The hand-written reference: the essential work of GET /api/person with a session and
@@ -60,7 +60,7 @@ async function main() {
     const sessionId = COOKIE.exec(req.headers.cookie ?? '')?.[1];
     if (!sessionId) return void res.status(401).json(unauthorised);
     try {
-      const raw = await redis.getex(`${tenantKeyPrefix(tenant)}session:${sessionId}`, 'EX', IDLE_SECONDS);
+      const raw = await redis.getex(`${tenantKeyPrefix(tenant, redis)}session:${sessionId}`, 'EX', IDLE_SECONDS);
       const session = raw ? (JSON.parse(raw) as { personId: number; createdAt: number }) : null;
       if (!session || Date.now() - session.createdAt > MAX_MS) return void res.status(401).json(unauthorised);
       const { rows } = await pool.query(tenant.sql, [session.personId]);

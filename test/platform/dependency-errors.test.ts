@@ -50,7 +50,8 @@ afterAll(async () => {
 function expect503(res: { status: number; body: any; headers: any }) {
   expect(res.status, JSON.stringify(res.body)).toBe(503);
   expect(res.body).toMatchObject({ valid: false, errorcode: 503 });
-  expect(res.headers['retry-after']).toBe('5');
+  // 5 s for a dependency that is down, 2 s after a statement timeout
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   expect(res.body.message).not.toMatch(/ECONNREFUSED|at |\.ts/);
 }
 

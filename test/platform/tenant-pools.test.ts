@@ -11,7 +11,7 @@ let t: TestApp;
 let tenants: Tenant[];
 
 beforeAll(async () => {
-  t = await createTestApp({ DATABASE_POOL_MAX: '4', DATABASE_POOL_GROUPS: '2', DATABASE_TENANT_WAIT_MS: '300', DATABASE_STATEMENT_TIMEOUT_MS: '1500' });
+  t = await createTestApp({ DATABASE_POOL_MAX: '4', DATABASE_POOL_GROUPS: '2', DATABASE_TENANT_WAIT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '3500' });
   const imported: DemoTenant[] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'acme'), importDemoTenant(t, 'globex')]);
   const resolver = t.container.resolve(TenantResolver);
   tenants = (await Promise.all(imported.map((d) => resolver.byTenantId(d.tenantId)))) as Tenant[];
@@ -58,7 +58,7 @@ describe('fair use of a group', () => {
   it('one tenant holds at most half of its group; its next query waits, then 503 with Retry-After, while another tenant of the group runs', async () => {
     const [a, b] = tenants.filter((x) => x.id % 2 === tenants[0].id % 2).length >= 2 ? tenants.filter((x) => x.id % 2 === tenants[0].id % 2) : [tenants[0], tenants[0]];
     const dbA = openTenantScope(t.container, a).resolve(TENANT_DB);
-    const busy = dbA.raw('select pg_sleep(0.8)').then(() => undefined); // knex runs a query only once it is awaited
+    const busy = dbA.raw('select pg_sleep(2.8)').then(() => undefined); // knex runs a query only once it is awaited
     await new Promise((r) => setTimeout(r, 100));
     const refused = await dbA.raw('select 1').then(() => null, (e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
@@ -74,8 +74,8 @@ describe('fair use of a group', () => {
     const err: any = await openTenantScope(t.container, tenants[0]).resolve(TENANT_DB).raw('select pg_sleep(5)').then(() => null, (e: unknown) => e);
     expect(err?.code).toBe('57014');
     const sent: { status?: number; body?: any; headers?: Record<string, string> } = {};
-    const res: any = { headersSent: false, set: (h: Record<string, string>) => ((sent.headers = h), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
-    errorMiddleware({ error() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
+    const res: any = { headersSent: false, set: (h: Record<string, string> | string, v?: string) => ((sent.headers = { ...sent.headers, ...(typeof h === 'string' ? { [h]: v! } : h) }), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
+    errorMiddleware({ error() {}, warn() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
     expect(sent.status).toBe(503);
     expect(sent.headers?.['Retry-After']).toBeDefined();
     expect(sent.body).toMatchObject({ valid: false, errorcode: 503 });

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 
 /**
- * The suite needs a few Debian packages (redis-server; chromium for browser tests).
+ * The suite needs a few Debian packages (redis-server and redis-cli; chromium for browser tests).
  * On a fresh machine they are installed here, so that `npm test` alone is enough.
  */
 const NEEDED: { command: string; pkg: string }[] = [
   { command: 'redis-server', pkg: 'redis-server' },
+  // redis-cli --cluster create builds the Redis Cluster of the scale-out tests (redis-server depends on it)
+  { command: 'redis-cli', pkg: 'redis-tools' },
   { command: 'chromium', pkg: 'chromium' },
 ];
 

@@ -54,6 +54,7 @@ export const catalogueTreeRoutes = [
     access: policies.user,
     resource: 'competencegroups',
     summary: 'Competence groups: root groups, or all groups with all=1',
+    description: 'Ordered by id; paging applies. Sub groups of one group, nested: GET /api/competencegroups/[id].',
     input: z.object({ all: p.bool().optional(), ...pagingShape, ...fieldsShape }),
     output: CompetenceGroupView,
     async handler(ctx, input) {
@@ -69,6 +70,7 @@ export const catalogueTreeRoutes = [
     access: policies.user,
     resource: 'competencegroups',
     summary: 'One competence group with its sub groups (nested)',
+    description: 'sub_groups nests every group below, recursively. Unknown id: 404.',
     input: z.object({ competence_group_id: p.id(), ...fieldsShape }),
     output: CompetenceGroupView,
     async handler(ctx, input) {

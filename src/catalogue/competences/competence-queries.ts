@@ -36,3 +36,34 @@ export function competenceGroupsNamed(db: TenantDb, ids: readonly number[], exte
 export function heldRegistrations(db: TenantDb, today: string): Knex.QueryBuilder {
   return heldOn(db.table('person_competences as pc'), today);
 }
+
+/**
+ * Registrations an expiry reminder may be about, as pc joined to its competence c (columns pc.id,
+ * pc.person_id, pc.valid_until, c.title): held (current, passed, a checklist item checked or
+ * overridden) registrations of active competences, valid until `today` (the tenant's day) or up
+ * to `days` later. The caller narrows, orders and selects.
+ */
+export function expiringRegistrations(db: TenantDb, today: string, days: number): Knex.QueryBuilder {
+  return db
+    .table('person_competences as pc')
+    .join('competences as c', 'c.id', 'pc.competence_id')
+    .whereNull('pc.superseded_at')
+    .whereNull('pc.deleted_at')
+    .where('pc.passed', '>', 0)
+    .where((w) => w.whereRaw('pc.checked is not false').orWhere('pc.override', true))
+    .where('c.active', true)
+    .whereRaw('pc.valid_until >= ?::date and pc.valid_until <= ?::date + ?::int', [today, today, days]);
+}
+
+/**
+ * Holds registration `id` for the caller's transaction (FOR SHARE: a renewal or deletion waits for
+ * it) if it is still current with this valid_until; false when it changed meanwhile.
+ */
+export async function holdRegistration(db: TenantDb, id: number, validUntil: string): Promise<boolean> {
+  const { rows } = await db.raw(`select 1 from ?? where id = ? and superseded_at is null and deleted_at is null and valid_until = ?::date for share`, [
+    db.ref('person_competences'),
+    id,
+    validUntil,
+  ]);
+  return rows.length > 0;
+}

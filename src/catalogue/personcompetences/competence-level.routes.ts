@@ -40,7 +40,7 @@ export const competenceLevelRoutes = [
     description:
       'For a person: required = distinct active competences mandatory for any of their roles, fulfilled = how many of them are held now; ' +
       'competence_level = floor(100 * fulfilled / required), 100 when nothing is required. For organisation_id (superuser or its manager): ' +
-      'the persons of the organisation and every unit below, summing required and fulfilled over them.',
+      'the persons of the organisation and every unit below, summing required and fulfilled over them (each person-competence pair weighs the same).',
     output: z.union([
       z.object({ user_name: z.string(), ...counts }),
       z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below'), ...counts }),

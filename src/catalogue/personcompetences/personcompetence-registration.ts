@@ -8,6 +8,9 @@ import type { CompetenceRow } from '../competences/competence.row';
 import { PersonAccess, PersonCredentials, type TargetPerson } from '../../people';
 import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { isUniqueViolation } from '../../platform/errors/error-classes';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
 
 export interface RegistrationInput {
   user_name?: string;
@@ -61,6 +64,8 @@ export class PersonCompetenceRegistration {
     @inject(PersonCredentials) private readonly credentials: PersonCredentials,
     @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
 
   async competence(id: number): Promise<CompetenceRow> {
@@ -122,7 +127,28 @@ export class PersonCompetenceRegistration {
       row.skill_level = input.skill_level ?? row.passed;
       if (input.passed === undefined && input.skill_level !== undefined) row.passed = input.skill_level;
     }
-    return { registration: await this.repo.register(row), person, competence: c };
+    const registration = await this.store(row, c, person);
+    await this.events.committed();
+    return { registration, person, competence: c };
+  }
+
+  /**
+   * One transaction: the registration and its webhook event. Two identical registrations at once
+   * collide on person_competences_current; the loser is tried again, now superseding the winner, as
+   * if the requests had come one after the other.
+   */
+  private async store(row: NewRegistration, c: CompetenceRow, person: TargetPerson): Promise<RegistrationRow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.uow.run(async (tx) => {
+          const created = await tx.get(PersonCompetencesRepository).supersedeWith(row);
+          await this.events.record(tx, 'personcompetence.registered', registrationData(created, c, person));
+          return created;
+        });
+      } catch (err) {
+        if (attempt >= 5 || !isUniqueViolation(err)) throw err;
+      }
+    }
   }
 
   /** checked_by self: only the person; manager: only a manager/superuser; both: either. No action: a manager's override. */
@@ -165,8 +191,39 @@ export class PersonCompetenceRegistration {
     const selfMay = SELF_REGISTERED.includes(c.type) || c.type === 'signature' || (c.type === 'checklist_item' && c.checked_by !== 'manager');
     if (!standing.asManager && !(standing.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
     const current = (await this.repo.current(person.id)).find((r) => r.competence_id === c.id);
-    const removed = await this.repo.deleteAll(person.id, c.id);
+    const removed = await this.uow.run(async (tx) => {
+      const n = await tx.get(PersonCompetencesRepository).deleteAll(person.id, c.id);
+      if (n > 0) {
+        await this.events.record(tx, 'personcompetence.deleted', {
+          personcompetence_id: current?.id ?? null,
+          competence_id: c.id,
+          title: c.title,
+          type: c.type,
+          person_id: person.id,
+          user_name: person.user_name,
+          removed: n,
+        });
+      }
+      return n;
+    });
     if (removed === 0) throw ApiError.notFound(`registration of "${c.title}" for ${person.user_name}`);
+    await this.events.committed();
     return { person, competence: c, registration: current, removed };
   }
+}
+
+/** personcompetence.registered: the registration as stored, with the competence and person it joins. */
+function registrationData(r: RegistrationRow, c: CompetenceRow, person: TargetPerson): Record<string, unknown> {
+  return {
+    personcompetence_id: r.id,
+    competence_id: c.id,
+    title: c.title,
+    type: c.type,
+    person_id: person.id,
+    user_name: person.user_name,
+    passed: r.passed,
+    date: r.date,
+    valid_until: r.valid_until,
+    registered_by: r.registered_by_user_name,
+  };
 }

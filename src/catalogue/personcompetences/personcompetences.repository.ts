@@ -2,7 +2,6 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Knex } from 'knex';
-import { isUniqueViolation } from '../../platform/errors/error-classes';
 import { joinPersons } from '../../people';
 
 /**
@@ -61,32 +60,21 @@ export class PersonCompetencesRepository {
   }
 
   /**
-   * A new registration supersedes the current one; the old row stays as history. Two identical
-   * registrations at once both find no current row and one insert hits person_competences_current;
-   * it is tried again, now superseding the winner, as if the requests had come one after the other.
+   * A new registration supersedes the current one; the old row stays as history. Run on a
+   * transaction's repository (`tx.get`): two identical registrations at once both find no current
+   * row and one insert hits person_competences_current (a unique violation the caller may retry).
    */
-  async register(row: NewRegistration): Promise<RegistrationRow> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.registerOnce(row);
-      } catch (err) {
-        if (attempt >= 5 || !isUniqueViolation(err)) throw err;
-      }
-    }
-  }
-
-  private async registerOnce(row: NewRegistration): Promise<RegistrationRow> {
-    return this.db.transaction(async (db) => {
-      await db
-        .table('person_competences')
-        .where({ person_id: row.person_id, competence_id: row.competence_id })
-        .whereNull('superseded_at')
-        .whereNull('deleted_at')
-        .update({ superseded_at: db.fn.now(), updated_at: db.fn.now() });
-      const [{ id }] = await db.table('person_competences').insert(row).returning('id');
-      const created = await this.select(db).where('pc.id', id).first();
-      return { ...created, id: Number(created.id) };
-    });
+  async supersedeWith(row: NewRegistration): Promise<RegistrationRow> {
+    const db = this.db;
+    await db
+      .table('person_competences')
+      .where({ person_id: row.person_id, competence_id: row.competence_id })
+      .whereNull('superseded_at')
+      .whereNull('deleted_at')
+      .update({ superseded_at: db.fn.now(), updated_at: db.fn.now() });
+    const [{ id }] = await db.table('person_competences').insert(row).returning('id');
+    const found = await this.select(db).where('pc.id', id).first();
+    return { ...found, id: Number(found.id) };
   }
 
   /** Marks every occurrence (current and history) deleted; returns how many were live. */

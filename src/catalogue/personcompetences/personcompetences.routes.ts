@@ -25,7 +25,9 @@ export const personCompetenceRoutes = [
       'state=passed (default): competences held now (expired ones are not listed). state=missing: competences required and not held, with `reason`. ' +
       "Required = requirements of the person's roles, or of role_ids (any roles: gap analysis; unknown role 404), on active competences; " +
       'mandatory for one role and optional for another counts as mandatory. requirement defaults to none for passed, mandatory for missing or with role_ids. ' +
-      'Only top-level competences are list items; a checklist carries its items in `children`. Sorted by title; limit default 20, max 100.',
+      'Only top-level competences are list items; a checklist carries its items in `children`. Sorted by title; limit default 20, max 100. ' +
+      'reason (state=missing): not_registered, expired, not_passed, not_checked, not_signed, items_missing. requirement=optional lists the optional-only ones. ' +
+      'Course modules do not affect their course. user_name other than self: the person\'s manager or a superuser.',
     output: PersonCompetenceView,
     input: z.object({
       ...pagingShape,
@@ -76,7 +78,9 @@ export const personCompetenceRoutes = [
       'Formal competences and skills may be registered by the person; course, module, ecourse, group and checklist only by a manager or superuser; ' +
       'surveys are answered with POST /api/surveyanswer (409). Checklist item with action on/off follows its checked_by; without action a manager override (a manager overriding their own item: 403). ' +
       'Signature: only for oneself, with the current password (wrong: 420, nothing stored; 5 wrong within 15 minutes: 429). ' +
-      'show_course_diploma present with any value means true; skill_level defaults to passed. Inactive competences may be registered.',
+      'show_course_diploma present with any value means true; skill_level 0-100 defaults to passed (and sets passed when only skill_level is given); ' +
+      'graduation_year has four digits (else 420). Inactive competences may be registered (history imports). ' +
+      'Two identical registrations at once both succeed, one after the other.',
     output: PersonCompetenceView,
     input: z.object({
       competence_id: p.id(),

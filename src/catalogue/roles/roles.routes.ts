@@ -81,6 +81,7 @@ export const roleRoutes = [
     access: policies.selfOrManager('user_name', 'list the positions of {person}'),
     resource: 'positions',
     summary: 'Positions (roles of meta type position) of a person',
+    description: "The roles of meta type position that user_name (default the caller; self, the person's manager or a superuser) holds; position_id is the role id.",
     output: PositionView,
     input: z.object({ user_name: p.string(200).optional(), ...pagingShape, ...fieldsShape }),
     async handler(ctx, input) {

@@ -32,7 +32,11 @@ export const eventRoutes = [
       'Lists hold course events only; module events appear only in their course\'s children. ' +
       'mode: future (default) = starts now or later, finished = ended, notfinished = not ended yet, all; startdate/enddate override mode. ' +
       'cancelled=1 includes cancelled events (left out by default). location_id is ignored (with a note in message) unless startdate and enddate are given. ' +
-      'user_check=1 adds signed_on and user_status for the caller or user_name (superuser, manager, self).',
+      'user_check=1 adds signed_on and user_status for the caller or user_name (superuser, manager, self). ' +
+      'organisation_ids: events with a live participant (signed on or wait list) in those organisations (recursive=1: and below). ' +
+      'context_organisation_ids / context_extern_organisation_ids: events hosted by nobody, or by that organisation or one above it. ' +
+      'host_organisation_external_ids and context_extern_organisation_ids match extern_organisation_id; external_competence_group_ids the group\'s external_id. ' +
+      'Date-only startdate/enddate are days of the tenant\'s time zone (config item tenant.timezone). Sorted by start.',
     input: listInput,
     output: EventView,
     async handler(ctx, input) {
@@ -93,7 +97,9 @@ export const eventRoutes = [
     description:
       'Answers the envelope itself (no check_join array): can_join (boolean), places (free seats, null = no limit), reason (list) and one text attribute per reason. ' +
       'Reasons: cancelled, locked, signon_period (our addition: before signon_opens, after signon_closes or once the event started), prerequisites (each held: current, passed > 0, not expired), age ' +
-      '(age on the day of the check; no birthdate = not blocked), required_fields, conflicting_course, already_joined, event_full (the only one that keeps can_join true).',
+      '(age on the day of the check; no birthdate = not blocked), required_fields (signon.require_email / signon.require_mobile), ' +
+      'conflicting_course (signon.block_overlapping: another non-cancelled event the person is signed on to overlaps; the wait list does not block, nor do modules of the same course), ' +
+      'already_joined (signed on or on the wait list), event_full (the only one that keeps can_join true). Security: superuser, the person\'s manager, self.',
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);

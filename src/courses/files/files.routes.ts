@@ -16,7 +16,8 @@ export const fileRoutes = [
     summary: 'Uploads a file (multipart/form-data, part "file") for the caller or user_name; ceid shares it with the event instructor',
     description:
       'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content. user_name: upload for someone (their manager, not for a person who manages the caller, or a superuser). ' +
-      'The spec leaves the answer\'s contents open: it is the File description below.',
+      'The login is checked before the upload is read. filetitle defaults to the file name; ceid must name an existing event. One file per request. ' +
+      'The bytes are stored per tenant behind FileStore (default DATA_DIR/files). The spec leaves the answer\'s contents open: it is the File description below.',
     output: FileView,
     input: z.object({
       file: uploaded,

@@ -25,7 +25,8 @@ const list = (resource: string, path: string, summary: string) =>
     summary,
     description:
       'A superuser or the event\'s instructor sees all participants; a manager only persons in organisations they manage (with organisation_id they must manage it); ' +
-      'anyone else 403. waitlist, passed and met filter when given (unset returns both). Sorted: seats first, then by sign-on time.',
+      'anyone else 403. waitlist, passed and met filter when given (unset returns both). Sorted: seats first, then by sign-on time. ' +
+      "met: the person holds the event's competence now (current registration, passed > 0, still valid in the tenant's time zone).",
     input: listInput,
     output: ParticipantView,
     async handler(ctx, input) {

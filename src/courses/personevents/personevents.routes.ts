@@ -65,6 +65,7 @@ export const personEventRoutes = [
     access: policies.selfOrManager('user_name', 'see the sign-ons of this person'),
     resource: 'personevents',
     summary: "A person's live sign-on to an event (empty when not signed on)",
+    description: "user_name defaults to the caller (superuser, the person's manager, self). Not signed on: an empty list and a message saying so. Unknown event: 404.",
     output: PersonEventView,
     input: z.object({ event_id: p.id(), user_name: userName, ...fieldsShape }),
     async handler(ctx, input) {
@@ -83,7 +84,8 @@ export const personEventRoutes = [
     description:
       'Checked like check_join in one transaction on the locked event row (seats are never oversold). A refused sign-on is errorcode 409 with the reason texts ' +
       'in message plus can_join and reason in the envelope; module events cannot be signed on to (409). order_id/order_reference only with the order system ' +
-      "enabled (otherwise ignored with a note in message); order_id must be an order of that person (else 420). Security: superuser, the person's manager " +
+      "enabled (otherwise ignored with a note in message); order_id must be an order of that person (else 420: someone else's order would bill them); " +
+      'order_reference creates an order for the person (ignored, with a note, when order_id is given). Security: superuser, the person\'s manager ' +
       '(not for a person who manages the caller), self.',
     output: PersonEventView,
     input: z.object({

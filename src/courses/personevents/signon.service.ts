@@ -9,7 +9,8 @@ import { EventsRepository, type EventRow } from '../events/events.repository';
 import { checkJoin, type JoinClock, type JoinPerson } from '../events/join-check';
 import { JoinCheckRepository } from '../events/join-check.repository';
 import { PersonEventsRepository } from './personevents.repository';
-import type { PersonEventRow } from './person-event.presenter';
+import { presentPersonEvent, type PersonEventRow } from './person-event.presenter';
+import { OUTBOUND_EVENTS, type OutboundEvents, type OutboundEventType } from '../../platform/outbound/outbound-events';
 import { WAITLIST_NOTIFIER, type WaitlistNotifier } from './waitlist-notifier';
 
 export interface SignOnResult {
@@ -26,7 +27,14 @@ export class SignOnService {
     @inject(TenantClock) private readonly clock: JoinClock,
     // Optional: without messaging, promotion happens silently.
     @inject(WAITLIST_NOTIFIER, { isOptional: true }) private readonly notifier?: WaitlistNotifier,
+    // Optional as well: without messaging, no webhook events are written.
+    @inject(OUTBOUND_EVENTS, { isOptional: true }) private readonly outbound?: OutboundEvents,
   ) {}
+
+  /** The person event as it is in `tx` (after the change), to the webhooks. */
+  private async recordEvent(tx: Transaction, type: OutboundEventType, personEventId: number): Promise<void> {
+    await this.outbound?.record(tx, type, async () => presentPersonEvent(await tx.get(PersonEventsRepository).byId(personEventId)));
+  }
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
   private async lockEvent(tx: Transaction, eventId: number): Promise<EventRow> {
@@ -66,8 +74,12 @@ export class SignOnService {
       }
       const status = check.places === 0 ? 'waitlist' : 'signed_on';
       if (status === 'waitlist') notes.unshift('the event is full: placed on the wait list');
-      return repo.insert({ person_id: person.id, event_id: eventId, status, order_id: orderId });
+      const inserted = await repo.insert({ person_id: person.id, event_id: eventId, status, order_id: orderId });
+      // a wait-list place too: data.status says which
+      await this.recordEvent(tx, 'personevent.signed_on', inserted);
+      return inserted;
     });
+    await this.outbound?.committed();
     const personEvent = await this.personEvents.byId(id);
     const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
     return { personEvent, message: [head, ...notes].join('; ') };
@@ -86,6 +98,7 @@ export class SignOnService {
       const live = await repo.liveId(person.id, eventId);
       if (live === undefined) throw ApiError.notFound(`sign-on of ${person.user_name} to event ${eventId}`);
       await repo.signOff(live);
+      await this.recordEvent(tx, 'personevent.signed_off', live);
       const promoted: number[] = [];
       if (!event.cancelled) {
         const free = event.max_participants === null ? Infinity : event.max_participants - (await repo.seatsTaken(eventId));
@@ -94,6 +107,7 @@ export class SignOnService {
             await repo.promote(waiting.id);
             // in the same transaction: a crash after the commit cannot lose the notice
             await notifier?.notifyPromoted(tx, waiting.id, { personId: waiting.person_id, eventTitle: event.title, startsAt: event.starts_at });
+            await this.recordEvent(tx, 'personevent.promoted', waiting.id);
             promoted.push(waiting.id);
           }
         }
@@ -101,6 +115,7 @@ export class SignOnService {
       return { id: live, promoted };
     });
     if (promoted.length) await notifier?.committed?.();
+    await this.outbound?.committed();
     const personEvent = await this.personEvents.byId(id);
     const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
     return { personEvent, message: `${person.user_name} is signed off${tail}` };

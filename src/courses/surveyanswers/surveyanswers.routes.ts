@@ -92,7 +92,10 @@ export const surveyAnswerRoutes = [
     description:
       'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id. ' +
       'Items must follow the survey\'s question tree (else 420 naming the item). file_data is stored as a file of the answering person and the item keeps its file_id ' +
-      '(UPLOAD_MAX_BYTES per file, 413 beyond). user_name: superuser, the person\'s manager (not for a person who manages the caller), self. Returns the full SurveyAnswer.',
+      '(UPLOAD_MAX_BYTES per file, 413 beyond; a JSON body is at most 1 MB). user_name: superuser, the person\'s manager (not for a person who manages the caller), self; ' +
+      'organisation_id: an answer by the organisation (its manager or a superuser). data may be a JSON object or JSON text; top-level items are questions directly ' +
+      'under the survey, children sub-questions of their item\'s question; value is a string, number, boolean, null or a list of those; items nest at most 10 levels. ' +
+      'Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
@@ -107,7 +110,7 @@ export const surveyAnswerRoutes = [
     access: policies.userThen("superuser, the person, their manager (not for a person who manages them)"),
     resource: 'surveyanswers',
     summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
-    description: 'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420). Returns the full SurveyAnswer.',
+    description: 'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420); files of replaced items are kept. A locked answer is a 409: submit a new one with POST /api/surveyanswer. Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
     input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {

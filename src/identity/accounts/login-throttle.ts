@@ -57,6 +57,21 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Runs the password check of a counted attempt. When it ends without a verdict (the database or
+   * Redis is away: it throws), the attempt is taken back, so an outage locks nobody out.
+   */
+  async deciding<T>(userName: string, ip: string, check: () => Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (err) {
+      const s = this.subjects(userName, ip);
+      await this.limiter.uncount(LOGIN_PAIR_LIMIT, s.pair).catch(() => undefined);
+      await this.limiter.uncount(LOGIN_USER_LIMIT, s.user).catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** The right password: the pair starts over, and the attempt no longer counts for the user name. */
   async succeeded(userName: string, ip: string): Promise<void> {
     const s = this.subjects(userName, ip);

@@ -22,6 +22,7 @@ export const loginRoutes = [
       'errorcode 429 (HTTP 429) with a Retry-After header (seconds) until that window has passed, even with the right password. ' +
       'Unknown user names are throttled the same way. A successful login clears the counter of its user_name and address. ' +
       'The client address is the TCP peer, or the X-Forwarded-For entry that TRUST_PROXY (hop count or proxy list) selects. ' +
+      'User names are compared lower-cased. Logins, refusals and throttling are recorded in the security event log (GET /api/auditlog). ' +
       'Redis unavailable: 503.',
     input: z.object({
       user_name: p.string(200).min(1, 'must not be empty'),

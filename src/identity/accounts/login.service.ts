@@ -37,11 +37,14 @@ export class LoginService {
   /** `ip`: the client address as express resolves it with TRUST_PROXY. */
   async login(userName: string, password: string, ip: string): Promise<LoginResult> {
     await this.throttle.attempt(userName, ip, 'login');
-    const row = await this.credentials.forLogin(userName);
-    const ok = row ? await verifyPassword(row.password_hash, password) : await verifyAgainstDummy(password);
-    // A mailed password (see PendingPasswords): using it makes it the password and asks for a new one (418);
-    // using the old password discards it, so a stranger's reset request changes nothing.
-    const mailed = row && !ok ? await this.pending.matches(row, password) : null;
+    const { row, ok, mailed } = await this.throttle.deciding(userName, ip, async () => {
+      const row = await this.credentials.forLogin(userName);
+      const ok = row ? await verifyPassword(row.password_hash, password) : await verifyAgainstDummy(password);
+      // A mailed password (see PendingPasswords): using it makes it the password and asks for a new one (418);
+      // using the old password discards it, so a stranger's reset request changes nothing.
+      const mailed = row && !ok ? await this.pending.matches(row, password) : null;
+      return { row, ok, mailed };
+    });
     if (!row || (!ok && !mailed)) {
       await this.audit('login.failed', userName, ip, { reason: row ? 'wrong password' : 'unknown user name' });
       throw new ApiError(401, 'wrong user name or password');

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis/redis-client';
 import { ENV, REDIS } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
-import { tenantKeyPrefix, type Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { tenantKeyPrefix } from '../../platform/redis/redis-keys';
 import { ApiError } from '../../platform/errors/api-error';
 
 export interface SessionData {
@@ -21,16 +22,16 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 @injectable()
 export class SessionStore {
   constructor(
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(REDIS) private readonly redis: RedisClient,
     @inject(ENV) private readonly env: Env,
   ) {}
 
   private key(tenant: Tenant, sessionId: string): string {
-    return `${tenantKeyPrefix(tenant)}session:${sessionId}`;
+    return `${tenantKeyPrefix(tenant, this.redis)}session:${sessionId}`;
   }
 
   private personIndexKey(tenant: Tenant, personId: number): string {
-    return `${tenantKeyPrefix(tenant)}person-sessions:${personId}`;
+    return `${tenantKeyPrefix(tenant, this.redis)}person-sessions:${personId}`;
   }
 
   get idleSeconds(): number {

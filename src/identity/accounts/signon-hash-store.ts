@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis/redis-client';
 import { REDIS } from '../../platform/tokens';
-import { tenantKeyPrefix, type Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { tenantKeyPrefix } from '../../platform/redis/redis-keys';
 
 export const SIGNON_HASH_SECONDS = 30;
 const HASH = /^[A-Za-z0-9_-]{32,64}$/;
@@ -10,10 +11,10 @@ const HASH = /^[A-Za-z0-9_-]{32,64}$/;
 /** Short-lived, single-use sign-on hashes handed out by login (GET /api/validate consumes them). */
 @injectable()
 export class SignonHashStore {
-  constructor(@inject(REDIS) private readonly redis: Redis) {}
+  constructor(@inject(REDIS) private readonly redis: RedisClient) {}
 
   private key(tenant: Tenant, hash: string): string {
-    return `${tenantKeyPrefix(tenant)}signon:${hash}`;
+    return `${tenantKeyPrefix(tenant, this.redis)}signon:${hash}`;
   }
 
   async issue(tenant: Tenant, personId: number): Promise<string> {

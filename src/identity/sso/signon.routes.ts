@@ -17,8 +17,9 @@ export const signonRoutes = [
     resource: 'validate',
     summary: 'Complete sign-on with the hash from login: sets tg-visit and redirects to forward_url',
     description:
-      'forward_url is checked first (host in signon.forward_url_hosts, else 420), then the single-use hash ' +
-      '(unknown, expired, used or issued to another user: 401 error object, no redirect). Success: 302 to forward_url.',
+      'A missing parameter is a 419. forward_url is checked first: an absolute http(s) URL without user info whose host name is in ' +
+      'signon.forward_url_hosts (any port), else 420 and the hash stays usable. Then the single-use hash (valid 30 s) is used up whatever the outcome ' +
+      '(unknown, expired, used or issued to another user: 401 error object, no redirect). Success sets tg-visit exactly like login: 302 to forward_url.',
     input: z.object({
       user_name: p.string(200).min(1, 'must not be empty'),
       hash,
@@ -37,7 +38,9 @@ export const signonRoutes = [
     access: policies.anyone,
     resource: 'validate_auth_token',
     summary: 'Check a sign-on hash for a person id without redirect (third-party learning systems)',
-    description: 'Answers {valid, message}; an invalid token is a 401 error object. The check uses the hash up (single use).',
+    description:
+      'user_id is the person id (person_id of the login answer). Answers {valid, message}; an invalid token is a 401 error object. ' +
+      'The check uses the hash up (single use), so a replayed URL fails; a client that wants both this check and GET /api/validate logs in twice.',
     input: z.object({ user_id: p.id(), hash }),
     async handler(ctx, input) {
       await ctx.resolve(SignonService).checkAuthToken(input.user_id, input.hash);

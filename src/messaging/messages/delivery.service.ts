@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { ENV, TENANT, TENANT_DB } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { DeliveryRow, MessageRow } from './messages.repository';
 import { MailSender } from './mail-sender';
@@ -9,6 +10,8 @@ import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { PendingPasswords } from '../../people';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
+import { messageFailedData } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -35,6 +38,8 @@ export class DeliveryService {
     @inject(SmsSender) private readonly sms: SmsSender,
     @inject(PendingPasswords) private readonly passwords: PendingPasswords,
     @inject(ENV) private readonly env: Env,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
 
   async deliver(deliveryId: number): Promise<DeliveryOutcome> {
@@ -43,7 +48,7 @@ export class DeliveryService {
     if (!claimed) return 'skipped';
     const { message, expired, ...delivery } = claimed;
     if (expired) {
-      await this.finish(deliveryId, { state: 'failed', last_error: expiredReason(this.env, delivery.last_error) });
+      await this.fail(deliveryId, expiredReason(this.env, delivery.last_error));
       return 'failed';
     }
     try {
@@ -56,7 +61,7 @@ export class DeliveryService {
         await this.finish(deliveryId, { state: 'queued', last_error: reason });
         return 'retry';
       }
-      await this.finish(deliveryId, { state: 'failed', last_error: reason });
+      await this.fail(deliveryId, reason);
       if (!(err instanceof PermanentDeliveryError)) throw err;
       return 'failed';
     }
@@ -74,6 +79,15 @@ export class DeliveryService {
       [this.db.ref('message_deliveries'), deliveryId, this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
     );
     return rows[0];
+  }
+
+  /** Failed for good, with message.failed for the webhooks in the same transaction. */
+  private async fail(id: number, reason: string): Promise<void> {
+    await this.uow.run(async (tx) => {
+      await tx.db.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.db.fn.now() });
+      await this.events.record(tx, 'message.failed', () => messageFailedData(tx.db, id));
+    });
+    await this.events.committed();
   }
 
   private async finish(id: number, change: Record<string, unknown>): Promise<void> {

@@ -22,7 +22,9 @@ export const forgotPasswordRoutes = [
     summary: 'Send a new password to the person with this user name, e-mail or mobile',
     description:
       'Security: Anyone. Answers the same whether or not such a person exists. The new password is sent by e-mail ' +
-      '(SMS when the person has only a mobile) and works next to the current one until used; using it asks for a new password (418). ' +
+      '(SMS when the person has only a mobile) and works next to the current one until used (for 72 hours); using it asks for a new password (418); ' +
+      'logging in with the current one discards it, so a stranger requesting resets locks nobody out. The identification is a user name, else an e-mail ' +
+      '(any case) or a mobile. The password is generated when the mail is sent and only its hash is stored. ' +
       'Per tenant and hour at most 30 requests from one client address and 5 for one identification (a mobile with any spacing ' +
       'or dashes, an e-mail address in any case, count as one); beyond that errorcode 429 with Retry-After (seconds).',
     input: z.object({ identification: p.string(320).min(1, 'must not be empty') }),

@@ -19,7 +19,9 @@ export const messageRoutes = [
     description:
       `${SECURITY} Stored with one delivery per medium and answered at once; workers deliver it. ` +
       'cc: e-mail addresses separated by comma, semicolon or space, at most config item messages.max_cc (default 10; more is a 420). ' +
-      'reply_to: empty, "manager" (the nearest manager above the recipient) or an address. A CR or LF in title, cc or reply_to is a 420 naming it. ' +
+      'send_medium defaults to email; a recipient without an e-mail address (or mobile, for sms and both) is a 420 at request time; cc is e-mail only. ' +
+      'reply_to: empty, "manager" (the nearest manager of the recipient\'s organisation or one above it who has an e-mail; 420 when there is none) or an address. ' +
+      'A CR or LF in title, cc or reply_to is a 420 naming it. ' +
       'A sender who is not a superuser may send at most messages.max_per_hour_per_sender (default 100) messages per hour (window from the first); ' +
       'past it errorcode 429 with a Retry-After header (seconds).',
     input: z.object({
@@ -43,7 +45,10 @@ export const messageRoutes = [
     access: policies.selfOrManager('user_name', "read this person's messages"),
     resource: 'messages',
     summary: 'Messages sent to a person (default: yourself), newest first, with their delivery state',
-    description: SECURITY,
+    description:
+      `${SECURITY} Includes the messages the system sent, with sender_user_name null: e.g. expiry reminders, titled ` +
+      '"Reminder: <competence title> is valid until <YYYY-MM-DD>", sent when a registration\'s days left reach a threshold of config item ' +
+      'reminders.days_before (default [30, 7]; by e-mail, with the nearest manager in cc when reminders.notify_manager; by SMS when the person has only a mobile).',
     input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
     output: MessageOutput,
     async handler(ctx, input) {

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { KNEX, LOGGER } from '../../platform/tokens';
+import { LOGGER } from '../../platform/tokens';
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
 
 /** Tenants scanned per scrape (active ones, by slug); beyond that the gauge says nothing. */
@@ -29,7 +30,7 @@ export class OutboxAge {
   private cached: { at: number; readings: Promise<OutboxAgeReading[]> } | null = null;
 
   constructor(
-    @inject(KNEX) private readonly knex: Knex,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -47,13 +48,26 @@ export class OutboxAge {
   }
 
   private async scan(): Promise<OutboxAgeReading[]> {
-    const tenants = (await this.store.list()).filter((t) => t.status === 'active').slice(0, OUTBOX_SCAN_TENANTS);
+    const active = (await this.store.list()).filter((t) => t.status === 'active').slice(0, OUTBOX_SCAN_TENANTS);
+    const out: OutboxAgeReading[] = [];
+    // one query per CHUNK tenants of the same cluster
+    const byCluster = new Map<string, typeof active>();
+    for (const t of active) {
+      const list = byCluster.get(t.cluster) ?? [];
+      list.push(t);
+      byCluster.set(t.cluster, list);
+    }
+    for (const [cluster, tenants] of byCluster) if (this.clusters.has(cluster)) out.push(...(await this.scanCluster(this.clusters.admin(cluster), tenants)));
+    return out;
+  }
+
+  private async scanCluster(knex: Knex, tenants: { slug: string; schema_name: string }[]): Promise<OutboxAgeReading[]> {
     const out: OutboxAgeReading[] = [];
     for (let i = 0; i < tenants.length; i += CHUNK) {
       const chunk = tenants.slice(i, i + CHUNK);
       // Schemas without the messages tables yet (not migrated) are left out by the catalog check.
       const migrated = new Set<string>(
-        await this.knex('pg_catalog.pg_tables')
+        await knex('pg_catalog.pg_tables')
           .where({ tablename: 'message_deliveries' })
           .whereIn('schemaname', chunk.map((t) => t.schema_name))
           .pluck('schemaname'),
@@ -68,7 +82,7 @@ export class OutboxAge {
         )
         .join(' union all ');
       const bindings = parts.flatMap((t) => [t.slug, t.schema_name, t.schema_name]);
-      const { rows } = await this.knex.raw(sql, bindings);
+      const { rows } = await knex.raw(sql, bindings);
       const ages = new Map<string, number>(rows.map((r: { tenant: string; age: number }) => [r.tenant, Math.max(0, Number(r.age))]));
       for (const t of parts) out.push({ tenant: t.slug, ageSeconds: ages.get(t.slug) ?? 0 });
     }

@@ -15,6 +15,8 @@ export class OutboxMetrics implements MetricsSource {
     // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
     new Counter({
       name: 'message_delivery_failures_total',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Message deliveries that ended failed (permanent error or last attempt), per tenant and medium',
       labelNames: ['tenant', 'medium'] as const,
       registers: [registry],
@@ -27,6 +29,8 @@ export class OutboxMetrics implements MetricsSource {
     // The outbox reader is looked up at scrape time, as the queues are.
     new Gauge({
       name: 'outbox_oldest_undelivered_age_seconds',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Age of the oldest message delivery still queued or sending, per tenant (bounded scan, cached briefly)',
       labelNames: ['tenant'] as const,
       registers: [registry],

@@ -1,5 +1,5 @@
 import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
@@ -11,11 +11,14 @@ import { RETRY_POLICY } from '../../platform/queue/job-worker';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
+import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
+import { messageFailedData } from './message-failed-event';
 
 export interface RelayTiming {
   pollMs: number;
@@ -59,7 +62,7 @@ export class OutboxRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,
@@ -155,9 +158,10 @@ export class OutboxRelay implements BackgroundWorker {
   private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean }> {
     const tenant = await this.tenants.byTenantId(tenantId);
     if (!tenant) return { moved: 0, leftOver: false };
-    const db = openTenantScope(this.root, tenant).resolve(TENANT_DB);
+    const scope = openTenantScope(this.root, tenant);
+    const db = scope.resolve(TENANT_DB);
     const redeliver = this.env.OUTBOX_REDELIVER_AFTER_SECONDS;
-    const expired = await this.expire(db, redeliver);
+    const expired = await this.expire(scope, redeliver);
     if (expired === null) return { moved: 0, leftOver: false }; // tenant schema not migrated yet
     const bulkRoom = Math.max(await this.bulkRoom(), 0);
     const rows: OutboxRow[] = await db
@@ -181,20 +185,31 @@ export class OutboxRelay implements BackgroundWorker {
     return { moved: moving.length, leftOver: rows.length > moving.length };
   }
 
-  /** Fails the tenant's undelivered rows past the maximum age; null when the schema has no outbox yet. */
-  private async expire(db: TenantDb, redeliver: number): Promise<number | null> {
+  /**
+   * Fails the tenant's undelivered rows past the maximum age, each with message.failed for the
+   * webhooks in the same transaction; null when the schema has no outbox yet.
+   */
+  private async expire(scope: DependencyContainer, redeliver: number): Promise<number | null> {
     try {
-      const { rowCount } = await db.raw(
-        `update ?? d set state = 'failed', last_error = ?, updated_at = now()
-           from ?? m
-          where m.id = d.message_id and d.state in ('queued', 'sending')
-            and m.created_at < now() - make_interval(secs => ?)
-            -- a send in progress finishes first
-            and (d.state = 'queued' or d.updated_at < now() - make_interval(secs => ?))`,
-        [db.ref('message_deliveries'), expiredReason(this.env, null), db.ref('messages'), maxAgeSeconds(this.env), redeliver],
-      );
+      const events = scope.resolve(OUTBOUND_EVENTS);
+      const rowCount = await scope.resolve(UnitOfWork).run(async (tx) => {
+        const trx = tx.db;
+        const { rows } = await trx.raw(
+          `update ?? d set state = 'failed', last_error = ?, updated_at = now()
+             from ?? m
+            where m.id = d.message_id and d.state in ('queued', 'sending')
+              and m.created_at < now() - make_interval(secs => ?)
+              -- a send in progress finishes first
+              and (d.state = 'queued' or d.updated_at < now() - make_interval(secs => ?))
+          returning d.id`,
+          [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver],
+        );
+        for (const r of rows as { id: number }[]) await events.record(tx, 'message.failed', () => messageFailedData(trx, r.id));
+        return rows.length as number;
+      });
+      await events.committed();
       if (rowCount) this.logger.warn({ deliveries: rowCount }, 'outbox relay: deliveries expired undelivered');
-      return rowCount ?? 0;
+      return rowCount;
     } catch (err) {
       if ((err as { code?: string }).code === '42P01') return null;
       throw err;

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../../platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
@@ -17,7 +17,7 @@ export function pendingTenantsKey(queuePrefix: string): string {
 @injectable()
 export class OutboxSignal {
   constructor(
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}

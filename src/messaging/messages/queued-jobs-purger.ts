@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis/redis-client';
 import type { JobType } from 'bullmq';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
@@ -19,7 +19,7 @@ export class QueuedJobsPurger implements TenantPurger {
   readonly name = 'queued-jobs';
   constructor(
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 

@@ -71,7 +71,8 @@ export const organisationRoutes = [
     summary: 'Create an organisation. Security: superuser; a manager only below an organisation they manage',
     description:
       'Security is not shown in the spec, decided: a superuser anywhere; a manager only below an organisation they manage, ' +
-      'so a root (parent_id 0 or absent) only by a superuser. Unknown keys in organisation_data are a 420. Answers the new Organisation (full view by default).',
+      'so a root (parent_id 0 or absent) only by a superuser. organisation_data: name (required), parent_id (0 or absent: a root), email, address, phone, ' +
+      'extern_organisation_id (stored as text); unknown keys are a 420. Answers the new Organisation (full view by default).',
     input: z.object({ organisation_data: z.preprocess(jsonObject, OrganisationData), ...viewShape }),
     output: OrganisationView,
     async handler(ctx, input) {

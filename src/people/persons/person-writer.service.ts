@@ -14,6 +14,8 @@ import type { PersonRow } from '../person-row';
 import { PersonsService } from './persons.service';
 import { PersonChangeRecorder } from './person-change-recorder';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
+import { presentPersonSimple } from './person.presenter';
+import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
 
 export interface PersonUpdate {
   person_data?: PersonUpdateData;
@@ -46,7 +48,17 @@ export class PersonWriter {
     @inject(PERSON_ROLES) private readonly roles: PersonRoles,
     @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
+
+  /** person.updated in the change's transaction: the person as it is now and which fields changed (never their old values). */
+  private async recordUpdated(tx: Transaction, personId: number, changed: string[]): Promise<void> {
+    if (changed.length === 0) return;
+    await this.events.record(tx, 'person.updated', async () => {
+      const row = await tx.get(PersonsRepository).findById(personId);
+      return row ? { ...presentPersonSimple(row), changed } : null;
+    });
+  }
 
   /** `ip`: the client address, for the password-guessing limits of old_password. */
   async update(user: Principal, person: TargetPerson, input: PersonUpdate, ip: string): Promise<PersonRow> {
@@ -75,8 +87,10 @@ export class PersonWriter {
       if (Object.keys(changes).length) await tx.get(PersonsRepository).update(target.id, changes);
       if (input.role_ids) await this.roles.replace(tx, target.id, [...new Set(input.role_ids)]);
       await this.recorder.record(tx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
+      await this.recordUpdated(tx, target.id, changedFields(changes, input.role_ids !== undefined));
     });
     await this.recorder.committed();
+    await this.events.committed();
     if (data.password !== undefined) {
       // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
       await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
@@ -110,7 +124,8 @@ export class PersonWriter {
       if (data.password !== undefined && passwordMatch === undefined) throw ApiError.missing('password_match');
       // A stolen session must not become a password-guessing oracle: the login limits apply.
       await this.throttle.attempt(target.user_name, ip, 'old_password');
-      if (!(await verifyPassword(await this.credentials.passwordHash(target.id), oldPassword))) {
+      const matches = await this.throttle.deciding(target.user_name, ip, async () => verifyPassword(await this.credentials.passwordHash(target.id), oldPassword));
+      if (!matches) {
         throw ApiError.malformed('old_password', 'does not match the current password');
       }
       await this.throttle.succeeded(target.user_name, ip);
@@ -131,8 +146,10 @@ export class PersonWriter {
       const before = await this.roles.ids(tx.db, target.id);
       const n = await this.roles.remove(tx, target.id, [...new Set(roleIds)]);
       await this.recorder.rolesChanged(tx.db, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+      if (n > 0) await this.recordUpdated(tx, target.id, ['roles']);
       return n;
     });
+    await this.events.committed();
     return { person: target, removed };
   }
 
@@ -157,8 +174,17 @@ export class PersonWriter {
       await this.roles.add(tx, newId, input.role_id);
       await this.recorder.rolesChanged(tx.db, user, data.user_name, [], [input.role_id]);
       await inTransaction?.(tx, newId);
+      await this.events.record(tx, 'person.created', async () => presentPersonSimple((await tx.get(PersonsRepository).findById(newId))!));
       return newId;
     });
+    await this.events.committed();
     return (await this.persons.findById(id))!;
   }
+}
+
+/** Field names of a person change as receivers know them (password, not its hash; roles). */
+function changedFields(changes: Record<string, unknown>, roles: boolean): string[] {
+  const internal = ['password_changed_at', 'must_change_password'];
+  const names = Object.keys(changes).filter((k) => !internal.includes(k)).map((k) => (k === 'password_hash' ? 'password' : k));
+  return roles ? [...names, 'roles'] : names;
 }

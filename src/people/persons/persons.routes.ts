@@ -10,6 +10,13 @@ import { policies } from '../person-policies';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
+/** The person_data rules shared by POST and PUT (src/persons/README.md). */
+const PERSON_DATA =
+  'person_data: bracket form (person_data[mobile]=...), a JSON object or JSON text; only present fields change, an empty value clears one. ' +
+  'Unknown fields are a 420 (superuser or organisation_id cannot be smuggled in). Each check is a 420 naming person_data[field]: e-mail address shape ' +
+  '(stored lower-case), birthdate a real date YYYY-MM-DD not in the future (tenant.timezone), mobile + and 6-15 digits (spaces and dashes removed), ' +
+  'user_name 1-100 of A-Z a-z 0-9 . _ @ + - and not taken, password 8-200 characters.';
+
 export const personListShape = {
   organisation_ids: p.idList().optional(),
   recursive: p.bool().optional(),
@@ -58,7 +65,8 @@ export const personRoutes = [
       'has_competence_ids: all must be fulfilled (current, passed, valid today). role_ids: any of the roles. ' +
       'event_id cannot be combined with has_competence_ids (420). Not shown in the spec, decided: a manager without organisation_id ' +
       'gets the persons of all subtrees they manage; event_id includes the wait list and excludes signed-off persons; ' +
-      'ids that match nothing are a 404; order lastname, firstname, id; simple view by default.',
+      'ids that match nothing are a 404; order lastname, firstname, id; simple view by default. has_competence_ids: a current registration ' +
+      '(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant\'s time zone. A person who manages nothing: 403.',
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {
@@ -80,7 +88,11 @@ export const personRoutes = [
       'someone else forces the person to choose a new one (418) and ends their sessions. role_ids replaces the roles (manager or superuser; ' +
       'a manager never sets their own). A person who manages the caller (their organisation or one above it) cannot be changed by them (403). ' +
       'Answers the updated Person (full view by default). old_password checks count against the login limits of the ' +
-      'user name (see POST /api/login): beyond them errorcode 429 with Retry-After, before the password is checked.',
+      'user name (see POST /api/login): beyond them errorcode 429 with Retry-After, before the password is checked. ' +
+      'A new password must differ from the current one; old_password and password_match may be top-level or inside person_data. ' +
+      'Someone else (manager, superuser) needs neither. A superuser can be changed only by superusers (and themself). ' +
+      'While the caller must change their password (418), only their own password change is accepted; other fields in that request are applied with it. ' +
+      PERSON_DATA,
     input: z.object({
       user_name: userNameParam,
       person_data: z.preprocess(jsonObject, PersonUpdateData).optional(),
@@ -103,7 +115,8 @@ export const personRoutes = [
     summary: "Remove roles from a person. Security: superuser, person's manager",
     description:
       'The spec\'s "status as JSON" is the envelope (message: how many roles were removed) with the updated Person (full view by default). ' +
-      'Self is refused (403): a person cannot drop their own obligations, managers neither; so is a person who manages the caller. role_ids is required (419).',
+      'Self is refused (403): a person cannot drop their own obligations, managers neither; so is a person who manages the caller. role_ids is required (419). ' +
+      "A superuser's roles only by superusers: a manager above a superuser's organisation gets 403.",
     input: z.object({
       user_name: userNameParam,
       role_ids: p.idList().pipe(z.array(z.number()).min(1, 'must name at least one role')),
@@ -124,7 +137,10 @@ export const personRoutes = [
     description:
       'person_data needs user_name (unique, else 420); a password given here must be changed at first login. send_login=1 sends a login. ' +
       'Return shape and security are not shown in the spec, decided: answers the new Person (full view by default); ' +
-      'allowed for a superuser or a manager of organisation_id.',
+      'allowed for a superuser or a manager of organisation_id. Without a password the person cannot log in until a login is sent or a password reset. ' +
+      'send_login: the login mail goes into the outbox in the transaction that creates the person; if it cannot be sent (no address) the person is still ' +
+      'created and the message says so. ' +
+      PERSON_DATA,
     input: z.object({
       organisation_id: p.id(),
       role_id: p.id(),

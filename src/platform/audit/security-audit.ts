@@ -24,6 +24,10 @@ export const SECURITY_EVENT_TYPES = [
   'operator.suspended',
   'operator.resumed',
   'person.erased',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

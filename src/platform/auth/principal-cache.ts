@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { DATABASE_URL, ENV, LOGGER } from '../tokens';
+import { ENV, LOGGER } from '../tokens';
+import { CLUSTERS, type Clusters } from '../clusters/clusters';
 import type { Env } from '../config/env';
 import type { Tenant } from '../tenancy/tenant';
 
@@ -23,44 +24,47 @@ interface Entry {
  * any write path): a change or deletion drops the entry at once, a lost listener connection
  * drops everything and bypasses the cache until it is back. A write request of a tenant also drops
  * that tenant's entries in this process before it answers, so the caller's next request here never
- * sees what it just changed as it was. The TTL is a safety net only.
+ * sees what it just changed as it was. The TTL is a safety net only. With several clusters
+ * (TENANT_DATABASE_URLS) there is one listener per cluster, and all must be up.
  */
 @injectable()
 export class PrincipalCache {
   /** schema -> person id -> entry; the tenant id guards against a schema name reused by a new tenant. */
   private readonly entries = new Map<string, Map<number, Entry>>();
   private size = 0;
-  private listener: Client | null = null;
-  private listening = false;
+  /** cluster name -> its LISTEN connection, and the names of those listening now */
+  private readonly listeners = new Map<string, Client>();
+  private readonly listening = new Set<string>();
   private stopped = true;
   /** Bumped by every invalidation, so a row read before a change is never stored after it. */
   private generation = 0;
-  private retry: NodeJS.Timeout | undefined;
+  private readonly retries = new Set<NodeJS.Timeout>();
 
   constructor(
-    @inject(DATABASE_URL) private readonly databaseUrl: string,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
     @inject(ENV) private readonly env: Env,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   get enabled(): boolean {
-    return this.listening && this.env.PRINCIPAL_CACHE_SECONDS > 0;
+    return this.listening.size === this.clusters.names.length && this.env.PRINCIPAL_CACHE_SECONDS > 0;
   }
 
   async start(): Promise<void> {
     if (!this.stopped || this.env.PRINCIPAL_CACHE_SECONDS === 0) return;
     this.stopped = false;
-    await this.connect();
+    await Promise.all(this.clusters.names.map((name) => this.connect(name)));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.retry);
+    for (const t of this.retries) clearTimeout(t);
+    this.retries.clear();
     this.dropAll();
-    const l = this.listener;
-    this.listener = null;
-    this.listening = false;
-    if (l) await l.end().catch(() => {});
+    const all = [...this.listeners.values()];
+    this.listeners.clear();
+    this.listening.clear();
+    await Promise.all(all.map((l) => l.end().catch(() => {})));
   }
 
   /** The cached row, or the one `load` reads (stored when nothing changed meanwhile). */
@@ -112,29 +116,33 @@ export class PrincipalCache {
     this.size = 0;
   }
 
-  private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl, options: '-c search_path=' });
+  private async connect(cluster: string): Promise<void> {
+    const client = new Client({ connectionString: this.clusters.url(cluster), options: '-c search_path=' });
     const lost = (why: string) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.listening = false;
+      if (this.listeners.get(cluster) !== client) return;
+      this.listeners.delete(cluster);
+      this.listening.delete(cluster);
       this.dropAll();
       client.end().catch(() => {});
       if (this.stopped) return;
-      this.logger.warn({ err: why }, 'principal cache: lost the change listener; reading persons directly until it is back');
-      this.retry = setTimeout(() => void this.connect(), 1000);
-      this.retry.unref();
+      this.logger.warn({ err: why, cluster }, 'principal cache: lost the change listener; reading persons directly until it is back');
+      const retry = setTimeout(() => {
+        this.retries.delete(retry);
+        void this.connect(cluster);
+      }, 1000);
+      retry.unref();
+      this.retries.add(retry);
     };
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('connection ended'));
     client.on('notification', (n) => {
       if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
     });
-    this.listener = client;
+    this.listeners.set(cluster, client);
     try {
       await client.connect();
       await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}`);
-      if (this.listener === client && !this.stopped) this.listening = true;
+      if (this.listeners.get(cluster) === client && !this.stopped) this.listening.add(cluster);
     } catch (err) {
       lost((err as Error).message);
     }

@@ -7,7 +7,7 @@ export interface ConfigItemDefinition<T = unknown> {
   id: string;
   description: string;
   /** Shown to tenant admins; also picks the input on the admin page. */
-  type: 'int_or_null' | 'bool' | 'string' | 'string_list' | 'origin_list' | 'host_list' | 'enum' | 'json';
+  type: 'int_or_null' | 'bool' | 'string' | 'string_list' | 'int_list' | 'origin_list' | 'host_list' | 'enum' | 'json';
   schema: z.ZodType<T>;
   default: T;
   /** Secrets are never returned through the API; only "set / not set" is shown. */
@@ -191,6 +191,32 @@ export const CONFIG_ITEMS = [
     type: 'int_or_null',
     schema: z.number().int().min(1).max(100_000),
     default: 100,
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'reminders.days_before',
+    section: 'messaging',
+    description:
+      'Expiry reminders: days before a registration\'s valid_until (in the tenant\'s calendar) at which the person is reminded, e.g. [30, 7]. ' +
+      'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (e-mail, or SMS when the person has only a mobile); ' +
+      'the thresholds it passed at once count as done too. A renewal starts afresh. Empty list: no reminders.',
+    type: 'int_list',
+    schema: z
+      .array(z.number().int().min(1, 'must be a positive whole number of days').max(3650))
+      .max(20)
+      .refine((days) => new Set(days).size === days.length, 'must not name a number of days twice'),
+    default: [30, 7] as number[],
+    secret: false,
+    readable: true,
+  }),
+  define({
+    id: 'reminders.notify_manager',
+    section: 'messaging',
+    description: 'Expiry reminders by e-mail go in copy (cc) to the nearest manager above the person who has an e-mail address.',
+    type: 'bool',
+    schema: z.boolean(),
+    default: true,
     secret: false,
     readable: true,
   }),

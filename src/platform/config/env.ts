@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseClusterNodes, RedisTargetError } from '../redis/redis-target';
 
 const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -46,6 +47,50 @@ const optionalUrl = (protocols: string[]) =>
     .refine((v) => protocols.some((p) => v.startsWith(p)), { message: `must start with ${protocols.join(' or ')}` })
     .optional();
 
+/** A Redis Cluster's seed nodes: `host:port,host:port` (or redis:// / rediss:// URLs carrying credentials, TLS). */
+const clusterNodes = z
+  .string()
+  .trim()
+  .superRefine((v, ctx) => {
+    try {
+      parseClusterNodes(v);
+    } catch (err) {
+      if (!(err instanceof RedisTargetError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of host:port: ${err.message}` });
+    }
+  })
+  .optional();
+/**
+ * TENANT_DATABASE_URLS: more PostgreSQL clusters for tenant schemas, `name=url,name=url`
+ * (DATABASE_URL is the platform database and the cluster named `main`).
+ */
+const clusterList = z
+  .string()
+  .trim()
+  .transform((v, ctx): { name: string; url: string }[] => {
+    const out: { name: string; url: string }[] = [];
+    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const at = part.indexOf('=');
+      const name = at > 0 ? part.slice(0, at).trim() : '';
+      const url = at > 0 ? part.slice(at + 1).trim() : '';
+      const problem = !/^[a-z][a-z0-9_-]{0,39}$/.test(name)
+        ? `cluster name "${name || part}" must be lowercase letters, digits, - or _, starting with a letter`
+        : name === 'main'
+          ? '"main" is DATABASE_URL; name the other clusters differently'
+          : out.some((c) => c.name === name)
+            ? `cluster "${name}" is declared twice`
+            : !/^postgres(ql)?:\/\/./.test(url)
+              ? `cluster "${name}": the URL must start with postgres:// or postgresql://`
+              : null;
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: `${problem} (format: name=postgres://...,name=postgres://...)` });
+        return z.NEVER;
+      }
+      out.push({ name, url });
+    }
+    return out;
+  });
+
 /** Every environment variable the product reads. Nothing else reads process.env. */
 export const Env = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -57,9 +102,22 @@ export const Env = z.object({
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DATABASE_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
-  DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  // 5 s: long enough for a burst of one tenant's short transactions (50 sign-ons at once queue
+  // behind its share), short enough that a flood is refused before the statement timeout.
+  DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  /** On SIGTERM: how long in-flight HTTP requests and running jobs may take to finish. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  TENANT_DATABASE_URLS: clusterList.default([]),
+  /** Pre-migrated spare schemas kept per cluster, so that creating a tenant is a rename (0: none). */
+  TENANT_SPARE_SCHEMAS: z.coerce.number().int().min(0).max(100_000).default(2),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   QUEUE_REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  /** Set: sessions, rate limits and the rest of REDIS_URL's keys live on this Redis Cluster instead. */
+  REDIS_CLUSTER_NODES: clusterNodes,
+  /** Set: the queues and the outbox and webhook signals live on this Redis Cluster instead of QUEUE_REDIS_URL. */
+  QUEUE_REDIS_CLUSTER_NODES: clusterNodes,
+  /** API processes `npm start` and `npm run api` run on the one port (node:cluster). */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
@@ -83,6 +141,10 @@ export const Env = z.object({
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
+  /** How often the workers scan every tenant for registrations due an expiry reminder. */
+  REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
+  /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
 });
 export type Env = z.infer<typeof Env>;
 

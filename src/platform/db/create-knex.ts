@@ -1,4 +1,5 @@
 import knex, { type Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { Env } from '../config/env';
 
 /**
@@ -12,8 +13,11 @@ export function createKnex(
   // Tenant groups only: a statement past it frees the connection for the group's other
   // tenants. The platform pool runs migrations, import and export, which may rightly take longer.
   statementTimeoutMs?: number,
+  logger?: Logger,
 ): Knex {
   return knex({
+    // knex's own warnings (a connection lost, an acquire that failed) go to our log, not the console
+    ...(logger ? { log: knexLog(logger) } : {}),
     client: 'pg',
     connection: { connectionString: databaseUrl, options: '-c search_path=', ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}) },
     pool: {
@@ -27,4 +31,14 @@ export function createKnex(
     },
     acquireConnectionTimeout: 10_000,
   });
+}
+
+function knexLog(logger: Logger) {
+  const log = logger.child({ component: 'knex' });
+  return {
+    warn: (m: unknown) => log.warn(String(m)),
+    error: (m: unknown) => log.error(String(m)),
+    deprecate: (m: unknown) => log.debug(String(m)),
+    debug: (m: unknown) => log.debug(String(m)),
+  };
 }

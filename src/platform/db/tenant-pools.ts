@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { Env } from '../config/env';
 import { createKnex } from './create-knex';
 import { sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
@@ -45,9 +46,9 @@ export class TenantPools {
   }
 }
 
-export function createTenantPools(env: PoolEnv, databaseUrl: string): TenantPools {
+export function createTenantPools(env: PoolEnv, databaseUrl: string, logger?: Logger): TenantPools {
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
-  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS));
+  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger));
   const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
   return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS });
 }

@@ -114,3 +114,65 @@ export async function startLocalRedis(options: { dir: string; port?: number; log
   await launch();
   return { url: `redis://127.0.0.1:${port}`, port, stop: kill, kill, restart: launch };
 }
+
+/**
+ * A Redis Cluster of `masters` redis-server processes on loopback (no replicas), for tests and the
+ * benchmark: each node on a free port with its cluster bus on another (`cluster-port`, so no port
+ * + 10000 arithmetic), slots assigned by `redis-cli --cluster create`. Resolves once every node
+ * reports cluster_state:ok. `nodes` is a REDIS_CLUSTER_NODES value.
+ */
+export async function startLocalRedisCluster(options: { dir: string; masters?: number; log?: (m: string) => void }): Promise<{ nodes: string; ports: number[]; stop(): Promise<void>; restart(): Promise<void> }> {
+  const bin = redisBinary(options.log);
+  const cli = path.join(path.dirname(bin), 'redis-cli');
+  const count = options.masters ?? 3;
+  let children: ChildProcess[] = [];
+  const ports: number[] = [];
+  const argsOf: string[][] = [];
+  const ok = (p: number) => /cluster_state:ok/.test(spawnSync(cli, ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout);
+  const untilOk = async () => {
+    const until = Date.now() + 30_000;
+    while (!ports.every(ok)) {
+      if (Date.now() > until) throw new Error('the Redis Cluster did not reach cluster_state:ok');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const stop = async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+  try {
+    for (let i = 0; i < count; i++) {
+      const [port, busPort] = [await freePort(), await freePort()];
+      const dir = path.join(options.dir, `node-${i}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const args = ['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000', '--appendonly', 'no', '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no'];
+      const child = spawn(bin, args, { stdio: 'ignore' });
+      children.push(child);
+      ports.push(port);
+      argsOf.push(args);
+      await waitForPort(port, child);
+    }
+    const addresses = ports.map((p) => `127.0.0.1:${p}`);
+    const created = spawnSync(cli, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
+    await untilOk();
+    // after stop(): the same nodes again (each keeps its nodes.conf, so the cluster forms anew)
+    const restart = async () => {
+      children = argsOf.map((args) => spawn(bin, args, { stdio: 'ignore' }));
+      await Promise.all(children.map((child, i) => waitForPort(ports[i], child)));
+      await untilOk();
+    };
+    return { nodes: addresses.join(','), ports, stop, restart };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -19,9 +19,13 @@ const TRANSIENT_MESSAGES = [
   /Stream isn't writeable/, // ioredis without offline queue
   /^Connection terminated/, // pg
   /Client has encountered a connection error/, // pg
+  /^Client was closed and is not queryable$/, // pg: a pooled client whose server went away
   /^timeout exceeded when trying to connect$/, // pg pool
   /Knex: Timeout acquiring a connection/,
   /^(LOADING|MASTERDOWN|READONLY|OOM|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies of a server that cannot serve now
+  /^Cluster isn't ready/, // ioredis Cluster while the whole cluster is away
+  /^None of startup nodes is available/, // ioredis Cluster
+  /^Too many Cluster redirections/, // ioredis Cluster: slots moving for longer than its retries
 ];
 
 function chain(err: unknown): any[] {
@@ -43,6 +47,14 @@ export function isDependencyDown(err: unknown): boolean {
     const message = typeof e.message === 'string' ? e.message : '';
     return TRANSIENT_MESSAGES.some((re) => re.test(message));
   });
+}
+
+/** Raised by the fence a tenant move puts on the old copy (src/tenants/placement/move-triggers.ts). */
+export const PG_WRITE_PAUSED = 'TM001';
+
+/** A write refused because the tenant is being switched to another cluster: 503, retry in a second. */
+export function isWritePaused(err: unknown): boolean {
+  return chain(err).some((e) => e.code === PG_WRITE_PAUSED);
 }
 
 /** A unique index refused a write: two identical requests at once, where no route handles it itself. */

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import { errorEnvelope } from './envelope';
 import { requestLog } from '../tenancy/request-scope';
-import { RETRY_AFTER_SECONDS, isDependencyDown, isUniqueViolation } from '../errors/error-classes';
+import { RETRY_AFTER_SECONDS, isDependencyDown, isUniqueViolation, isWritePaused } from '../errors/error-classes';
+import { writePausedError } from '../clusters/write-pause';
 
 /** Translates body-parser failures into envelope errors instead of HTML pages. */
 function fromBodyParser(err: any): ApiError | null {
@@ -39,17 +40,12 @@ function fromDependency(err: unknown): ApiError | null {
   return null;
 }
 
-/** pg 57014: the statement timeout cancelled a tenant query; the caller may retry once the load has passed. */
-function fromStatementTimeout(err: any): ApiError | null {
-  if (err?.code !== '57014') return null;
-  return new ApiError(503, 'the database took too long to answer; try again shortly', {}, { 'Retry-After': '2' });
-}
-
 /** Every error leaves as the envelope; unexpected ones are logged with the request id only. */
 export function errorMiddleware(logger: Logger) {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    let apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromStatementTimeout(err));
+    let apiError = err instanceof ApiError ? err : fromBodyParser(err);
+    if (!apiError && isWritePaused(err)) apiError = writePausedError(req);
     if (!apiError) {
       apiError = fromDependency(err);
       if (apiError) requestLog(req, logger).warn({ err }, apiError.message);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import { ApiError } from '../errors/api-error';
-import { tenantKeyPrefix, type Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenancy/tenant';
+import { tenantKeyPrefix } from '../redis/redis-keys';
 import type { Principal } from '../auth/principal';
 import type { RouteDefinition } from './define-route';
 
@@ -54,19 +55,19 @@ export function fingerprint(method: string, path: string, input: Record<string, 
  */
 export class IdempotentCall {
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly redisKey: string,
     private readonly fp: string,
   ) {}
 
   /** null when the request carries no key or is not covered; 420 for a malformed key. */
-  static from(req: Request, route: RouteDefinition, tenant: Tenant, principal: Principal | null, redis: Redis, input: Record<string, unknown>): IdempotentCall | null {
+  static from(req: Request, route: RouteDefinition, tenant: Tenant, principal: Principal | null, redis: RedisClient, input: Record<string, unknown>): IdempotentCall | null {
     if (!takesIdempotencyKey(route) || !principal) return null;
     const raw = req.get(IDEMPOTENCY_HEADER);
     if (raw === undefined) return null;
     if (!KEY_SYNTAX.test(raw)) throw ApiError.malformed(IDEMPOTENCY_HEADER, 'must be 1 to 255 printable ASCII characters');
     const digest = createHash('sha256').update(raw).digest('hex').slice(0, 40);
-    const key = `${tenantKeyPrefix(tenant)}idem:${principal.personId}:${digest}`;
+    const key = `${tenantKeyPrefix(tenant, redis)}idem:${principal.personId}:${digest}`;
     return new IdempotentCall(redis, key, fingerprint(req.method, `${req.baseUrl}${req.path}`, input));
   }
 

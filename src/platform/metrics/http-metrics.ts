@@ -5,6 +5,8 @@ import { maybeRequestScope } from '../tenancy/request-scope';
 import { requirePlatformToken } from '../http/require-platform-token';
 import { Metrics } from './metrics';
 import { routeTemplate } from './route-template';
+import { clusterMetricsReader } from './cluster-metrics';
+import { ApiError } from '../errors/api-error';
 
 /** Records duration, tenant and login failures when the response has been sent. */
 export function httpMetrics(container: DependencyContainer) {
@@ -23,14 +25,21 @@ export function httpMetrics(container: DependencyContainer) {
   };
 }
 
-/** GET /metrics in the Prometheus text format, behind the operator token. */
+/** GET /metrics in the Prometheus text format, behind the operator token; with WEB_CONCURRENCY, of every API process. */
 export function metricsRoutes(container: DependencyContainer): Router {
   const metrics = container.resolve(Metrics);
+  // one of several API processes on one port: answer for all of them
+  const readAll = clusterMetricsReader(metrics.registry);
   const router = Router();
   router.get('/metrics', requirePlatformToken(container.resolve(ENV)), async (_req, res) => {
+    const text = readAll
+      ? await readAll().catch(() => {
+          throw ApiError.unavailable();
+        })
+      : await metrics.registry.metrics();
     res.set('Content-Type', metrics.registry.contentType);
     res.set('Cache-Control', 'no-store');
-    res.send(await metrics.registry.metrics());
+    res.send(text);
   });
   return router;
 }

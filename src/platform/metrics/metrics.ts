@@ -67,6 +67,8 @@ export class Metrics {
     // Bumped in the worker process (see shared-counters.ts), read from Redis when scraped.
     new Counter({
       name: 'job_final_failures_total',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'Background jobs that failed on their last attempt (or permanently), per queue',
       labelNames: ['queue'] as const,
       registers: [this.registry],
@@ -92,6 +94,8 @@ export class Metrics {
 
     new Gauge({
       name: 'queue_jobs',
+      // read from Redis or PostgreSQL: every API process reports the same value (cluster-metrics.ts)
+      aggregator: 'max',
       help: 'BullMQ jobs per queue and state (read at scrape time)',
       labelNames: ['queue', 'state'] as const,
       registers: [this.registry],

@@ -21,7 +21,21 @@ integers are digits only (no 1e5, 0x1, NaN, "") within their column's range (int
 unless documented otherwise); lists hold at most 1,000 values; query strings nest at most 5 bracket levels,
 form and JSON bodies at most 32 levels (deeper is refused, never flattened); survey \`data\` nests at most
 10 item levels; bodies are at most 1 MiB (413). A database or Redis outage is a 503 with \`Retry-After\`;
-two identical writes at once answer as if sent one after the other (success, or a 409).`;
+two identical writes at once answer as if sent one after the other (success, or a 409).
+An object of another tenant is not found (404), whatever its id.
+
+Every POST (and PUT /api/personcompetences/[id]) takes an \`Idempotency-Key\` header (IETF httpapi draft, 1-255 printable
+characters, kept 24 hours per tenant and caller): a repeat of the same request replays the stored 2xx/4xx answer with
+\`Idempotent-Replayed: true\` and does nothing again; the same key with another request is HTTP 422 (errorcode 420); a repeat
+while the first runs is 409 with Retry-After. Anonymous calls and answers that set a cookie are not kept.
+
+Every /api answer carries the IETF ratelimit-headers fields, e.g. \`RateLimit-Policy: "minute";q=1200;w=60\` and
+\`RateLimit: "minute";r=1187;t=42\` (r: requests left, t: seconds until the window resets), counted per caller (the person,
+else the client address) in a one-minute window of the tenant's config item api.rate_limit.per_minute (default 1200, null: none);
+past it 429 with Retry-After.
+
+A POST, PUT or DELETE authenticated by the tg-visit cookie from an Origin (or Referer) that is neither the tenant's host nor
+listed in cors.origins is refused (403); SWT requests and requests without either header pass.`;
 
 /** GET /api/openapi.json and the rendered docs at /docs; the same on every host. */
 export function docsRoutes(routes: readonly RouteDefinition[], version: string, paths?: OpenApiPaths): Router {

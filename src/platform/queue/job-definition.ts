@@ -6,7 +6,7 @@ import type { z } from 'zod';
 export const ROOT_CONTAINER: InjectionToken<DependencyContainer> = Symbol('RootContainer');
 
 /** The Redis of the queues and the outbox signal: the main Redis unless a deployment (or test) separates them. */
-export const QUEUE_REDIS: InjectionToken<import('ioredis').Redis> = Symbol('QueueRedis');
+export const QUEUE_REDIS: InjectionToken<import('../redis/redis-client').RedisClient> = Symbol('QueueRedis');
 
 /** Redis key prefix of the queues ('bull'); tests give each container its own. */
 export const QUEUE_PREFIX: InjectionToken<string> = Symbol('QueuePrefix');
@@ -46,6 +46,19 @@ export function defineJob<S extends z.ZodType>(name: string, schema: S, handle: 
 
 /** Thrown by a handler for a failure that retrying cannot fix (SMTP 5xx, Twilio 4xx). */
 export class PermanentJobError extends UnrecoverableError {}
+
+/**
+ * Thrown by a handler that knows when it wants to run again (a webhook's retry schedule):
+ * the job is retried after delayMs instead of the retry policy's backoff.
+ */
+export class RetryAfterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface RetryPolicy {
   attempts: number;

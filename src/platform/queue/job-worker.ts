@@ -1,11 +1,12 @@
 import { inject, injectAll, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from 'pino';
-import { LOGGER } from '../tokens';
+import { ENV, LOGGER } from '../tokens';
+import type { Env } from '../config/env';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, JOBS, PermanentJobError, QUEUES, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
-import { bullConnection } from './queue-registry';
+import { backoffDelay, JOBS, PermanentJobError, QUEUES, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
+import { bullConnection, bullPrefix } from './queue-registry';
 import { bumpSharedCounter } from '../metrics/shared-counters';
 
 export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
@@ -22,11 +23,12 @@ export class JobWorkers implements BackgroundWorker {
   private readonly byName: Map<string, JobDefinition>;
 
   constructor(
-    @inject(QUEUE_REDIS) private readonly redis: Redis,
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
     @inject(QUEUE_PREFIX) private readonly prefix: string,
+    @inject(ENV) private readonly env: Env,
     @injectAll(JOBS, { isOptional: true }) jobs: JobDefinition[] = [],
     @injectAll(QUEUES, { isOptional: true }) private readonly queues: QueueDefinition[] = [],
   ) {
@@ -37,9 +39,12 @@ export class JobWorkers implements BackgroundWorker {
     for (const { name: queue, concurrency } of this.queues) {
       const w = new Worker(queue, (job) => this.run(job), {
         connection: bullConnection(this.redis, true),
-        prefix: this.prefix,
+        prefix: bullPrefix(this.prefix, queue, this.redis),
         concurrency,
-        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(this.retry, attemptsMade) },
+        settings: {
+          backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+            err instanceof RetryAfterError ? Math.max(0, err.delayMs) : backoffDelay(this.retry, attemptsMade),
+        },
       });
       w.on('error', (err) => this.logger.warn({ err: err.message, queue }, 'worker connection error'));
       w.on('failed', (job, err) => {
@@ -59,11 +64,20 @@ export class JobWorkers implements BackgroundWorker {
     await def.handle(this.root, parsed.data, { number: job.attemptsMade + 1, max: job.opts.attempts ?? 1 });
   }
 
-  /** close() lets active jobs finish; jobs not yet started stay in Redis for the next worker. */
+  /**
+   * close() takes no new jobs and lets active ones finish, for at most SHUTDOWN_GRACE_MS; jobs not
+   * yet started stay in Redis for the next worker. A job still running then (or a worker cut off
+   * from Redis) is left behind: the process exits under it, its BullMQ lock runs out and its
+   * delivery row stays `sending`, so it is sent again (at least once, same Message-ID).
+   */
   async stop(): Promise<void> {
     const ws = this.workers;
     this.workers = [];
-    // Give active jobs time to finish; a worker cut off from Redis is closed by force.
-    await Promise.allSettled(ws.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 15_000).unref())]).then(() => w.close(true))));
+    let timer: NodeJS.Timeout | undefined;
+    const closed = Promise.allSettled(ws.map((w) => w.close())).then(() => 'closed' as const);
+    const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.env.SHUTDOWN_GRACE_MS)));
+    // BullMQ's close(true) cannot overtake a close() already waiting for its jobs, so none is tried
+    if ((await Promise.race([closed, grace])) === 'late') this.logger.warn('shutdown grace over: jobs still running are left to be retried');
+    clearTimeout(timer);
   }
 }

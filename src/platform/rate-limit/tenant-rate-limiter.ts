@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable, singleton } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { REDIS, TENANT } from '../tokens';
-import { tenantKeyPrefix, type Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenancy/tenant';
+import { tenantKeyPrefix } from '../redis/redis-keys';
 import { ApiError } from '../errors/api-error';
 
 /** A fixed window: at most `points` counted hits per `durationSeconds`, from the first hit on. */
@@ -26,7 +27,7 @@ export class RateLimiterPool {
   // Bounded by the rules in code times the distinct config values seen; small.
   private readonly limiters = new Map<string, RateLimiterRedis>();
 
-  constructor(@inject(REDIS) private readonly redis: Redis) {}
+  constructor(@inject(REDIS) readonly redis: RedisClient) {}
 
   limiter(rule: RateLimitRule): RateLimiterRedis {
     // Limits that come from config items may change: a new size is a new limiter over the same keys.
@@ -59,7 +60,7 @@ export class TenantRateLimiter {
   /** Hashed, so user names, e-mail addresses and mobiles are not readable in Redis. */
   key(rule: RateLimitRule, subject: string): string {
     const digest = createHash('sha256').update(subject).digest('hex').slice(0, 32);
-    return `${tenantKeyPrefix(this.tenant)}rl:${rule.name}:${digest}`;
+    return `${tenantKeyPrefix(this.tenant, this.pool.redis)}rl:${rule.name}:${digest}`;
   }
 
   /** Runs one library call on the subject's key, translating its failures. */

@@ -4,7 +4,8 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Tenant } from './tenant';
 import type { Principal } from '../auth/principal';
 import { TenantDb } from './tenant-db';
-import { CLIENT_IP, TENANT, TENANT_DB, TENANT_POOLS, TENANT_SCOPE } from '../tokens';
+import { CLIENT_IP, TENANT, TENANT_DB, TENANT_SCOPE } from '../tokens';
+import { CLUSTERS } from '../clusters/clusters';
 import { ApiError } from '../errors/api-error';
 
 export interface RequestScope {
@@ -22,7 +23,7 @@ const SCOPE = Symbol('requestScope');
 export function openTenantScope(root: DependencyContainer, tenant: Tenant): DependencyContainer {
   const child = root.createChildContainer();
   child.register(TENANT, { useValue: tenant });
-  child.register(TENANT_DB, { useValue: new TenantDb(root.resolve(TENANT_POOLS).forTenant(tenant.id), tenant.schema) });
+  child.register(TENANT_DB, { useValue: new TenantDb(root.resolve(CLUSTERS).forTenant(tenant), tenant.schema) });
   child.register(TENANT_SCOPE, { useValue: child });
   // a request's scope replaces it with the caller's address (tenantMiddleware)
   child.register(CLIENT_IP, { useValue: null });

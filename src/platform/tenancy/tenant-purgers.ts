@@ -1,7 +1,8 @@
 import { inject, injectable, type InjectionToken } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../tokens';
-import { tenantKeyPrefix } from './tenant';
+import { tenantKeyPrefix } from '../redis/redis-keys';
+import { scanKeys } from '../redis/redis-client';
 
 /** What a purger gets: the tenant being deleted (its platform rows may already be gone). */
 export interface PurgedTenant {
@@ -25,20 +26,16 @@ export interface TenantPurger {
 
 export const TENANT_PURGERS: InjectionToken<TenantPurger> = Symbol('TenantPurgers');
 
-/** Drops every Redis key under t:<tenant id>: (sessions, sign-on hashes, rate limits). */
+/** Drops every Redis key under the tenant's key prefix (sessions, sign-on hashes, rate limits, idempotency keys). */
 @injectable()
 export class RedisKeysPurger implements TenantPurger {
   readonly name = 'redis-keys';
-  constructor(@inject(REDIS) private readonly redis: Redis) {}
+  constructor(@inject(REDIS) private readonly redis: RedisClient) {}
 
   async purge(tenant: PurgedTenant): Promise<string> {
-    // SCAN, not KEYS: a big keyspace must not block Redis for everyone else.
-    const stream = this.redis.scanStream({ match: `${tenantKeyPrefix(tenant)}*`, count: 500 });
     let removed = 0;
-    for await (const keys of stream as AsyncIterable<string[]>) {
-      if (keys.length === 0) continue;
-      removed += await this.redis.unlink(...keys);
-    }
+    // on a cluster, every master; a tenant's keys share its hash tag, so one UNLINK per page is one slot
+    for await (const { node, keys } of scanKeys(this.redis, `${tenantKeyPrefix(tenant, this.redis)}*`)) removed += await node.unlink(...keys);
     return `${removed} Redis keys`;
   }
 }

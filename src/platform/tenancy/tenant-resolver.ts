@@ -1,5 +1,5 @@
 import { inject, singleton } from 'tsyringe';
-import type { Redis } from 'ioredis';
+import { duplicateClient, type RedisClient } from '../redis/redis-client';
 import type { Logger } from 'pino';
 import { LRUCache } from 'lru-cache';
 import { ENV, LOGGER, REDIS } from '../tokens';
@@ -39,11 +39,11 @@ export class TenantResolver {
   private readonly loading = new Map<unknown, Promise<unknown>>();
   /** Bumped by every forget/clear, so a load that started before a change is not cached. */
   private generation = 0;
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
 
   constructor(
     @inject(TenantStore) private readonly store: TenantStore,
-    @inject(REDIS) private readonly redis: Redis,
+    @inject(REDIS) private readonly redis: RedisClient,
     @inject(ENV) private readonly env: Env,
     @inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -67,12 +67,13 @@ export class TenantResolver {
 
   async start(): Promise<void> {
     if (this.subscriber) return;
-    this.subscriber = this.redis.duplicate();
-    this.subscriber.on('error', (err) => this.logger.warn({ err: err.message }, 'tenant-change subscriber error'));
-    this.subscriber.on('message', (_channel, message) => this.forget(Number(message)));
+    const subscriber = duplicateClient(this.redis);
+    this.subscriber = subscriber;
+    subscriber.on('error', (err) => this.logger.warn({ err: err.message }, 'tenant-change subscriber error'));
+    subscriber.on('message', (_channel, message) => this.forget(Number(message)));
     // After a reconnect we may have missed messages: start over from the database.
-    this.subscriber.on('ready', () => this.clear());
-    await this.subscriber.subscribe(TENANT_CHANGED_CHANNEL);
+    subscriber.on('ready', () => this.clear());
+    await subscriber.subscribe(TENANT_CHANGED_CHANNEL);
   }
 
   async stop(): Promise<void> {

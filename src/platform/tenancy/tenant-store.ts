@@ -11,6 +11,7 @@ interface TenantRow {
   name: string;
   schema_name: string;
   status: TenantStatus;
+  cluster: string;
   migration_failed_at: Date | null;
 }
 
@@ -68,6 +69,7 @@ export class TenantStore {
       slug: row.slug,
       name: row.name,
       schema: row.schema_name,
+      cluster: row.cluster,
       status: row.status,
       hosts,
       config: new TenantConfig(values),
@@ -81,12 +83,12 @@ export class TenantStore {
 
   async insert(
     trx: Knex.Transaction,
-    t: { slug: string; name: string; schema: string; hosts: string[] },
+    t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string },
   ): Promise<number> {
     const [row] = await trx
       .withSchema(PlatformDb.SCHEMA)
       .table('tenants')
-      .insert({ slug: t.slug, name: t.name, schema_name: t.schema })
+      .insert({ slug: t.slug, name: t.name, schema_name: t.schema, ...(t.cluster ? { cluster: t.cluster } : {}) })
       .returning('id');
     for (const host of t.hosts) {
       await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').insert({ host: host.toLowerCase(), tenant_id: row.id });

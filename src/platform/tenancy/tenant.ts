@@ -10,11 +10,8 @@ export interface Tenant {
   status: TenantStatus;
   hosts: string[];
   config: TenantConfig;
+  /** The PostgreSQL cluster its schema lives on (`main` when absent); see src/platform/clusters. */
+  cluster?: string;
   /** Set while the tenant's last migration failed: it answers 503 until one succeeds. */
   migrationFailedAt?: Date | null;
-}
-
-/** Redis keys of a tenant all start with this prefix, so they can be found and dropped together. */
-export function tenantKeyPrefix(tenant: Pick<Tenant, 'id'>): string {
-  return `t:${tenant.id}:`;
 }

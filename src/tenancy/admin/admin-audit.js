@@ -5,7 +5,7 @@ import { $, api, el, field, scroller, when } from './admin-dom.js';
 const PAGE = 25;
 const TYPES = ['config.changed', 'delivery.retried', 'password.changed', 'password.reset', 'email.changed', 'mobile.changed', 'roles.changed',
   'login.succeeded', 'login.failed', 'login.throttled', 'logout', 'operator.imported', 'operator.exported', 'operator.host_added',
-  'operator.host_removed', 'operator.suspended', 'operator.resumed'];
+  'operator.host_removed', 'operator.suspended', 'operator.resumed', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated'];
 let offset = 0;
 
 function query() {

@@ -17,6 +17,7 @@ const ROW_CHECKS = {
   },
   host_list: (v) => (HOST.test(v) ? '' : 'must be a host name'),
   string_list: () => '',
+  int_list: (v) => (/^[1-9]\d*$/.test(v) ? '' : 'must be a positive whole number'),
 };
 
 function rowError(id) {
@@ -50,7 +51,7 @@ function listEditor(item, what) {
         const problem = check(v);
         li.querySelector('.row-error').textContent = problem;
         if (problem) bad++;
-        values.push(v);
+        values.push(item.type === 'int_list' ? Number(v) : v);
       }
       if (bad) throw new Error(`${bad} ${bad === 1 ? 'entry is' : 'entries are'} not valid`);
       return values;
@@ -132,7 +133,7 @@ function simpleEditor(item, id) {
   return { ...none, node: input, read: () => (input.value === '' ? null : input.value) };
 }
 
-const LIST_WHAT = { origin_list: 'origin', host_list: 'host', string_list: 'entry' };
+const LIST_WHAT = { origin_list: 'origin', host_list: 'host', string_list: 'entry', int_list: 'number' };
 
 /** The editor for an item; lists and custom_attributes get rows, the rest one input with id `id`. */
 export function editorFor(item, id) {

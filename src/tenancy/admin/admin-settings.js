@@ -71,7 +71,7 @@ export function renderItem(item, note = '') {
     } }, 'Save');
     control = el('div', { class: 'row', role: 'group', 'aria-labelledby': headingId }, editor.node, button);
   }
-  const labelled = item.secret || !['origin_list', 'host_list', 'string_list', 'json'].includes(item.type);
+  const labelled = item.secret || !['origin_list', 'host_list', 'string_list', 'int_list', 'json'].includes(item.type);
   box.append(
     el('h3', { id: headingId }, labelled ? el('label', { for: inputId }, id) : id),
     el('p', { class: 'description' }, item.description),

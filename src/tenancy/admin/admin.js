@@ -5,6 +5,7 @@ import { showSettings } from './admin-settings.js';
 import { showTools } from './admin-tools.js';
 import { showAuditLog } from './admin-audit.js';
 import { showDeliveries } from './admin-deliveries.js';
+import { showWebhooks } from './admin-webhooks.js';
 
 function showLogin() {
   $('#console').hidden = true;
@@ -27,7 +28,7 @@ async function showConsole() {
   showTools();
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showAuditLog(), showDeliveries()]);
+  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks()]);
   // a link like /admin#deliveries lands on its section once it exists
   if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
 }

@@ -1,6 +1,7 @@
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
+import { platformAndTenant } from '../../platform/clusters/cluster-transaction';
 import { inject, injectable } from 'tsyringe';
-import type { Knex } from 'knex';
-import { KNEX, TENANT } from '../../platform/tokens';
+import { TENANT } from '../../platform/tokens';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { Tenant } from '../../platform/tenancy/tenant';
@@ -102,7 +103,7 @@ export class ConfigItemsAdminService {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
-    @inject(KNEX) private readonly knex: Knex,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
     @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
@@ -129,11 +130,11 @@ export class ConfigItemsAdminService {
     if (raw === undefined) throw ApiError.missing('value');
     try {
       const value = fromForm(def, raw);
-      // the platform's history and the tenant's security log commit together
-      await this.knex.transaction(async (trx) => {
+      // the platform's history and the tenant's security log commit together (on main: one transaction)
+      await platformAndTenant(this.clusters, this.tenant.cluster, async (trx, tenantTrx) => {
         const change = await this.store.setConfigItem(this.tenant.id, id, value, actor, trx);
         const details = change.secret ? { value_hidden: true } : { old_value: change.oldValue, new_value: change.newValue };
-        await this.audit.record({ type: 'config.changed', actor, subject: id, details }, new TenantDb(trx, this.tenant.schema));
+        await this.audit.record({ type: 'config.changed', actor, subject: id, details }, new TenantDb(tenantTrx, this.tenant.schema));
       });
     } catch (err) {
       if (err instanceof ConfigValueError) {

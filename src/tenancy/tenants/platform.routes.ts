@@ -8,6 +8,7 @@ import { TenantAdminService } from './tenant-admin.service';
 import { TenantOperator } from './tenant-operator';
 import { checkInputValues, inputGuard } from '../../platform/http/input-guard';
 import { ARCHIVE_FORMAT } from './archive/tenant-archive.format';
+import { placementRoutes } from './placement/placement.routes';
 
 const ARCHIVE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 
@@ -57,7 +58,9 @@ export function platformRoutes(container: DependencyContainer): Router {
     res.json(okEnvelope('tenants', await admin(req).list()));
   });
   router.post('/tenants', async (req, res) => {
-    const input = { slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [] };
+    const cluster = param(req, 'cluster');
+    if (cluster !== undefined && typeof cluster !== 'string') throw ApiError.malformed('cluster', 'must be the name of a cluster');
+    const input = { slug: text(req, 'slug'), name: text(req, 'name'), hosts: list(param(req, 'hosts') ?? param(req, 'host')) ?? [], cluster: cluster || undefined };
     const first = param(req, 'admin');
     const t = first === undefined ? await admin(req).create(input) : await operator(req).createWithAdmin({ ...input, mailFrom: param(req, 'mail_from') }, first);
     res.status(201).json(one(`tenant ${t.slug} created${first === undefined ? '' : '; a password was mailed to its first superuser'}`)(t));
@@ -66,7 +69,7 @@ export function platformRoutes(container: DependencyContainer): Router {
   router.post('/tenants/import', async (req, res) => {
     const q = req.query as Record<string, unknown>;
     const lines: string[] = [];
-    const options = { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), onProgress: (l: string) => lines.push(l) };
+    const options = { slug: q.slug as string | undefined, hosts: list(q.host ?? q.hosts), cluster: typeof q.cluster === 'string' && q.cluster ? q.cluster : undefined, onProgress: (l: string) => lines.push(l) };
     const t = req.is(ARCHIVE_TYPES) ? await admin(req).importArchive(req, options) : await admin(req).import(req.body, options);
     res.status(201).json({ ...one(`tenant ${t.slug} imported`)(t), progress: lines });
   });
@@ -127,6 +130,7 @@ export function platformRoutes(container: DependencyContainer): Router {
     const report = await admin(req).delete(slug);
     res.json({ ...okEnvelope('tenants', [], `tenant ${slug} deleted`), purged: report.purged });
   });
+  placementRoutes(router, container, (req) => ({ via: 'http', ip: req.ip ?? null }));
   router.post('/migrate', async (req, res) => {
     const lines: string[] = [];
     const report = await admin(req).migrateAll((l) => lines.push(l));

@@ -19,6 +19,8 @@ import { HostName, TenantSlug, type TenantImport } from './tenant-import.schema'
 import { TENANT_PURGERS, type TenantPurger } from '../../platform/tenancy/tenant-purgers';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { recordSecurityEvent } from '../../platform/audit/security-audit';
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
+import { platformAndTenant } from '../../platform/clusters/cluster-transaction';
 
 /** Where an operator action came from, for the tenant's security event log. */
 export interface OperatorOrigin {
@@ -32,6 +34,8 @@ export interface TenantSummary {
   status: TenantStatus;
   hosts: string[];
   schema: string;
+  /** The PostgreSQL cluster the schema lives on (main: DATABASE_URL). */
+  cluster: string;
   schema_version: string | null;
   schema_size_bytes: number;
   created_at: Date;
@@ -49,6 +53,7 @@ type Progress = (line: string) => void;
 export interface ImportOverrides {
   slug?: string;
   hosts?: string[];
+  cluster?: string;
   onProgress?: Progress;
 }
 
@@ -77,6 +82,7 @@ export class TenantAdminService {
     @inject(ArchiveExporter) private readonly archiveExporter: ArchiveExporter,
     @inject(ArchiveImporter) private readonly archiveImporter: ArchiveImporter,
     @injectAll(TENANT_PURGERS) private readonly purgers: TenantPurger[],
+    @inject(CLUSTERS) private readonly clusters: Clusters,
   ) {}
 
   /** The /platform API says so; the CLI is the default. */
@@ -86,8 +92,8 @@ export class TenantAdminService {
   }
 
   /** operator.* entry in the tenant's own log; in `trx` when the action changes something. */
-  private async recordOperator(tenant: Pick<Tenant, 'schema'>, action: string, details: Record<string, unknown>, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
-    await recordSecurityEvent(new TenantDb(trx, tenant.schema), {
+  private async recordOperator(tenant: Pick<Tenant, 'schema' | 'cluster'>, action: string, details: Record<string, unknown>, trx?: Knex | Knex.Transaction): Promise<void> {
+    await recordSecurityEvent(new TenantDb(trx ?? this.clusters.admin(tenant.cluster), tenant.schema), {
       type: `operator.${action}`,
       actor: 'operator',
       ip: this.origin.ip ?? null,
@@ -107,11 +113,11 @@ export class TenantAdminService {
   }
 
   /** An empty tenant with its schema migrated: the import of a document without data. */
-  async create(input: { slug: string; name: string; hosts: string[] }, onProgress?: Progress): Promise<TenantSummary> {
+  async create(input: { slug: string; name: string; hosts: string[]; cluster?: string }, onProgress?: Progress): Promise<TenantSummary> {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (!name) throw ApiError.missing('name');
     if (!input.hosts?.length) throw ApiError.missing('hosts');
-    return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts } }, { onProgress });
+    return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts } }, { onProgress, cluster: input.cluster });
   }
 
   async import(document: unknown, options: ImportOverrides = {}): Promise<TenantSummary> {
@@ -152,9 +158,9 @@ export class TenantAdminService {
     const owner = await this.store.findIdByHost(name);
     if (owner === tenant.id) return this.summary(tenant.id);
     if (owner !== null) throw new ApiError(409, `host ${name} already belongs to another tenant`);
-    await this.knex.transaction(async (trx) => {
+    await platformAndTenant(this.clusters, tenant.cluster, async (trx, tenantTrx) => {
       await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').insert({ host: name, tenant_id: tenant.id });
-      await this.recordOperator(tenant, 'host_added', { host: name }, trx);
+      await this.recordOperator(tenant, 'host_added', { host: name }, tenantTrx);
     });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
@@ -166,9 +172,9 @@ export class TenantAdminService {
     if (!tenant.hosts.includes(name)) throw new ApiError(404, `host ${name} is not a host of tenant ${slug}`);
     // A tenant without a host cannot be reached at all; suspend or delete it instead.
     if (tenant.hosts.length === 1) throw new ApiError(409, `host ${name} is the last host of tenant ${slug}; add another first`);
-    await this.knex.transaction(async (trx) => {
+    await platformAndTenant(this.clusters, tenant.cluster, async (trx, tenantTrx) => {
       await trx.withSchema(PlatformDb.SCHEMA).table('tenant_hosts').where({ host: name, tenant_id: tenant.id }).delete();
-      await this.recordOperator(tenant, 'host_removed', { host: name }, trx);
+      await this.recordOperator(tenant, 'host_removed', { host: name }, tenantTrx);
     });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
@@ -185,8 +191,8 @@ export class TenantAdminService {
   /** Drops the schema, the platform rows, then everything the purgers know of (Redis keys, queued jobs). */
   async delete(slug: string, onProgress: Progress = () => {}): Promise<DeleteReport> {
     const tenant = await this.tenant(slug);
-    await this.knex.transaction(async (trx) => {
-      await trx.raw('drop schema if exists ?? cascade', [tenant.schema]);
+    await platformAndTenant(this.clusters, tenant.cluster, async (trx, tenantTrx) => {
+      await tenantTrx.raw('drop schema if exists ?? cascade', [tenant.schema]);
       await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).delete();
     });
     onProgress(`${slug}: schema ${tenant.schema} and platform rows dropped`);
@@ -201,7 +207,7 @@ export class TenantAdminService {
   }
 
   migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
-    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress, onTenantStateChange: (id) => this.resolver.publishChange(id) });
+    return migrateAll(this.knex, { concurrency: this.env.MIGRATE_CONCURRENCY, onProgress, onTenantStateChange: (id) => this.resolver.publishChange(id), clusters: this.clusters });
   }
 
   private async importing(
@@ -212,8 +218,9 @@ export class TenantAdminService {
     if (options.slug !== undefined) checked(TenantSlug, 'slug', options.slug);
     for (const h of options.hosts ?? []) checked(HostName, 'host', h);
     try {
-      const r = await run({ slug: options.slug, hosts: options.hosts?.length ? options.hosts : undefined, onProgress: options.onProgress ?? (() => {}) });
-      if (audited) await this.recordOperator(r, 'imported', { slug: options.slug ?? null });
+      const r = await run({ slug: options.slug, hosts: options.hosts?.length ? options.hosts : undefined, cluster: options.cluster, onProgress: options.onProgress ?? (() => {}) });
+      const placed = await this.store.load(r.tenantId);
+      if (audited && placed) await this.recordOperator(placed, 'imported', { slug: options.slug ?? null, cluster: placed.cluster });
       return this.summary(r.tenantId);
     } catch (err) {
       if (err instanceof ImportError) {
@@ -225,9 +232,9 @@ export class TenantAdminService {
 
   private async setStatus(slug: string, status: TenantStatus): Promise<TenantSummary> {
     const tenant = await this.tenant(slug);
-    await this.knex.transaction(async (trx) => {
+    await platformAndTenant(this.clusters, tenant.cluster, async (trx, tenantTrx) => {
       await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).update({ status, updated_at: this.knex.fn.now() });
-      await this.recordOperator(tenant, status === 'active' ? 'resumed' : 'suspended', {}, trx);
+      await this.recordOperator(tenant, status === 'active' ? 'resumed' : 'suspended', {}, tenantTrx);
     });
     await this.resolver.publishChange(tenant.id);
     return this.summary(tenant.id);
@@ -245,22 +252,20 @@ export class TenantAdminService {
     if (!tenant) throw new ApiError(404, `tenant ${id} not found`);
     const row = await this.platform.table('tenants').where({ id }).first('created_at');
     if (!row) throw new ApiError(404, `tenant ${id} not found`);
-    const size = await this.knex.raw(
+    const cluster = tenant.cluster ?? 'main';
+    // placed on a cluster this process does not know (its TENANT_DATABASE_URLS lacks it): listed without size and version
+    if (!this.clusters.has(cluster)) return { ...this.describe(tenant, row.created_at), cluster, schema_version: null, schema_size_bytes: 0 };
+    const db = this.clusters.admin(cluster);
+    const size = await db.raw(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ? and c.relkind in ('r', 'm')`,
       [tenant.schema],
     );
-    return {
-      slug: tenant.slug,
-      name: tenant.name,
-      status: tenant.status,
-      hosts: tenant.hosts,
-      schema: tenant.schema,
-      schema_version: await schemaVersion(this.knex, tenant.schema),
-      schema_size_bytes: Number(size.rows[0].bytes),
-      created_at: row.created_at,
-      migration_failed_at: tenant.migrationFailedAt ?? null,
-    };
+    return { ...this.describe(tenant, row.created_at), cluster, schema_version: await schemaVersion(db, tenant.schema), schema_size_bytes: Number(size.rows[0].bytes) };
+  }
+
+  private describe(tenant: Tenant, createdAt: Date) {
+    return { slug: tenant.slug, name: tenant.name, status: tenant.status, hosts: tenant.hosts, schema: tenant.schema, created_at: createdAt, migration_failed_at: tenant.migrationFailedAt ?? null };
   }
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
+import { CLUSTERS, MAIN_CLUSTER, type Clusters } from '../../platform/clusters/clusters';
 import { KNEX } from '../../platform/tokens';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { PlatformDb } from '../../platform/tenancy/platform-db';
@@ -43,11 +44,16 @@ function groupBy(rows: Row[], key: string): Map<unknown, Row[]> {
  */
 @injectable()
 export class TenantExporter {
-  constructor(@inject(KNEX) private readonly knex: Knex) {}
+  constructor(
+    @inject(KNEX) private readonly knex: Knex,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
+  ) {}
 
   async export(tenant: Tenant, options: ExportOptions = {}): Promise<TenantImport> {
-    return this.knex.transaction(
-      async (trx) => new Snapshot(new TenantDb(trx, tenant.schema), trx).build(tenant, options.secrets ?? true),
+    // config items live in the platform database: one snapshot with the tenant's rows on main only
+    const main = this.clusters.checked(tenant.cluster) === MAIN_CLUSTER;
+    return this.clusters.admin(tenant.cluster).transaction(
+      async (trx) => new Snapshot(new TenantDb(trx, tenant.schema), main ? trx : this.knex).build(tenant, options.secrets ?? true),
       { isolationLevel: 'repeatable read' },
     );
   }
@@ -57,7 +63,7 @@ class Snapshot {
   private readonly refs = new Map<string, Map<number, string>>();
   constructor(
     private readonly db: TenantDb,
-    private readonly trx: Knex.Transaction,
+    private readonly trx: Knex | Knex.Transaction,
   ) {}
 
   private async load(table: string, kind: string, order = 'id'): Promise<Row[]> {

@@ -1,14 +1,15 @@
 import { CLOCK, type Clock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { KNEX, LOGGER } from '../../platform/tokens';
+import { LOGGER } from '../../platform/tokens';
 import { TenantDb, schemaNameForSlug } from '../../platform/tenancy/tenant-db';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
 import { ConfigValueError, configItemDefinition } from '../../platform/config-items/config-item-registry';
-import { migrateSchema } from '../../platform/migrations/migration-runner';
-import { tenantMigrations } from '../../../migrations/tenant';
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
+import { platformAndTenant } from '../../platform/clusters/cluster-transaction';
+import { TenantPlacement } from './placement/placement';
+import { SchemaTakenError, SpareSchemas } from './placement/spare-schemas';
 import { TenantImport } from './tenant-import.schema';
 import { DataImport } from './tenant-data-import';
 import { ImportError } from './tenant-import-error';
@@ -27,6 +28,8 @@ export interface ImportOptions {
   /** Override the document's slug / hosts (import a copy as another tenant). */
   slug?: string;
   hosts?: string[];
+  /** The cluster to place the tenant on; by default the one with the fewest tenants. */
+  cluster?: string;
   onProgress?: (message: string) => void;
 }
 
@@ -37,14 +40,16 @@ export interface ImportOptions {
 @injectable()
 export class TenantImporter {
   constructor(
-    @inject(KNEX) private readonly knex: Knex,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(CLOCK) private readonly clock: Clock,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
+    @inject(TenantPlacement) private readonly placement: TenantPlacement,
+    @inject(SpareSchemas) private readonly spares: SpareSchemas,
   ) {}
 
-  async import(document: unknown, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string }> {
+  async import(document: unknown, options: ImportOptions = {}): Promise<{ tenantId: number; slug: string; schema: string; cluster: string }> {
     const parsed = TenantImport.safeParse(document);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
@@ -56,9 +61,11 @@ export class TenantImporter {
     const schema = schemaNameForSlug(slug);
     const progress = options.onProgress ?? ((m: string) => this.logger.info(m));
     await assertTenantFree(this.store, slug, hosts);
+    const cluster = await this.placement.choose(options.cluster);
 
-    const tenantId = await this.knex.transaction(async (trx) => {
-      const id = await this.store.insert(trx, { slug, name: doc.tenant.name, schema, hosts });
+    let spare = false;
+    const tenantId = await platformAndTenant(this.clusters, cluster, async (trx, tenantTrx) => {
+      const id = await this.store.insert(trx, { slug, name: doc.tenant.name, schema, hosts, cluster });
       for (const [itemId, value] of Object.entries(doc.config)) {
         if (!configItemDefinition(itemId)) throw new ImportError(`config: unknown config item "${itemId}"`);
         try {
@@ -68,12 +75,18 @@ export class TenantImporter {
           throw err;
         }
       }
-      await migrateSchema(trx as unknown as Knex, schema, tenantMigrations);
-      progress(`${slug}: schema ${schema} created`);
-      await new DataImport(new TenantDb(trx, schema), doc, progress, slug, this.clock.now()).run();
+      try {
+        spare = await this.spares.provide(tenantTrx, schema);
+      } catch (err) {
+        if (err instanceof SchemaTakenError) throw new ImportError(`tenant "${slug}": ${err.message}`);
+        throw err;
+      }
+      progress(`${slug}: schema ${schema} created on cluster ${cluster}${spare ? ' (from a spare)' : ''}`);
+      await new DataImport(new TenantDb(tenantTrx, schema), doc, progress, slug, this.clock.now()).run();
       return id;
     });
     await this.resolver.publishChange(tenantId);
-    return { tenantId, slug, schema };
+    if (spare) this.spares.topUpSoon(cluster);
+    return { tenantId, slug, schema, cluster };
   }
 }

@@ -44,7 +44,7 @@ export class TenantOperator {
   }
 
   /** A new tenant with a root organisation named after it and its first superuser, who is mailed a password. */
-  async createWithAdmin(input: { slug: string; name: string; hosts: string[]; mailFrom?: unknown }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
+  async createWithAdmin(input: { slug: string; name: string; hosts: string[]; mailFrom?: unknown; cluster?: string }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
     // Without a sender the password mail would fail for good in the worker, after the tenant exists.
     if (typeof input.mailFrom !== 'string' || !input.mailFrom.trim()) throw ApiError.missing('mail_from');
     const parsed = FirstAdmin.safeParse(admin);
@@ -65,7 +65,7 @@ export class TenantOperator {
         organisations: [{ ref: 'root', name }],
         persons: [{ user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true }],
       },
-      { onProgress },
+      { onProgress, cluster: input.cluster },
     );
     await this.mailPassword(summary.slug, a.user_name, 'send_login');
     return summary;

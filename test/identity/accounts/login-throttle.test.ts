@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { ACME_PASSWORDS, loginCookie } from '../../support/login';
 import { KNEX, REDIS } from '../../../src/platform/tokens';
-import { tenantKeyPrefix } from '../../../src/platform/tenancy/tenant';
+import { tenantKeyPrefix } from '../../../src/platform/redis/redis-keys';
 
 let t: TestApp;
 /** TRUST_PROXY=1: one reverse proxy in front, which appends the client it saw to X-Forwarded-For. */
@@ -92,7 +92,7 @@ describe('login throttling', () => {
 
   it('keeps its counters under the tenant key prefix, with the user name hashed', async () => {
     const redis = t.container.resolve(REDIS);
-    const keys = await redis.keys(`${tenantKeyPrefix({ id: acme.tenantId })}rl:login:*`);
+    const keys = await redis.keys(`${tenantKeyPrefix({ id: acme.tenantId }, redis)}rl:login:*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join(' ')).not.toMatch(/ola|siri|no-such-person/);
   });

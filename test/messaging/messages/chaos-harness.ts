@@ -1,20 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
-import knex from 'knex';
-import { Redis } from 'ioredis';
 import { loadEnv } from '../../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../../src/container';
 import { buildApp } from '../../../src/app';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { freePort, startLocalPostgres, startLocalRedis } from '../../../src/platform/dev/local-services';
-import { migrateSchema } from '../../../src/platform/migrations/migration-runner';
-import { platformMigrations } from '../../../migrations/platform';
 import { importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
 import { loginCookie, ACME_PASSWORDS, GLOBEX_PASSWORDS } from '../../support/login';
 import { startSmtpSink, waitFor } from './delivery-peers';
+import { spawnWorkerProcess, startOwnServices } from '../../support/own-services';
 
 export interface ChaosFigures {
   messages: number;
@@ -33,8 +26,6 @@ export interface ChaosPlan {
   log?: (m: string) => void;
 }
 
-const WORKERS_ENTRY = path.resolve(__dirname, '../../../workers/main.ts');
-
 /**
  * A whole deployment of our own (PostgreSQL, sessions Redis, queue Redis, SMTP sink, the API in
  * this process and a real worker child process), so that killing and flushing touches no other
@@ -43,28 +34,19 @@ const WORKERS_ENTRY = path.resolve(__dirname, '../../../workers/main.ts');
  */
 export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
   const log = plan.log ?? (() => {});
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chaos-'));
-  fs.chmodSync(dir, 0o755);
-  const pgPort = await freePort();
-  const pgDir = path.join(dir, 'pg');
-  let pg = await startLocalPostgres({ dataDir: pgDir, port: pgPort, persistent: true, fsync: false });
-  const sessions = await startLocalRedis({ dir: path.join(dir, 'redis') });
-  const queues = await startLocalRedis({ dir: path.join(dir, 'queue-redis') });
+  const services = await startOwnServices({ queueRedis: true });
   const smtp = await startSmtpSink();
-  const platformDb = knex({ client: 'pg', connection: pg.url });
-  await migrateSchema(platformDb, 'platform', platformMigrations);
-  await platformDb.destroy();
   const vars = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: pg.url,
-    REDIS_URL: sessions.url,
-    QUEUE_REDIS_URL: queues.url,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    QUEUE_REDIS_URL: services.queueRedisUrl!,
     SMTP_URL: smtp.url,
     OUTBOX_REDELIVER_AFTER_SECONDS: '3',
   };
   const env = loadEnv(vars);
-  const container = buildContainer(env, { databaseUrl: pg.url, redisUrl: sessions.url }, pino({ level: 'silent' }));
+  const container = buildContainer(env, { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl }, pino({ level: 'silent' }));
   await container.resolve(TenantResolver).start();
   const t: TestApp = { app: buildApp(container), container, env, close: async () => {
     await container.resolve(TenantResolver).stop();
@@ -72,7 +54,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
   } };
   let worker: ChildProcess | null = null;
   const startWorker = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', WORKERS_ENTRY], { env: { ...process.env, ...vars }, stdio: ['ignore', 'ignore', 'inherit'] });
+    worker = spawnWorkerProcess(vars);
   };
   const killWorker = async () => {
     const w = worker!;
@@ -113,15 +95,8 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
         await new Promise((r) => setTimeout(r, plan.smtpOutageMs));
         await smtp.start();
       } else if (fault === 'kill-worker') await killWorker();
-      else if (fault === 'flush-queue-redis') {
-        const r = new Redis(queues.url);
-        await r.flushall();
-        r.disconnect();
-      } else if (fault === 'restart-postgres') {
-        await pg.stop();
-        await new Promise((r) => setTimeout(r, 2000));
-        pg = await startLocalPostgres({ dataDir: pgDir, port: pgPort, persistent: true, fsync: false });
-      }
+      else if (fault === 'flush-queue-redis') await services.flushQueueRedis();
+      else if (fault === 'restart-postgres') await services.restartPostgres(2000);
     }
     await waitFor('every message', () => arrived().size === titles.length, plan.drainTimeoutMs).catch(() => undefined);
     const drainSeconds = (Date.now() - started) / 1000;
@@ -140,9 +115,6 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
     (worker as ChildProcess | null)?.kill('SIGKILL');
     await t.close().catch(() => undefined);
     await smtp.stop();
-    await queues.stop();
-    await sessions.stop();
-    await pg.stop().catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await services.stop();
   }
 }

@@ -10,6 +10,7 @@ import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
 import { RETRY_POLICY } from '../../../src/platform/queue/job-worker';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../../src/messaging/messages/outbox-relay';
 import { startWorkers } from '../../../src/platform/queue/worker-runtime';
+import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from '../../../src/messaging/reminders/reminder-scan';
 
 export interface ReceivedMail {
   mailFrom: string;
@@ -34,22 +35,36 @@ function parseMail(raw: string): { headers: Record<string, string>; body: string
 export async function startSmtpSink() {
   const port = await freePort();
   const mails: ReceivedMail[] = [];
+  /** `delayMs`: how long the answer to DATA is held (a slow server); `receiving`: mails being received now. */
+  const pace = { delayMs: 0, receiving: 0 };
+  const gone = new Set<string>();
   let server: SMTPServer | null = null;
   const listen = async () => {
     server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onClose(session) {
+        gone.add(session.id);
+      },
       onData(stream, session, callback) {
         let raw = '';
+        pace.receiving++;
         stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
         stream.on('end', () => {
-          mails.push({
-            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            rcptTo: session.envelope.rcptTo.map((r) => r.address),
-            ...parseMail(raw),
-          });
-          callback();
+          const accept = () => {
+            pace.receiving--;
+            // a sender gone before the answer did not get its mail accepted (a real server drops it)
+            if (gone.has(session.id)) return;
+            mails.push({
+              mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              rcptTo: session.envelope.rcptTo.map((r) => r.address),
+              ...parseMail(raw),
+            });
+            callback();
+          };
+          if (pace.delayMs > 0) setTimeout(accept, pace.delayMs);
+          else accept();
         });
       },
     });
@@ -61,6 +76,7 @@ export async function startSmtpSink() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    pace,
     async stop() {
       const s = server;
       server = null;
@@ -118,16 +134,21 @@ export async function startTwilioSink(status = 201) {
 
 export const TWILIO_ENV = { TWILIO_ACCOUNT_SID: `AC${'0123456789abcdef'.repeat(2)}`, TWILIO_AUTH_TOKEN: 'test-auth-token' };
 
-/** Runs the relay and the job workers in this process, on queues of their own, for one tenant. */
+/**
+ * Runs the relay and the job workers in this process, on queues of their own, for one tenant.
+ * The scheduled reminder scans touch only `reminderTenants` (none unless a test asks).
+ */
 export async function startTestWorkers(
   c: DependencyContainer,
   tenantIds: number[],
   retry = { attempts: 8, baseDelayMs: 200, maxDelayMs: 1000 },
   relay: Partial<typeof DEFAULT_RELAY_TIMING> = {},
+  reminderTenants: number[] = [],
 ) {
   c.register(QUEUE_PREFIX, { useValue: `test-${randomBytes(4).toString('hex')}` });
   c.register(RETRY_POLICY, { useValue: retry });
   c.register(RELAY_TIMING, { useValue: { ...DEFAULT_RELAY_TIMING, pollMs: 100, ...relay, onlyTenants: tenantIds } });
+  c.register(REMINDER_SCAN_OPTIONS, { useValue: { ...DEFAULT_REMINDER_SCAN_OPTIONS, onlyTenants: reminderTenants } });
   return startWorkers(c);
 }
 

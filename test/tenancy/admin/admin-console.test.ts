@@ -10,6 +10,7 @@ import { ACME_PASSWORDS, asAcme } from '../../support/login';
 import { startTestWorkers, waitFor } from '../../messaging/messages/delivery-peers';
 import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
 import { readDemoDocument } from '../../../seeds/demo-tenants';
+import { startWebhookReceiver, type WebhookReceiver } from '../../messaging/webhooks/webhook-receiver';
 
 const RESULTS = path.resolve(__dirname, '../../../.test-results');
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -21,11 +22,14 @@ let workers: Awaited<ReturnType<typeof startTestWorkers>> | undefined;
 let base: string;
 let host: string;
 let page: Page;
+let receiver: WebhookReceiver | undefined;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   // No SMTP_URL: e-mail deliveries fail with "not configured", which the Deliveries section shows.
-  t = await createTestApp();
+  // Webhooks go to a receiver on loopback, which the operator must allow.
+  t = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' });
+  receiver = await startWebhookReceiver();
   const slug = `console-${randomBytes(4).toString('hex')}`;
   host = `${slug}.localhost`;
   const { tenantId } = await t.container.resolve(TenantImporter).import(readDemoDocument('acme'), { slug, hosts: [host], onProgress: () => {} });
@@ -42,6 +46,7 @@ afterAll(async () => {
   await server?.close();
   await workers?.stop();
   await t?.close();
+  await receiver?.close();
 });
 
 const item = (id: string) => page.locator(`#item-${id.replace(/\./g, '\\.')}`);
@@ -119,6 +124,20 @@ describe('tenant admin console in Chromium', () => {
     await refusedThenSaved('messages.max_cc', '500', '5', /config item messages\.max_cc: .*<=100/);
   });
 
+  it('Messaging: reminder thresholds are rows of days; a 0 is refused on its row, an added 14 is saved as a number', async () => {
+    const days = item('reminders.days_before');
+    expect(await days.locator('input.row-value').evaluateAll((els) => els.map((e: any) => e.value))).toEqual(['30', '7']);
+    await days.locator('button.add').click();
+    await page.keyboard.type('0');
+    await days.locator('button.save').click();
+    await expect.poll(() => days.locator('.row-error').last().textContent()).toContain('positive whole number');
+    await days.locator('input.row-value').last().fill('14');
+    await days.locator('button.save').click();
+    await expect.poll(() => item('reminders.days_before').locator('.saved').textContent()).toBe('saved');
+    const admin = await asAcme(t, host, 'admin');
+    expect((await admin.get('/api/configitems/reminders.days_before')).body.configitems[0].value).toEqual([30, 7, 14]);
+  });
+
   it('Integrations: custom attributes as a table with per-row API errors; SWT and CORS checkers', async () => {
     const attrs = item('custom_attributes');
     const rows = await attrs.locator('tr.attribute').count();
@@ -151,6 +170,41 @@ describe('tenant admin console in Chromium', () => {
     await expect.poll(() => page.locator('#cors-result').textContent()).toContain('refused: not listed in cors.origins');
   });
 
+  it('Integrations: a webhook endpoint is added with the keyboard, its secret shown once, and a test event arrives signed', async () => {
+    const path = '/ok/console';
+    await page.fill('#webhook-form input[name=url]', 'ftp://hooks.acme.example/x');
+    await page.check('#webhook-form input[value="person.updated"]');
+    await page.click('#webhook-form button[type=submit]');
+    await expect.poll(() => page.locator('#webhook-form-error').textContent()).toContain('malformed parameter url: must be http or https');
+
+    await page.locator('#webhook-form input[name=url]').focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(receiver!.url(path));
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Intranet');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    // back in the description field, Enter submits the form
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#webhook-secret-value').inputValue()).toMatch(/^whsec_/);
+    receiver!.expect(path, await page.locator('#webhook-secret-value').inputValue());
+    const row = page.locator('#webhook-rows tr.webhook');
+    await expect.poll(() => row.locator('td.url').textContent()).toContain(receiver!.url(path));
+    expect(await row.locator('td').nth(1).textContent()).toBe('person.created, person.updated');
+
+    await row.locator('button.send-test').click();
+    await expect.poll(() => page.locator('#webhooks-status').textContent()).toMatch(/^test event msg_\w+ queued$/);
+    await expect
+      .poll(async () => {
+        await page.click('#webhook-deliveries-refresh');
+        return page.locator('#webhook-delivery-rows tr.attempt td.status-code').first().textContent();
+      })
+      .toBe('200');
+    expect(await page.locator('#webhook-delivery-rows tr.attempt td.state').first().textContent()).toBe('delivered');
+    expect(receiver!.at(path).map((r) => [r.body.type, r.verifiedWith])).toEqual([['webhook.test', ['current']]]);
+  });
+
   it('Deliveries: the failed reminder shows its reason and is retried', async () => {
     await page.selectOption('#delivery-filter select[name=state]', 'failed');
     const failed = page.locator('#delivery-rows tr.state-failed');
@@ -178,7 +232,7 @@ describe('tenant admin console in Chromium', () => {
     await page.fill('#audit-filter input[name=user_name]', 'admin');
     await page.click('#audit-filter button[type=submit]');
     const rows = page.locator('#audit-rows tr.audit-entry');
-    await expect.poll(() => rows.locator('td.subject').allTextContents()).toEqual(['custom_attributes', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
+    await expect.poll(() => rows.locator('td.subject').allTextContents()).toEqual(['custom_attributes', 'reminders.days_before', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
     await page.fill('#audit-filter input[name=type]', 'delivery.retried');
     await page.click('#audit-filter button[type=submit]');
     await expect.poll(() => rows.locator('td.type').allTextContents()).toEqual(['delivery.retried']);

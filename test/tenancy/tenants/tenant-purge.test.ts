@@ -10,6 +10,7 @@ import { REDIS } from '../../../src/platform/tokens';
 import { QUEUES, QUEUE_PREFIX, QUEUE_REDIS } from '../../../src/platform/queue/job-definition';
 import { QueueRegistry, bullConnection } from '../../../src/platform/queue/queue-registry';
 import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
+import { webhookTenantsKey } from '../../../src/messaging/webhooks/webhook-signal';
 import { pendingTenantsKey } from '../../../src/messaging/messages/outbox-signal';
 
 let t: TestApp;
@@ -72,9 +73,11 @@ describe('deleting a tenant removes what it keeps outside its schema', () => {
     }
     const redis = t.container.resolve(REDIS);
     await redis.sadd(pendingTenantsKey(prefix), String(doomed.tenantId), String(kept.tenantId));
+    await redis.sadd(webhookTenantsKey(prefix), String(doomed.tenantId), String(kept.tenantId));
 
     const report = await t.container.resolve(TenantAdminService).delete(doomed.slug);
-    expect(report.purged).toEqual(expect.arrayContaining(['queued-jobs: 10 queued jobs', 'files: 1 files']));
+    // five jobs of the tenant in each queue
+    expect(report.purged).toEqual(expect.arrayContaining([`queued-jobs: ${5 * queueNames.length} queued jobs`, 'files: 1 files', 'webhook-signal: 1 webhook signal']));
 
     expect(existsSync(join(dataDir, 'files', doomed.schema))).toBe(false);
     expect(readdirSync(join(dataDir, 'files', kept.schema))).toHaveLength(1);
@@ -85,5 +88,6 @@ describe('deleting a tenant removes what it keeps outside its schema', () => {
       expect(left.every((j) => j.data.tenantId === kept.tenantId)).toBe(true);
     }
     expect(await redis.smembers(pendingTenantsKey(prefix))).toEqual([String(kept.tenantId)]);
+    expect(await redis.smembers(webhookTenantsKey(prefix))).toEqual([String(kept.tenantId)]);
   });
 });

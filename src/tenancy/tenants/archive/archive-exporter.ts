@@ -5,6 +5,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
 import { KNEX } from '../../../platform/tokens';
+import { CLUSTERS, MAIN_CLUSTER, type Clusters } from '../../../platform/clusters/clusters';
 import { PlatformDb } from '../../../platform/tenancy/platform-db';
 import { configItemDefinition } from '../../../platform/config-items/config-item-registry';
 import type { Tenant } from '../../../platform/tenancy/tenant';
@@ -50,6 +51,7 @@ export class ArchiveExporter {
   constructor(
     @inject(KNEX) private readonly knex: Knex,
     @inject(FILE_STORE) private readonly files: FileStore,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
   ) {}
 
   async export(tenant: Tenant, out: Writable, options: ArchiveExportOptions): Promise<ArchiveEnd> {
@@ -57,7 +59,9 @@ export class ArchiveExporter {
     const pack = tar.pack();
     const piping = pipeline(pack as unknown as NodeJS.ReadableStream, createGzip(), out);
     try {
-      const end = await this.knex.transaction((trx) => this.writeDatabase(trx, tenant, pack, options, progress), {
+      // config items live in the platform database: one snapshot with the tenant's rows on main only
+      const main = this.clusters.checked(tenant.cluster) === MAIN_CLUSTER;
+      const end = await this.clusters.admin(tenant.cluster).transaction((trx) => this.writeDatabase(trx, main ? trx : this.knex, tenant, pack, options, progress), {
         isolationLevel: 'repeatable read',
         readOnly: true,
       });
@@ -82,7 +86,7 @@ export class ArchiveExporter {
     }
   }
 
-  private async writeDatabase(trx: Knex.Transaction, tenant: Tenant, pack: Pack, o: ArchiveExportOptions, progress: (l: string) => void) {
+  private async writeDatabase(trx: Knex.Transaction, platformDb: Knex | Knex.Transaction, tenant: Tenant, pack: Pack, o: ArchiveExportOptions, progress: (l: string) => void) {
     const schema = tenant.schema;
     const tables = await catalogTables(trx, schema);
     const sequences = [];
@@ -91,7 +95,7 @@ export class ArchiveExporter {
       sequences.push({ ...s, ...v.rows[0] });
     }
     const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name')) as string[];
-    const platform = await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
+    const platform = await platformDb.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
     const manifest: ArchiveManifest = {
       format: ARCHIVE_FORMAT,
       exported_at: new Date().toISOString(),
@@ -108,14 +112,14 @@ export class ArchiveExporter {
       end.tables[t.name] = await this.writeTable(trx, schema, t, pack, o.passwordHashes, (rows) => progress(`${tenant.slug}: ${t.name}: ${rows} rows`));
     }
 
-    const items = await trx.raw(
+    const items = await platformDb.raw(
       'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',
       [PlatformDb.SCHEMA, tenant.id],
     );
     const kept = (items.rows as { item_id: string; j: string }[]).filter((r) => o.secrets || !configItemDefinition(r.item_id)?.secret);
     await entry(pack, 'platform/config_items.jsonl', lines(kept.map((r) => r.j)));
     // Secret changes carry no values (config_item_changes stores none), so history is always complete.
-    const changes = await trx.raw(
+    const changes = await platformDb.raw(
       `select row_to_json(x)::text as j from (select item_id, changed_by, changed_at, secret, old_value, new_value
          from ??.config_item_changes where tenant_id = ? order by id) x`,
       [PlatformDb.SCHEMA, tenant.id],

@@ -5,7 +5,10 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
 import type { z } from 'zod';
-import { KNEX } from '../../../platform/tokens';
+import { CLUSTERS, type Clusters } from '../../../platform/clusters/clusters';
+import { platformAndTenant } from '../../../platform/clusters/cluster-transaction';
+import { TenantPlacement } from '../placement/placement';
+import { SchemaTakenError, assertSchemaFree } from '../placement/spare-schemas';
 import { PlatformDb } from '../../../platform/tenancy/platform-db';
 import { TenantStore } from '../../../platform/tenancy/tenant-store';
 import { TenantResolver } from '../../../platform/tenancy/tenant-resolver';
@@ -52,7 +55,8 @@ function parseJson<T>(schema: z.ZodType<T>, name: string, data: Buffer): T {
 @injectable()
 export class ArchiveImporter {
   constructor(
-    @inject(KNEX) private readonly knex: Knex,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
+    @inject(TenantPlacement) private readonly placement: TenantPlacement,
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
     @inject(FILE_STORE) private readonly files: FileStore,
@@ -99,11 +103,17 @@ export class ArchiveImporter {
       schema = schemaNameForSlug(slug);
       await assertTenantFree(this.store, slug, hosts);
       const tenantSchema = schema;
-      const tenantId = await this.knex.transaction(async (trx) => {
-        const id = await this.store.insert(trx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts });
-        await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
+      const cluster = await this.placement.choose(options.cluster);
+      const tenantId = await platformAndTenant(this.clusters, cluster, async (platformTrx, trx) => {
+        const id = await this.store.insert(platformTrx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts, cluster });
+        await platformTrx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
+        try {
+          await assertSchemaFree(trx, tenantSchema);
+        } catch (err) {
+          throw err instanceof SchemaTakenError ? new ImportError(`tenant "${slug}": ${err.message}`) : err;
+        }
         await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations.slice(0, known));
-        progress(`${slug}: schema ${tenantSchema} created at version ${version ?? '(none)'}`);
+        progress(`${slug}: schema ${tenantSchema} created at version ${version ?? '(none)'} on cluster ${cluster}`);
         const target = new Map((await catalogTables(trx, tenantSchema)).map((t) => [t.name, t]));
         const mode = await disableTriggers(trx, tenantSchema, [...target.keys()]);
         const counts: Record<string, number> = {};
@@ -129,7 +139,7 @@ export class ArchiveImporter {
             const rows = await insertRows(trx, tenantSchema, table, cols, name, await read(e, name, MAX_ENTRY_BYTES));
             counts[table] = (counts[table] ?? 0) + rows;
           } else if (platformTable) {
-            platform[platformTable] += await insertRows(trx, PlatformDb.SCHEMA, platformTable, PLATFORM_COLUMNS[platformTable], name, await read(e, name, MAX_ENTRY_BYTES), { tenant_id: id });
+            platform[platformTable] += await insertRows(platformTrx, PlatformDb.SCHEMA, platformTable, PLATFORM_COLUMNS[platformTable], name, await read(e, name, MAX_ENTRY_BYTES), { tenant_id: id });
           } else if (file) {
             const data = await read(e, name);
             await this.files.put(tenantSchema, file, data);

@@ -1,0 +1,110 @@
+import { inject, injectable } from 'tsyringe';
+import type { Logger } from 'pino';
+import { LOGGER, TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { TenantClock } from '../../platform/time/tenant-clock';
+import { PersonDirectory } from '../../people';
+import { MessagesRepository, type Medium } from '../messages/messages.repository';
+import { RECIPIENT_COLUMNS } from '../messages/recipients';
+import { OutboxSignal } from '../messages/outbox-signal';
+import { ExpiryRemindersRepository, type DueRegistration } from './expiry-reminders.repository';
+import { reminderMessage, thresholdsDone } from './reminder-message';
+
+export interface TenantScanResult {
+  /** Reminders written to the outbox, per medium. */
+  email: number;
+  sms: number;
+  /** Persons with neither e-mail nor mobile: marked done, logged, nothing sent. */
+  noContact: number;
+  /** Found due, but another scan reminded them first (or the registration changed meanwhile). */
+  taken: number;
+}
+
+type Outcome = { kind: 'sent'; medium: Medium } | { kind: 'no_contact' } | { kind: 'taken' };
+
+/** Registrations read per query; each one is then reminded in a transaction of its own. */
+const BATCH = 200;
+
+/**
+ * One tenant's part of the reminder scan. Each reminder is one transaction: the rows of the
+ * thresholds it settles and the message with its outbox delivery commit together, so a scan
+ * killed halfway leaves every registration either reminded or not (the next scan finishes it).
+ */
+@injectable()
+export class ExpiryReminders {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(ExpiryRemindersRepository) private readonly repo: ExpiryRemindersRepository,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+    @inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Thresholds of the tenant, largest first; empty when reminders are off. */
+  private thresholds(): number[] {
+    return [...new Set(this.tenant.config.get('reminders.days_before'))].filter((d) => d > 0).sort((a, b) => b - a);
+  }
+
+  async scan(cancelled: () => boolean = () => false): Promise<TenantScanResult> {
+    const result: TenantScanResult = { email: 0, sms: 0, noContact: 0, taken: 0 };
+    const thresholds = this.thresholds();
+    if (thresholds.length === 0) return result;
+    // One calendar day for the whole pass, so a scan running over midnight stays consistent.
+    const today = this.clock.today();
+    let afterId = 0;
+    try {
+      for (;;) {
+        const due = await this.repo.due(today, thresholds, afterId, BATCH);
+        for (const reg of due) {
+          if (cancelled()) return result;
+          const outcome = await this.remind(reg, thresholds);
+          if (outcome.kind === 'sent') result[outcome.medium]++;
+          else if (outcome.kind === 'no_contact') result.noContact++;
+          else result.taken++;
+        }
+        if (due.length < BATCH) break;
+        afterId = due[due.length - 1].id;
+      }
+    } finally {
+      if (result.email + result.sms > 0) await this.signal.notify(this.tenant.id);
+    }
+    return result;
+  }
+
+  private async remind(reg: DueRegistration, thresholds: readonly number[]): Promise<Outcome> {
+    const done = thresholdsDone(reg.days_left, thresholds);
+    return this.uow.run(async (tx): Promise<Outcome> => {
+      const reminders = tx.get(ExpiryRemindersRepository);
+      const claimed = await reminders.claimThresholds(reg, done);
+      if (!claimed.includes(reg.reached)) return { kind: 'taken' };
+      const persons = tx.get(PersonDirectory);
+      const person = await persons.find({ id: reg.person_id }, RECIPIENT_COLUMNS);
+      const medium: Medium | null = person?.email ? 'email' : person?.mobile ? 'sms' : null;
+      if (!person || !medium) {
+        this.logger.warn(
+          { tenant: this.tenant.slug, person_id: reg.person_id, user_name: person?.user_name, person_competence_id: reg.id, valid_until: reg.valid_until },
+          'expiry reminder skipped: the person has neither e-mail nor mobile',
+        );
+        return { kind: 'no_contact' };
+      }
+      // A manager can only be copied on an e-mail; an SMS reminder goes to the person alone.
+      const manager = medium === 'email' && this.tenant.config.get('reminders.notify_manager') ? await persons.managerEmail(person) : null;
+      const { title, text } = reminderMessage({ competenceTitle: reg.competence_title, validUntil: reg.valid_until, daysLeft: reg.days_left });
+      const { message } = await tx.get(MessagesRepository).insert({
+        kind: 'message',
+        sender_id: null,
+        recipient_id: person.id,
+        title,
+        text,
+        cc: manager ? [manager] : [],
+        reply_to: null,
+        send_medium: medium,
+        deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+      });
+      await reminders.attachMessage(reg.id, claimed, message.id);
+      return { kind: 'sent', medium };
+    });
+  }
+}

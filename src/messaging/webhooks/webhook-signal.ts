@@ -1,0 +1,39 @@
+import { inject, injectable } from 'tsyringe';
+import type { RedisClient } from '../../platform/redis/redis-client';
+import type { Logger } from 'pino';
+import { LOGGER } from '../../platform/tokens';
+import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
+
+/** Platform-level set of tenant ids with webhook deliveries waiting for the relay. */
+export function webhookTenantsKey(queuePrefix: string): string {
+  return `platform:webhooks:${queuePrefix}:pending-tenants`;
+}
+
+/**
+ * Tells the webhook relay which tenant has new deliveries (after the commit). Best effort:
+ * while Redis is away the change still succeeds and the relay's sweep finds the rows.
+ */
+@injectable()
+export class WebhookSignal {
+  constructor(
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(QUEUE_PREFIX) private readonly prefix: string,
+  ) {}
+
+  async notify(tenantId: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.sadd(webhookTenantsKey(this.prefix), String(tenantId)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 300);
+        }),
+      ]);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, tenantId }, 'webhook signal not sent; the relay sweep will pick the event up');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT } from '../../platform/tokens';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Principal } from '../../platform/auth/principal';
+import type { Paging } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { AuditTrail } from '../../platform/audit/audit-trail';
+import { WebhooksRepository, type AttemptRow, type EndpointRow } from './webhooks.repository';
+import { WebhookTargets } from './webhook-targets';
+import { WebhookSignal } from './webhook-signal';
+import { newWebhookSecret } from './webhook-secret';
+import { TEST_EVENT_TYPE, writeWebhookEvent } from './webhook-event-writer';
+
+/** During this long after a rotation the previous secret signs too. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+export interface EndpointChange {
+  url?: string;
+  events?: string[];
+  description?: string;
+  enabled?: boolean;
+}
+
+/** Endpoint management (the routes admit superusers only); every change is in the security event log. */
+@injectable()
+export class WebhooksService {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
+    @inject(WebhooksRepository) private readonly repo: WebhooksRepository,
+    @inject(WebhookTargets) private readonly targets: WebhookTargets,
+    @inject(WebhookSignal) private readonly signal: WebhookSignal,
+  ) {}
+
+  private async endpointFor(id: number): Promise<EndpointRow> {
+    const row = await this.repo.byId(id);
+    if (!row) throw ApiError.notFound(`webhook ${id}`);
+    return row;
+  }
+
+  async list(): Promise<EndpointRow[]> {
+    return this.repo.list();
+  }
+
+  get(id: number): Promise<EndpointRow> {
+    return this.endpointFor(id);
+  }
+
+  async create(user: Principal, input: EndpointInput): Promise<EndpointRow> {
+    const url = await this.targets.check(input.url);
+    const events = [...new Set(input.events)];
+    const id = await this.uow.run(async (tx) => {
+      const newId = await tx.get(WebhooksRepository).insert({ url, events, description: input.description ?? '', secret: newWebhookSecret() });
+      await this.audit.record({ type: 'webhook.created', actor: user.userName, subject: String(newId), details: { url, events } }, tx.db);
+      return newId;
+    });
+    return (await this.repo.byId(id))!;
+  }
+
+  async update(user: Principal, id: number, input: EndpointChange): Promise<EndpointRow> {
+    await this.endpointFor(id);
+    const change: Record<string, unknown> = {};
+    if (input.url !== undefined) change.url = await this.targets.check(input.url);
+    if (input.events !== undefined) change.events = [...new Set(input.events)];
+    if (input.description !== undefined) change.description = input.description;
+    if (input.enabled !== undefined) {
+      change.enabled = input.enabled;
+      // enabling starts a fresh failure streak
+      if (input.enabled) Object.assign(change, { failing_since: null, disabled_reason: null });
+      else change.disabled_reason = `disabled by ${user.userName}`;
+    }
+    await this.uow.run(async (tx) => {
+      const repo = tx.get(WebhooksRepository);
+      if (!(await repo.lockById(id))) throw ApiError.notFound(`webhook ${id}`);
+      await repo.update(id, change);
+      const details = { ...input };
+      await this.audit.record({ type: 'webhook.updated', actor: user.userName, subject: String(id), details }, tx.db);
+    });
+    return (await this.repo.byId(id))!;
+  }
+
+  async delete(user: Principal, id: number): Promise<EndpointRow> {
+    const row = await this.endpointFor(id);
+    await this.uow.run(async (tx) => {
+      await tx.get(WebhooksRepository).delete(id);
+      await this.audit.record({ type: 'webhook.deleted', actor: user.userName, subject: String(id), details: { url: row.url } }, tx.db);
+    });
+    return row;
+  }
+
+  /**
+   * A new secret; the one it replaces keeps signing for ROTATION_OVERLAP_MS, so receivers can
+   * switch without losing a message. A second rotation within that time drops the oldest.
+   */
+  async rotateSecret(user: Principal, id: number): Promise<EndpointRow> {
+    await this.uow.run(async (tx) => {
+      const repo = tx.get(WebhooksRepository);
+      const row = await repo.lockById(id);
+      if (!row) throw ApiError.notFound(`webhook ${id}`);
+      const until = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      await repo.update(id, { secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: until });
+      await this.audit.record({ type: 'webhook.secret_rotated', actor: user.userName, subject: String(id), details: { previous_signs_until: until.toISOString() } }, tx.db);
+    });
+    return (await this.repo.byId(id))!;
+  }
+
+  /** A webhook.test event to this endpoint alone, through the outbox like any other. */
+  async sendTest(user: Principal, id: number): Promise<{ endpoint: EndpointRow; eventId: string }> {
+    const endpoint = await this.endpointFor(id);
+    if (!endpoint.enabled) throw new ApiError(409, `webhook ${id} is disabled; enable it first (PUT enabled=1)`);
+    const data = { webhook_id: id, user_name: user.userName, message: 'a test event sent from the admin console or POST /api/webhooks/[id]/test' };
+    const { uid } = await this.uow.run((tx) => writeWebhookEvent(tx.db, this.tenant, TEST_EVENT_TYPE, data, [id]));
+    await this.signal.notify(this.tenant.id);
+    return { endpoint, eventId: uid };
+  }
+
+  async attempts(id: number, page: Paging): Promise<AttemptRow[]> {
+    await this.endpointFor(id);
+    return this.repo.attempts(id, page);
+  }
+}

@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DemoTenant, TestApp } from '../../support/test-app';
+import { asAcme } from '../../support/login';
+import { waitFor } from '../messages/delivery-peers';
+import { idOf, tenantDb } from '../../courses/events/events-support';
+import type { WebhookReceiver } from './webhook-receiver';
+import { startWebhookTestbed, type Admin, type WebhookTestbed } from './webhook-testbed';
+import { OUTBOUND_EVENT_TYPES } from '../../../src/platform/outbound/outbound-events';
+
+let bed: WebhookTestbed | undefined;
+let t: TestApp;
+let acme: DemoTenant;
+let other: DemoTenant;
+let receiver: WebhookReceiver;
+const createEndpoint = (admin: Admin, path: string, events?: readonly string[]) => bed!.createEndpoint(admin, path, events);
+const attempts = (admin: Admin, id: number) => bed!.attempts(admin, id);
+
+beforeAll(async () => {
+  bed = await startWebhookTestbed();
+  ({ t, acme, other, receiver } = bed);
+});
+afterAll(async () => bed?.stop());
+
+describe('webhook endpoints', () => {
+  it('superusers manage them; others get 403; the secret is shown only on create and rotation', async () => {
+    const [admin, kari, ola] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'ola')]);
+    const created = await admin.post('/api/webhooks').send({ url: receiver.url('/ok/crud'), events: ['person.created', 'person.updated'], description: 'HR system' });
+    expect(created.status).toBe(200);
+    const w = created.body.webhooks[0];
+    expect(w).toMatchObject({ url: receiver.url('/ok/crud'), events: ['person.created', 'person.updated'], description: 'HR system', enabled: true, disabled_reason: null });
+    expect(w.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(w.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+
+    const id = w.webhook_id;
+    for (const who of [kari, ola]) {
+      const calls = [
+        who.post('/api/webhooks').send({ url: receiver.url('/ok/x'), events: ['person.created'] }),
+        who.get('/api/webhooks'),
+        who.get(`/api/webhooks/${id}`),
+        who.put(`/api/webhooks/${id}`).send({ enabled: 0 }),
+        who.delete(`/api/webhooks/${id}`),
+        who.post(`/api/webhooks/${id}/rotate_secret`),
+        who.post(`/api/webhooks/${id}/test`),
+        who.get(`/api/webhooks/${id}/deliveries`),
+      ];
+      for (const [i, res] of (await Promise.all(calls)).entries()) expect(res.body, `call ${i}`).toMatchObject({ valid: false, errorcode: 403 });
+    }
+
+    const listed = await admin.get('/api/webhooks');
+    expect(listed.body.webhooks.map((x: any) => x.webhook_id)).toContain(id);
+    expect(listed.body.webhooks.every((x: any) => !('secret' in x))).toBe(true);
+    expect((await admin.get(`/api/webhooks/${id}`)).body.webhooks[0]).not.toHaveProperty('secret');
+
+    const changed = await admin.put(`/api/webhooks/${id}`).send({ events: ['personevent.signed_on'], description: 'LMS', enabled: 0 });
+    expect(changed.body.webhooks[0]).toMatchObject({ events: ['personevent.signed_on'], description: 'LMS', enabled: false, disabled_reason: 'disabled by admin' });
+    expect(changed.body.webhooks[0]).not.toHaveProperty('secret');
+
+    const rotated = await admin.post(`/api/webhooks/${id}/rotate_secret`);
+    expect(rotated.body.webhooks[0].secret).toMatch(/^whsec_/);
+    expect(rotated.body.webhooks[0].secret).not.toBe(w.secret);
+    const overlap = Date.parse(rotated.body.webhooks[0].previous_secret_until) - Date.now();
+    expect(overlap).toBeGreaterThan(23 * 3600_000);
+    expect(overlap).toBeLessThanOrEqual(24 * 3600_000);
+
+    expect((await admin.post('/api/webhooks').send({ url: 'ftp://example.com/x', events: ['person.created'] })).body).toMatchObject({ errorcode: 420, parameter: 'url' });
+    expect((await admin.post('/api/webhooks').send({ url: receiver.url('/ok/x'), events: ['person.deleted'] })).body).toMatchObject({ errorcode: 420, parameter: 'events[0]', message: expect.stringContaining('must be event types: person.created') });
+    expect((await admin.post('/api/webhooks').send({ url: receiver.url('/ok/x') })).body).toMatchObject({ errorcode: 419, parameter: 'events' });
+    expect((await admin.post('/api/webhooks').send({ url: 'https://user:pw@example.com/x', events: ['person.created'] })).body).toMatchObject({ errorcode: 420 });
+
+    expect((await admin.delete(`/api/webhooks/${id}`)).body.webhooks[0].webhook_id).toBe(id);
+    expect((await admin.get(`/api/webhooks/${id}`)).body).toMatchObject({ errorcode: 404 });
+    expect((await admin.post(`/api/webhooks/${id}/rotate_secret`)).body).toMatchObject({ errorcode: 404 });
+
+    const log = await admin.get('/api/auditlog?type=webhook.created,webhook.updated,webhook.secret_rotated,webhook.deleted');
+    expect(log.body.auditlog.filter((e: any) => e.subject === String(id)).map((e: any) => e.type).sort()).toEqual(['webhook.created', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.updated']);
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('every event type arrives signed (checked with standardwebhooks), once, as {type, timestamp, tenant, data}', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const path = '/ok/all';
+    await createEndpoint(admin, path);
+    const db = tenantDb(t, acme);
+    const org = await idOf(t, acme, 'organisations', { name: 'Operations North' });
+    const role = await idOf(t, acme, 'roles', { ref: 'office' });
+    const course = await idOf(t, acme, 'competences', { title: 'Leadership 101' });
+    const [row] = await db.table('events').insert({ competence_id: course, title: 'Webhook day', starts_at: '2034-03-01T08:00:00Z', ends_at: '2034-03-01T15:00:00Z', max_participants: 1 }).returning('id');
+
+    const ok = (res: any) => expect(res.status, JSON.stringify(res.body)).toBe(200);
+    ok(await admin.post('/api/persons').send({ organisation_id: org, role_id: role, person_data: { user_name: 'wendy', email: 'wendy@acme.example' } }));
+    ok(await admin.put('/api/persons/wendy').send({ person_data: { firstname: 'Wendy' } }));
+    ok(await admin.put(`/api/personcompetences/${course}`).send({ user_name: 'ola', date: '2030-01-15' }));
+    ok(await admin.delete(`/api/personcompetences/${course}?user_name=ola`));
+    ok(await admin.post(`/api/personevents/${row.id}`).send({ user_name: 'nils' }));
+    ok(await admin.post(`/api/personevents/${row.id}`).send({ user_name: 'ola' }));
+    ok(await admin.put(`/api/personevents/${row.id}`).send({ user_name: 'nils', action: 'off' }));
+    // no SMTP_URL: the mail fails for good ("not configured")
+    ok(await admin.post('/api/messages').send({ user_name: 'siri', title: 'Webhook check', text: 'hello', send_medium: 'email' }));
+
+    const got = await waitFor('all event types', () => {
+      const types = new Set(receiver.at(path).map((r) => r.body.type));
+      return OUTBOUND_EVENT_TYPES.every((ty) => types.has(ty)) ? receiver.at(path) : null;
+    });
+    const ids = got.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of got) {
+      expect(r.verifiedWith, r.body.type).toEqual(['current']);
+      expect(r.status).toBe(200);
+      expect(r.id).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(Math.abs(Number(r.timestamp) - Date.now() / 1000)).toBeLessThan(300);
+      expect(Object.keys(r.body)).toEqual(['type', 'timestamp', 'tenant', 'data']);
+      expect(r.body.tenant).toBe(acme.slug);
+      expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
+      expect(typeof r.body.data.user_name, r.body.type).toBe('string');
+    }
+    const one = (type: string) => got.find((r) => r.body.type === type)!.body.data;
+    expect(one('person.created')).toMatchObject({ user_name: 'wendy', email: 'wendy@acme.example', organisation_id: org });
+    expect(one('person.updated')).toMatchObject({ user_name: 'wendy', firstname: 'Wendy', changed: ['firstname'] });
+    expect(one('personcompetence.registered')).toMatchObject({ user_name: 'ola', competence_id: course, title: 'Leadership 101', date: '2030-01-15', registered_by: 'admin' });
+    expect(one('personcompetence.deleted')).toMatchObject({ user_name: 'ola', competence_id: course });
+    // deliveries run in parallel: arrival order is not creation order
+    expect(got.filter((r) => r.body.type === 'personevent.signed_on').map((r) => [r.body.data.user_name, r.body.data.status]).sort()).toEqual([['nils', 'signed_on'], ['ola', 'waitlist']]);
+    expect(one('personevent.signed_off')).toMatchObject({ user_name: 'nils', event_id: row.id, status: 'signed_off' });
+    expect(one('personevent.promoted')).toMatchObject({ user_name: 'ola', event_id: row.id, status: 'signed_on', waitlist: false });
+    // the seat notice to ola fails too
+    const failed = await waitFor('siri\'s failed message', () => receiver.at(path).find((r) => r.body.type === 'message.failed' && r.body.data.user_name === 'siri'));
+    expect(failed.body.data).toMatchObject({ title: 'Webhook check', medium: 'email', address: expect.stringContaining('@') });
+    expect(failed.body.data.error).toContain('not configured');
+  });
+
+  it('a receiver that fails twice then succeeds gets the event acknowledged once, under one webhook-id; attempts are listed newest first', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const path = '/flaky/once';
+    const w = await createEndpoint(admin, path, ['person.updated']);
+    expect((await admin.put('/api/persons/ola').send({ person_data: { jobtitle: 'Flaky tester' } })).status).toBe(200);
+    await waitFor('acknowledged', () => receiver.at(path).some((r) => r.status === 200));
+    const got = receiver.at(path);
+    expect(got.map((r) => r.status)).toEqual([503, 503, 200]);
+    expect(new Set(got.map((r) => r.id)).size).toBe(1);
+    expect(new Set(got.map((r) => r.raw)).size).toBe(1);
+    expect(got.every((r) => r.verifiedWith.includes('current'))).toBe(true);
+
+    const list = await waitFor('three attempts listed', async () => {
+      const a = await attempts(admin, w.webhook_id);
+      return a.length === 3 && a[0].delivery_state === 'delivered' ? a : null;
+    });
+    expect(list.map((a) => a.attempt)).toEqual([3, 2, 1]);
+    expect(list.map((a) => a.status_code)).toEqual([200, 503, 503]);
+    expect(list.map((a) => a.error)).toEqual([null, 'HTTP 503: refused (503)', 'HTTP 503: refused (503)']);
+    expect(new Set(list.map((a) => a.delivery_id)).size).toBe(1);
+    expect(list.every((a) => a.event_id === got[0].id && a.type === 'person.updated' && a.duration_ms >= 0 && a.next_attempt_at === null)).toBe(true);
+    expect(Date.parse(list[0].at)).toBeGreaterThanOrEqual(Date.parse(list[2].at));
+    expect((await admin.get(`/api/webhooks/${w.webhook_id}`)).body.webhooks[0]).toMatchObject({ failing_since: null, waiting_deliveries: 0 });
+  });
+
+  it('for 24 h after a rotation both secrets sign; then only the new one', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const path = '/ok/rotate';
+    const w = await createEndpoint(admin, path, ['person.updated']);
+    receiver.expect(path, w.secret, 'old');
+    const rotated = (await admin.post(`/api/webhooks/${w.webhook_id}/rotate_secret`)).body.webhooks[0];
+    receiver.expect(path, rotated.secret, 'current');
+    await admin.put('/api/persons/siri').send({ person_data: { jobtitle: 'Rotation one' } });
+    const first = await waitFor('first event', () => receiver.at(path)[0]);
+    expect(first.signature.split(' ')).toHaveLength(2);
+    expect(first.verifiedWith.sort()).toEqual(['current', 'old']);
+
+    // the 24 h have passed
+    await tenantDb(t, acme).table('webhook_endpoints').where({ id: w.webhook_id }).update({ previous_secret_until: new Date(Date.now() - 1000) });
+    expect((await admin.get(`/api/webhooks/${w.webhook_id}`)).body.webhooks[0].previous_secret_until).toBeNull();
+    await admin.put('/api/persons/siri').send({ person_data: { jobtitle: 'Rotation two' } });
+    const second = await waitFor('second event', () => receiver.at(path)[1]);
+    expect(second.signature.split(' ')).toHaveLength(1);
+    expect(second.verifiedWith).toEqual(['current']);
+  });
+
+});
+
+describe('tenant isolation', () => {
+  it("one tenant's endpoints, events and deliveries are never seen by or sent for another", async () => {
+    const [adminA, adminB] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, other.host, 'admin')]);
+    const a = await createEndpoint(adminA, '/ok/tenant-a', ['person.updated']);
+    const b = await createEndpoint(adminB, '/ok/tenant-b', ['person.updated']);
+    expect(a.webhook_id).toBeGreaterThan(b.webhook_id);
+
+    // the same user name in both tenants (one document imported twice)
+    await adminA.put('/api/persons/kari').send({ person_data: { jobtitle: 'Only in A' } });
+    await adminB.put('/api/persons/kari').send({ person_data: { jobtitle: 'Only in B' } });
+    const fromA = await waitFor('A', () => receiver.at('/ok/tenant-a')[0]);
+    const fromB = await waitFor('B', () => receiver.at('/ok/tenant-b')[0]);
+    expect(fromA.body).toMatchObject({ tenant: acme.slug, data: { jobtitle: 'Only in A' } });
+    expect(fromB.body).toMatchObject({ tenant: other.slug, data: { jobtitle: 'Only in B' } });
+    expect(receiver.received.filter((r) => r.body?.data?.jobtitle === 'Only in B').map((r) => r.path)).toEqual(['/ok/tenant-b']);
+    expect(receiver.received.filter((r) => r.body?.data?.jobtitle === 'Only in A').every((r) => r.body.tenant === acme.slug)).toBe(true);
+
+    expect((await adminB.get('/api/webhooks')).body.webhooks.map((w: any) => w.url)).toEqual([receiver.url('/ok/tenant-b')]);
+    for (const res of [
+      await adminB.get(`/api/webhooks/${a.webhook_id}`),
+      await adminB.get(`/api/webhooks/${a.webhook_id}/deliveries`),
+      await adminB.put(`/api/webhooks/${a.webhook_id}`).send({ enabled: 0 }),
+      await adminB.post(`/api/webhooks/${a.webhook_id}/test`),
+      await adminB.post(`/api/webhooks/${a.webhook_id}/rotate_secret`),
+      await adminB.delete(`/api/webhooks/${a.webhook_id}`),
+    ]) {
+      expect(res.body).toMatchObject({ valid: false, errorcode: 404 });
+    }
+    const bAttempts = await attempts(adminB, b.webhook_id);
+    expect(bAttempts.map((x) => x.event_id)).toEqual([fromB.id]);
+    expect((await attempts(adminA, a.webhook_id)).map((x) => x.event_id)).toEqual([fromA.id]);
+    expect((await adminA.get(`/api/webhooks/${a.webhook_id}`)).body.webhooks[0].enabled).toBe(true);
+  });
+});
