@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ENV, LOGGER, TENANT_DB } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { WebhookTargets, type AttemptResult } from './webhook-targets';
 import { WEBHOOK_TIMING, nextDelayMs, type WebhookTiming } from './webhook-timing';
 import { signatureHeader } from './webhook-secret';
@@ -35,6 +36,7 @@ interface Claimed {
 export class WebhookDeliverer {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(WebhookTargets) private readonly targets: WebhookTargets,
     @inject(WEBHOOK_TIMING) private readonly timing: WebhookTiming,
     @inject(ENV) private readonly env: Env,
@@ -46,7 +48,7 @@ export class WebhookDeliverer {
     if (!d) return { outcome: 'skipped' };
     if (!d.enabled) {
       // listed with the attempts, so the admin sees why the event never went out
-      await this.db.transaction(async (trx) => {
+      await this.uow.run(async ({ db: trx }) => {
         await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: 'not sent: the endpoint is disabled', duration_ms: 0 });
         await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: 'endpoint disabled', updated_at: trx.fn.now() });
       });
@@ -56,7 +58,7 @@ export class WebhookDeliverer {
     const secrets = d.previous_valid && d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
     const headers = { 'webhook-id': d.uid, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(d.uid, timestamp, d.body, secrets) };
     const result = await this.targets.post(d.url, headers, d.body);
-    return this.db.transaction((trx) => this.record(trx, d, result));
+    return this.uow.run((tx) => this.record(tx.db, d, result));
   }
 
   private async claim(deliveryId: number): Promise<Claimed | undefined> {
