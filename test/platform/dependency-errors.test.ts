@@ -137,6 +137,10 @@ describe('PostgreSQL errors in the error middleware', () => {
         expect503(await request(appThrowing(() => Promise.reject(err))).get('/x'));
       }
       expect503(await request(appThrowing(() => Promise.reject(new Error('Connection is closed.')))).get('/x'));
+      // a connection lost during a query: knex puts the query in front of pg's message
+      for (const message of ['select 1 - Connection terminated unexpectedly', 'select 1 - Client was closed and is not queryable']) {
+        expect503(await request(appThrowing(() => Promise.reject(new Error(message)))).get('/x'));
+      }
     } finally {
       await closed.destroy();
       await db.destroy();

@@ -14,13 +14,15 @@ const PG_TRANSIENT_CLASSES = ['08', '53', '57P'];
 const PG_TRANSIENT_CODES = new Set(['57014', '40001', '40P01', '55P03']);
 const NODE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH']);
 const TRANSIENT_NAMES = new Set(['KnexTimeoutError', 'MaxRetriesPerRequestError', 'ConnectionTimeoutError']);
+// knex puts the failed query in front of a driver's message ("select ... - Connection terminated
+// unexpectedly"), so the pg messages may follow " - " as well as start the message.
 const TRANSIENT_MESSAGES = [
   /^Connection is closed\.?$/, // ioredis
   /Stream isn't writeable/, // ioredis without offline queue
-  /^Connection terminated/, // pg
+  /(^| - )Connection terminated/, // pg
   /Client has encountered a connection error/, // pg
-  /^Client was closed and is not queryable$/, // pg: a pooled client whose server went away
-  /^timeout exceeded when trying to connect$/, // pg pool
+  /(^| - )Client was closed and is not queryable$/, // pg: a pooled client whose server went away
+  /(^| - )timeout exceeded when trying to connect$/, // pg pool
   /Knex: Timeout acquiring a connection/,
   /^(LOADING|MASTERDOWN|READONLY|OOM|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies of a server that cannot serve now
   /^Cluster isn't ready/, // ioredis Cluster while the whole cluster is away
