@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Outbound webhooks (src/webhooks): the tenant's endpoints, the events written in the
+ * Outbound webhooks (src/messaging/webhooks): the tenant's endpoints, the events written in the
  * transaction of each change (the outbox), one delivery per event and endpoint, and every
  * attempt of a delivery (what the admin sees in GET /api/webhooks/[id]/deliveries).
  */

@@ -39,7 +39,7 @@ function readLines(file: string): Promise<unknown[]> {
   );
 }
 
-/** `move`, `clusters`, `spares` and `create-many` (src/tenants/placement/README.md). */
+/** `move`, `clusters`, `spares` and `create-many` (src/tenancy/tenants/placement/README.md). */
 export function registerPlacementCommands(program: Command): void {
   program
     .command('move')

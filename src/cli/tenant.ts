@@ -57,7 +57,7 @@ async function openInput(file: string): Promise<{ archive?: Readable; document?:
 
 const program = new Command('tenant')
   .description('Operate tenants: create, import, export, hosts, list, suspend/resume, delete')
-  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see src/tenants/README.md).\n`)
+  .addHelpText('after', `\n${LOCAL_SERVICES_HINT}\nThe same operations are available over HTTP under /platform (see src/tenancy/tenants/README.md).\n`)
   .showHelpAfterError();
 
 program

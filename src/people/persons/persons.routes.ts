@@ -10,7 +10,7 @@ import { policies } from '../person-policies';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
-/** The person_data rules shared by POST and PUT (src/persons/README.md). */
+/** The person_data rules shared by POST and PUT (src/people/persons/README.md). */
 const PERSON_DATA =
   'person_data: bracket form (person_data[mobile]=...), a JSON object or JSON text; only present fields change, an empty value clears one. ' +
   'Unknown fields are a 420 (superuser or organisation_id cannot be smuggled in). Each check is a 420 naming person_data[field]: e-mail address shape ' +

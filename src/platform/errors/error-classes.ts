@@ -51,7 +51,7 @@ export function isDependencyDown(err: unknown): boolean {
   });
 }
 
-/** Raised by the fence a tenant move puts on the old copy (src/tenants/placement/move-triggers.ts). */
+/** Raised by the fence a tenant move puts on the old copy (src/tenancy/tenants/placement/move-triggers.ts). */
 export const PG_WRITE_PAUSED = 'TM001';
 
 /** A write refused because the tenant is being switched to another cluster: 503, retry in a second. */

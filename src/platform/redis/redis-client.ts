@@ -16,7 +16,7 @@ export function isRedisCluster(client: RedisClient): client is Cluster {
 /** Fail fast while Redis is away: callers decide (sessions answer 503, messages stay in the outbox). */
 const MAX_RETRIES_PER_REQUEST = 1;
 // A call waits for at most one reconnect attempt before its 503, and the API is back within a second
-// of Redis: attempts every ≤ 1 s (test/operations/dependency-restarts.test.ts).
+// of Redis: attempts every ≤ 1 s (test/platform/lifecycle/dependency-restarts.test.ts).
 const reconnectDelay = (times: number) => Math.min(times * 100, 1000);
 
 /** The one way the product opens a Redis connection (BullMQ's own connections derive from it). */

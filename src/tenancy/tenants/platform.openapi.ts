@@ -9,7 +9,7 @@ export interface PlatformOp {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
-  /** The decisions behind the call (src/tenants/README.md). */
+  /** The decisions behind the call (src/tenancy/tenants/README.md). */
   description?: string;
   params?: Param[];
   body?: Record<string, unknown>;
