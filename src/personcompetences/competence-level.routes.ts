@@ -5,19 +5,8 @@ import { ApiError } from '../platform/errors/api-error';
 import { AccessPolicy } from '../platform/auth/access-policy';
 import { TENANT_DB } from '../platform/tokens';
 import { TargetPersons } from './target-person';
-import { PersonCompetenceList } from './personcompetence-list';
-import { CompetenceStates } from './competence-state';
-import { PersonCompetencesRepository } from './personcompetences.repository';
-import type { RouteContext } from '../platform/http/define-route';
-import { personsInSubtree } from '../organisations/organisation-tree';
-
-/** Mandatory competences (of the person's roles) and how many of them the person holds now. */
-async function personCounts(ctx: RouteContext, personId: number) {
-  const roleIds = await ctx.resolve(PersonCompetencesRepository).roleIdsOf(personId);
-  const required = (await ctx.resolve(PersonCompetenceList).required(roleIds)).filter((r) => r.mandatory);
-  const states = await ctx.resolve(CompetenceStates).evaluate(personId, required.map((r) => r.competenceId));
-  return { required: required.length, fulfilled: states.filter((s) => s.held).length };
-}
+import { TenantClock } from '../platform/time/tenant-clock';
+import { organisationLevel, personLevel } from './competence-level.query';
 
 /** Percent of required competences held, rounded down; nothing required counts as 100. */
 const level = (required: number, fulfilled: number) => (required === 0 ? 100 : Math.floor((100 * fulfilled) / required));
@@ -50,21 +39,14 @@ export const competenceLevelRoutes = [
         const db = ctx.resolve(TENANT_DB);
         if (!(await db.table('organisations').where('id', input.organisation_id).first())) throw ApiError.notFound(`organisation ${input.organisation_id}`);
         await ctx.resolve(AccessPolicy).assertManagesOrganisation(ctx.user, input.organisation_id, 'see the competence level of this organisation');
-        const members = { rows: await db.table('persons').whereIn('id', personsInSubtree(db, input.organisation_id) as any).orderBy('id').select('id') };
-        let required = 0;
-        let fulfilled = 0;
-        for (const m of members.rows) {
-          const c = await personCounts(ctx, m.id);
-          required += c.required;
-          fulfilled += c.fulfilled;
-        }
+        const c = await organisationLevel(db, input.organisation_id, ctx.resolve(TenantClock).today());
         return {
-          items: [{ organisation_id: input.organisation_id, persons: members.rows.length, required, fulfilled, missing: required - fulfilled, competence_level: level(required, fulfilled) }],
+          items: [{ organisation_id: input.organisation_id, persons: c.persons, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }],
         };
       }
       const person = await ctx.resolve(TargetPersons).accessible(ctx.user, input.user_name, 'see the competence level');
-      const c = await personCounts(ctx, person.id);
-      return { items: [{ user_name: person.user_name, ...c, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
+      const c = await personLevel(ctx.resolve(TENANT_DB), person.id, ctx.resolve(TenantClock).today());
+      return { items: [{ user_name: person.user_name, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
     },
   }),
 ];
