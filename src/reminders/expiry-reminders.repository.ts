@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
 
@@ -29,28 +30,34 @@ export class ExpiryRemindersRepository {
    */
   async due(today: string, thresholds: readonly number[], afterId: number, limit: number): Promise<DueRegistration[]> {
     const reached = '(select min(t) from unnest(?::int[]) t where t >= pc.valid_until - ?::date)';
+    const due = dueCondition(this.db.ref('expiry_reminders'), today, thresholds);
     const { rows } = await this.db.raw(
       `select pc.id, pc.person_id, c.title as competence_title, to_char(pc.valid_until, 'YYYY-MM-DD') as valid_until,
               pc.valid_until - ?::date as days_left, ${reached} as reached
          from ?? pc join ?? c on c.id = pc.competence_id
-        where pc.superseded_at is null and pc.deleted_at is null and pc.passed > 0
-          and (pc.checked is not false or pc.override) and c.active
-          and pc.valid_until >= ?::date and pc.valid_until <= ?::date + ?::int
+        where ${due.sql}
           and pc.id > ?
-          and not exists (select 1 from ?? r where r.person_competence_id = pc.id and r.threshold_days <= ${reached})
         order by pc.id
         limit ?`,
-      [
-        today, [...thresholds], today,
-        this.db.ref('person_competences'), this.db.ref('competences'),
-        today, today, Math.max(...thresholds),
-        afterId,
-        this.db.ref('expiry_reminders'), [...thresholds], today,
-        limit,
-      ],
+      [today, [...thresholds], today, this.db.ref('person_competences'), this.db.ref('competences'), ...due.bindings, afterId, limit],
     );
     return rows.map((r: DueRegistration) => ({ ...r, id: Number(r.id), days_left: Number(r.days_left), reached: Number(r.reached) }));
   }
+}
+
+/**
+ * "Due a reminder" as SQL over person_competences pc joined to competences c, with its bindings;
+ * shared by the scan's read and the check that skips tenants with nothing due (reminder-candidates.ts).
+ */
+export function dueCondition(remindersTable: string, today: string, thresholds: readonly number[]): { sql: string; bindings: Knex.RawBinding[] } {
+  const reached = '(select min(t) from unnest(?::int[]) t where t >= pc.valid_until - ?::date)';
+  return {
+    sql: `pc.superseded_at is null and pc.deleted_at is null and pc.passed > 0
+          and (pc.checked is not false or pc.override) and c.active
+          and pc.valid_until >= ?::date and pc.valid_until <= ?::date + ?::int
+          and not exists (select 1 from ?? r where r.person_competence_id = pc.id and r.threshold_days <= ${reached})`,
+    bindings: [today, today, Math.max(...thresholds), remindersTable, [...thresholds], today],
+  };
 }
 
 /**
