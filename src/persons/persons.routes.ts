@@ -7,6 +7,7 @@ import { PersonWriter } from './person-writer.service';
 import { jsonObject, PersonCreateData, PersonUpdateData } from './person-data.schema';
 import { NEW_PERSON_NOTIFIER } from './new-person-notifier';
 import { PersonView } from './person.presenter';
+import { OwnViewCache } from './own-view-cache';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -67,7 +68,10 @@ export const personRoutes = [
     input: z.object({ ...viewShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonsService).get(ctx.user, ctx.user.userName, input.view ?? 'full')] };
+      const user = ctx.user;
+      const view = input.view ?? 'full';
+      // unchanged account data costs no query (own-view-cache.ts: pushed invalidation)
+      return { items: [await ctx.resolve(OwnViewCache).get(ctx.tenant, user.personId, view, () => ctx.resolve(PersonsService).get(user, user.userName, view))] };
     },
   }),
   defineRoute({

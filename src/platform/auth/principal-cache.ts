@@ -7,6 +7,8 @@ import type { Tenant } from '../tenancy/tenant';
 import type { AccountRow } from '../../accounts/principal-loader';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
+/** Any write to a tenant's persons, roles or organisations (tenant migration 120); payload the schema. */
+export const ACCOUNT_DATA_CHANGED_CHANNEL = 'account_data_changed';
 /** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */
 const MAX_ENTRIES = 100_000;
 
@@ -36,6 +38,10 @@ export class PrincipalCache {
   /** Bumped by every invalidation, so a row read before a change is never stored after it. */
   private generation = 0;
   private retry: NodeJS.Timeout | undefined;
+  /** Per schema, bumped by account_data_changed and by this process's write requests (forgetSchema). */
+  private readonly dataVersions = new Map<string, number>();
+  /** Bumped whenever the listener starts or is lost: every data version before it is void. */
+  private epoch = 0;
 
   constructor(
     @inject(DATABASE_URL) private readonly databaseUrl: string,
@@ -80,8 +86,24 @@ export class PrincipalCache {
     return row;
   }
 
+  /**
+   * A token for "the tenant's account data as this process knows it": it changes with every
+   * announced write to the tenant's persons, roles and organisations, with every write request of
+   * the tenant in this process, and when the listener is lost; null while not listening (then
+   * nothing may be cached). Caches of data derived from those tables store it and compare.
+   */
+  dataVersion(schema: string): string | null {
+    if (!this.enabled) return null;
+    return `${this.epoch}:${this.dataVersions.get(schema) ?? 0}`;
+  }
+
+  private bumpData(schema: string): void {
+    this.dataVersions.set(schema, (this.dataVersions.get(schema) ?? 0) + 1);
+  }
+
   /** Drops the entries of a tenant (after a write request, or its schema is gone). */
   forgetSchema(schema: string): void {
+    this.bumpData(schema);
     this.generation++;
     this.size -= this.entries.get(schema)?.size ?? 0;
     this.entries.delete(schema);
@@ -107,6 +129,8 @@ export class PrincipalCache {
   }
 
   private dropAll(): void {
+    this.epoch++;
+    this.dataVersions.clear();
     this.generation++;
     this.entries.clear();
     this.size = 0;
@@ -129,12 +153,16 @@ export class PrincipalCache {
     client.on('end', () => lost('connection ended'));
     client.on('notification', (n) => {
       if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
+      else if (n.channel === ACCOUNT_DATA_CHANGED_CHANNEL && n.payload) this.bumpData(n.payload);
     });
     this.listener = client;
     try {
       await client.connect();
-      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}`);
-      if (this.listener === client && !this.stopped) this.listening = true;
+      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}; listen ${ACCOUNT_DATA_CHANGED_CHANNEL}`);
+      if (this.listener === client && !this.stopped) {
+        this.epoch++; // what was announced while not listening is unknown
+        this.listening = true;
+      }
     } catch (err) {
       lost((err as Error).message);
     }
