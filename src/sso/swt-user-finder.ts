@@ -4,6 +4,7 @@ import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { SwtRejected } from './swt-token';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../accounts/principal-loader';
+import { AccountDataCache } from '../platform/auth/account-data-cache';
 
 type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
 
@@ -37,11 +38,16 @@ export class SwtUserFinder {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(AccountDataCache) private readonly cache: AccountDataCache,
   ) {}
 
-  /** The account row itself, so the principal needs no second query. */
+  /** The account row itself, so the principal needs no second query; unchanged accounts none at all (AccountDataCache). */
   async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
+    return this.cache.get(this.tenant, `swt-account\u0000${id.kind}\u0000${id.value}`, () => this.find(id));
+  }
+
+  private async find(id: Identifier): Promise<AccountRow> {
     const persons = this.db.table('persons').select(...ACCOUNT_COLUMNS);
     let rows: AccountRow[];
     if (id.kind === 'user_name') rows = await persons.where({ user_name: id.value });

@@ -7,6 +7,7 @@ import { KNEX } from '../../src/platform/tokens';
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { PrincipalCache } from '../../src/platform/auth/principal-cache';
 import { OwnViewCache } from '../../src/persons/own-view-cache';
+import { ACME_SWT, inAnHour, swtToken } from '../sso/swt-test-token';
 
 /*
  * GET /api/person is served from OwnViewCache while the tenant's account data is unchanged. These
@@ -103,6 +104,20 @@ describe('GET /api/person from the own-view cache', () => {
     expect((await me(siri)).phone).not.toBe('+4711111111');
     await setConfig(t, acme, 'api.rate_limit.per_minute', 5000);
     await eventually('the new tenant object reads again', async () => (await me(siri)).phone === '+4711111111');
+  });
+});
+
+describe('the account an SWT token names', () => {
+  it('is cached like the view: a silent change is not seen, an announced one is', async () => {
+    const token = () => `SWT ${swtToken(ACME_SWT.secret, { Issuer: ACME_SWT.issuer, ExpiresOn: inAnHour(), username: 'nils' })}`;
+    const persons = () => client(t, acme.host).get('/api/persons').set('Authorization', token());
+    expect((await persons()).status).toBe(403); // nils is no superuser
+    await silently((trx) => trx.withSchema(acme.schema).table('persons').where({ user_name: 'nils' }).update({ superuser: true }));
+    expect((await persons()).status).toBe(403);
+    await knex.withSchema(acme.schema).table('roles').where({ id: -1 }).update({ name: 'nothing' }); // announced, changes nothing
+    await eventually('the account is read again', async () => (await persons()).status === 200);
+    await knex.withSchema(acme.schema).table('persons').where({ user_name: 'nils' }).update({ superuser: false });
+    await eventually('nils is no superuser again', async () => (await persons()).status === 403);
   });
 });
 
