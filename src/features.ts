@@ -83,7 +83,7 @@ import { RedisKeysPurger, TENANT_PURGERS } from './tenants/tenant-purger';
 import { QueuedJobsPurger } from './messages/queued-jobs-purger';
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';
-import { AccountDataCache } from './platform/auth/account-data-cache';
+import { TenantDataCache } from './platform/cache/tenant-data-cache';
 import { OutboxAge } from './platform/metrics/outbox-age';
 
 /** Multi-registrations (auth schemes, background workers) and replaceable stores. */
@@ -103,7 +103,7 @@ export function registerFeatures(c: DependencyContainer): void {
   // Prometheus registry per container (never prom-client's global one).
   c.registerSingleton(Metrics);
   c.registerSingleton(PrincipalCache);
-  c.registerSingleton(AccountDataCache);
+  c.registerSingleton(TenantDataCache);
   c.registerSingleton(OutboxAge);
   c.registerSingleton(MailSender);
   c.registerSingleton(SmsSender);

@@ -11,7 +11,7 @@ import * as m085 from './085_role_admins_superadmin';
 import * as m090 from './090_pending_passwords_per_delivery';
 import * as m100 from './100_expiry_reminders';
 import * as m110 from './110_outbox_notify';
-import * as m120 from './120_account_data_notify';
+import * as m120 from './120_tenant_data_notify';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -27,5 +27,5 @@ export const tenantMigrations: Migration[] = [
   { name: '090_pending_passwords_per_delivery', up: m090.up },
   { name: '100_expiry_reminders', up: m100.up },
   { name: '110_outbox_notify', up: m110.up },
-  { name: '120_account_data_notify', up: m120.up },
+  { name: '120_tenant_data_notify', up: m120.up },
 ];

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Tenant } from '../platform/tenancy/tenant';
-import { AccountDataCache } from '../platform/auth/account-data-cache';
+import { TenantDataCache } from '../platform/cache/tenant-data-cache';
 
 const DAY_MS = 86_400_000;
 
@@ -14,12 +14,12 @@ function passwordExpiry(tenant: Tenant, person: { password_changed_at?: unknown;
 /**
  * GET /api/person as rendered, per tenant, person and view, so that a logged-in person asking for
  * themself again costs no query. Everything in it comes from the account data that
- * AccountDataCache watches; the one time-dependent field, the password's expiry, ends the entry
+ * TenantDataCache watches; the one time-dependent field, the password's expiry, ends the entry
  * when it is due.
  */
 @injectable()
 export class OwnViewCache {
-  constructor(@inject(AccountDataCache) private readonly cache: AccountDataCache) {}
+  constructor(@inject(TenantDataCache) private readonly cache: TenantDataCache) {}
 
   get(tenant: Tenant, personId: number, view: string, load: () => Promise<object>): Promise<object> {
     return this.cache.get(tenant, `own-view\u0000${personId}\u0000${view}`, load, (v) => passwordExpiry(tenant, v));

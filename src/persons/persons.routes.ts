@@ -8,6 +8,7 @@ import { jsonObject, PersonCreateData, PersonUpdateData } from './person-data.sc
 import { NEW_PERSON_NOTIFIER } from './new-person-notifier';
 import { PersonView } from './person.presenter';
 import { OwnViewCache } from './own-view-cache';
+import { cachedRead } from '../platform/cache/cached-read';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -103,7 +104,12 @@ export const personRoutes = [
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: await ctx.resolve(PersonsService).list(ctx.user, input, paging(input), input.view ?? 'simple') };
+      const view = input.view ?? 'simple';
+      const load = () => ctx.resolve(PersonsService).list(ctx.user, input, paging(input), view);
+      // Simple views of the account data alone are cached (src/platform/cache/README.md); sign-ons, held
+      // competences (time-dependent) and the full view (password expiry) are read each time.
+      const cacheable = view === 'simple' && input.event_id === undefined && !input.has_competence_ids;
+      return { items: cacheable ? await cachedRead(ctx, 'GET /persons', input, load) : await load() };
     },
   }),
   defineRoute({

@@ -4,7 +4,7 @@ import type { TenantDb } from '../platform/tenancy/tenant-db';
 import type { Tenant } from '../platform/tenancy/tenant';
 import { SwtRejected } from './swt-token';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../accounts/principal-loader';
-import { AccountDataCache } from '../platform/auth/account-data-cache';
+import { TenantDataCache } from '../platform/cache/tenant-data-cache';
 
 type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
 
@@ -38,10 +38,10 @@ export class SwtUserFinder {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(TENANT) private readonly tenant: Tenant,
-    @inject(AccountDataCache) private readonly cache: AccountDataCache,
+    @inject(TenantDataCache) private readonly cache: TenantDataCache,
   ) {}
 
-  /** The account row itself, so the principal needs no second query; unchanged accounts none at all (AccountDataCache). */
+  /** The account row itself, so the principal needs no second query; unchanged accounts none at all (TenantDataCache). */
   async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
     return this.cache.get(this.tenant, `swt-account\u0000${id.kind}\u0000${id.value}`, () => this.find(id));

@@ -7,8 +7,8 @@ import type { Tenant } from '../tenancy/tenant';
 import type { AccountRow } from '../../accounts/principal-loader';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
-/** Any write to a tenant's persons, roles or organisations (tenant migration 120); payload the schema. */
-export const ACCOUNT_DATA_CHANGED_CHANNEL = 'account_data_changed';
+/** Any write to the tables cached reads use (tenant migration 120); payload the schema. */
+export const TENANT_DATA_CHANGED_CHANNEL = 'tenant_data_changed';
 /** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */
 const MAX_ENTRIES = 100_000;
 
@@ -38,7 +38,7 @@ export class PrincipalCache {
   /** Bumped by every invalidation, so a row read before a change is never stored after it. */
   private generation = 0;
   private retry: NodeJS.Timeout | undefined;
-  /** Per schema, bumped by account_data_changed and by this process's write requests (forgetSchema). */
+  /** Per schema, bumped by tenant_data_changed and by this process's write requests (forgetSchema). */
   private readonly dataVersions = new Map<string, number>();
   /** Bumped whenever the listener starts or is lost: every data version before it is void. */
   private epoch = 0;
@@ -87,10 +87,11 @@ export class PrincipalCache {
   }
 
   /**
-   * A token for "the tenant's account data as this process knows it": it changes with every
-   * announced write to the tenant's persons, roles and organisations, with every write request of
-   * the tenant in this process, and when the listener is lost; null while not listening (then
-   * nothing may be cached). Caches of data derived from those tables store it and compare.
+   * A token for "the tenant's data as this process knows it": it changes with every announced
+   * write to the tables of tenant migration 120 (persons, roles, organisations, competences,
+   * registrations, events, ...), with every write request of the tenant in this process, and when
+   * the listener is lost; null while not listening (then nothing may be cached). TenantDataCache
+   * stores it with each entry and compares.
    */
   dataVersion(schema: string): string | null {
     if (!this.enabled) return null;
@@ -153,12 +154,12 @@ export class PrincipalCache {
     client.on('end', () => lost('connection ended'));
     client.on('notification', (n) => {
       if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
-      else if (n.channel === ACCOUNT_DATA_CHANGED_CHANNEL && n.payload) this.bumpData(n.payload);
+      else if (n.channel === TENANT_DATA_CHANGED_CHANNEL && n.payload) this.bumpData(n.payload);
     });
     this.listener = client;
     try {
       await client.connect();
-      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}; listen ${ACCOUNT_DATA_CHANGED_CHANNEL}`);
+      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}; listen ${TENANT_DATA_CHANGED_CHANNEL}`);
       if (this.listener === client && !this.stopped) {
         this.epoch++; // what was announced while not listening is unknown
         this.listening = true;
