@@ -16,6 +16,7 @@ import { peopleModule } from './people';
 import { catalogueModule } from './catalogue';
 import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
+import { TenantDataCache } from './platform/cache/tenant-data-cache';
 
 /** Every module, in the order their routes are mounted and documented. */
 export const MODULES: readonly AppModule[] = [identityModule, tenancyModule, peopleModule, catalogueModule, messagingModule, coursesModule];
@@ -35,6 +36,7 @@ export function registerFeatures(c: DependencyContainer): void {
   // Prometheus registry per container (never prom-client's global one).
   c.registerSingleton(Metrics);
   c.registerSingleton(PrincipalCache);
+  c.registerSingleton(TenantDataCache);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });
   for (const m of MODULES) m.register(c);
   // After the modules' workers (the outbox relay starts before the job workers).

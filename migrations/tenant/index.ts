@@ -11,6 +11,8 @@ import * as m085 from './085_role_admins_superadmin';
 import * as m090 from './090_pending_passwords_per_delivery';
 import * as m100 from './100_expiry_reminders';
 import * as m110 from './110_webhooks';
+import * as m120 from './120_outbox_notify';
+import * as m130 from './130_tenant_data_notify';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -26,4 +28,6 @@ export const tenantMigrations: Migration[] = [
   { name: '090_pending_passwords_per_delivery', up: m090.up },
   { name: '100_expiry_reminders', up: m100.up },
   { name: '110_webhooks', up: m110.up },
+  { name: '120_outbox_notify', up: m120.up },
+  { name: '130_tenant_data_notify', up: m130.up },
 ];

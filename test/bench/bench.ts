@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { startLocalPostgres, startLocalRedis, freePort } from '../../src/platform/dev/local-services';
 import { loadEnv } from '../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../src/container';
-import { KNEX } from '../../src/platform/tokens';
+import { KNEX, REDIS } from '../../src/platform/tokens';
 import { migrateAll, forEachBounded } from '../../src/platform/migrations/migrate-all';
 import { tenantMigrations } from '../../migrations/tenant';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
@@ -208,7 +208,11 @@ async function main() {
   const c = buildContainer(env, { databaseUrl: pg.url, redisUrl: redis.url });
   const knex: Knex = c.resolve(KNEX);
   try {
-    if (reuse) say(`reusing the tenants provisioned in ${work}`);
+    if (reuse) {
+      say(`reusing the tenants provisioned in ${work}; Redis emptied, as after provisioning`);
+      // Queues and job schedulers start afresh, so the first reminder scan falls into the idle window every run.
+      await c.resolve(REDIS).flushall();
+    }
     else {
       await migrateAll(knex, { concurrency: 4 });
       // Provisioning: T tenants through the importer (large one included).

@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { PersonCompetenceList } from './personcompetence-list';
-import { CompetenceStates } from './competence-state';
-import { PersonCompetencesRepository } from './personcompetences.repository';
-import type { RouteContext } from '../../platform/http/define-route';
+import { TENANT_DB } from '../../platform/tokens';
+import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory, policies, type TargetPerson } from '../../people';
-
-/** Mandatory competences (of the person's roles) and how many of them the person holds now. */
-async function personCounts(ctx: RouteContext<unknown>, personId: number) {
-  const roleIds = await ctx.resolve(PersonCompetencesRepository).roleIdsOf(personId);
-  const required = (await ctx.resolve(PersonCompetenceList).required(roleIds)).filter((r) => r.mandatory);
-  const states = await ctx.resolve(CompetenceStates).evaluate(personId, required.map((r) => r.competenceId));
-  return { required: required.length, fulfilled: states.filter((s) => s.held).length };
-}
+import { competenceLevel } from './competence-level.query';
 
 /** Percent of required competences held, rounded down; nothing required counts as 100. */
 const level = (required: number, fulfilled: number) => (required === 0 ? 100 : Math.floor((100 * fulfilled) / required));
@@ -49,20 +40,14 @@ export const competenceLevelRoutes = [
     async handler(ctx, input) {
       if (input.organisation_id !== undefined) {
         const members = await ctx.resolve(PersonDirectory).idsInSubtree(input.organisation_id);
-        let required = 0;
-        let fulfilled = 0;
-        for (const id of members) {
-          const c = await personCounts(ctx, id);
-          required += c.required;
-          fulfilled += c.fulfilled;
-        }
+        const c = await competenceLevel(ctx.resolve(TENANT_DB), members, ctx.resolve(TenantClock).today());
         return {
-          items: [{ organisation_id: input.organisation_id, persons: members.length, required, fulfilled, missing: required - fulfilled, competence_level: level(required, fulfilled) }],
+          items: [{ organisation_id: input.organisation_id, persons: c.persons, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }],
         };
       }
       const person = ctx.target as TargetPerson;
-      const c = await personCounts(ctx, person.id);
-      return { items: [{ user_name: person.user_name, ...c, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
+      const c = await competenceLevel(ctx.resolve(TENANT_DB), [person.id], ctx.resolve(TenantClock).today());
+      return { items: [{ user_name: person.user_name, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
     },
   }),
 ];

@@ -8,7 +8,9 @@ import { CompetenceStates, stateOf } from './competence-state';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonCompetenceRegistration } from './personcompetence-registration';
 import { presentPersonCompetence, PersonCompetenceView } from './personcompetences.presenter';
+import { endOfDayIn } from '../../platform/time/tenant-clock';
 import { policies } from '../../people';
+import { cachedRead } from '../../platform/cache/cached-read';
 
 const userName = p.string(200).optional();
 
@@ -40,11 +42,17 @@ export const personCompetenceRoutes = [
     }),
     async handler(ctx, input) {
       const person = ctx.target;
-      const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
-      const { limit, offset } = paging(input);
-      const items = list.slice(offset, offset + limit).map(({ state, required }) =>
-        presentPersonCompetence(state, person.user_name, input.view ?? 'simple', required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {}),
-      );
+      const clock = ctx.resolve(TenantClock);
+      // Held or not changes by itself only when the tenant's day changes (valid_until): cached until the
+      // end of the day read before the answer is made (one made just after midnight is then stale at once).
+      const endOfToday = endOfDayIn(clock.zone, clock.today()).getTime();
+      const items = await cachedRead(ctx, 'GET /personcompetences', input, async () => {
+        const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
+        const { limit, offset } = paging(input);
+        return list.slice(offset, offset + limit).map(({ state, required }) =>
+          presentPersonCompetence(state, person.user_name, input.view ?? 'simple', required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {}),
+        );
+      }, () => endOfToday);
       return { items };
     },
   }),

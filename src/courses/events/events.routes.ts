@@ -11,6 +11,7 @@ import { EventView } from './event.presenter';
 import { TENANT_DB } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
 import { policies } from '../../people';
+import { cachedRead } from '../../platform/cache/cached-read';
 
 const listInput = z.looseObject({
   ...eventFilterShape,
@@ -41,10 +42,17 @@ export const eventRoutes = [
     output: EventView,
     async handler(ctx, input) {
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
-      const items = await ctx.resolve(EventsService).list(filters, paging(input), {
-        view: input.view ?? 'simple',
-        userCheck: ctx.target && { personId: ctx.target.id },
-      });
+      const load = () =>
+        ctx.resolve(EventsService).list(filters, paging(input), {
+          view: input.view ?? 'simple',
+          userCheck: ctx.target && { personId: ctx.target.id },
+        });
+      // Upcoming events from the first page, oldest first, change by themselves only when the first
+      // one starts: cached until then (src/platform/cache/README.md); other modes are read each time.
+      const upcoming = (input.mode ?? 'future') === 'future' && !input.startdate && !input.enddate && (input.sort_direction ?? 'asc') === 'asc' && paging(input).offset === 0;
+      const items = upcoming
+        ? await cachedRead(ctx, 'GET /events', input, load, (rows) => (rows.length ? new Date(rows[0].startdate as string | Date).getTime() : Infinity))
+        : await load();
       const ignored = input.location_id && !(input.startdate && input.enddate);
       return { items, message: ignored ? 'location_id ignored: it is only honoured together with startdate and enddate' : undefined };
     },

@@ -3,6 +3,7 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { SwtRejected } from './swt-token';
 import { ACCOUNT_COLUMNS, PersonDirectory, type AccountRow } from '../../people';
+import { TenantDataCache } from '../../platform/cache/tenant-data-cache';
 
 type Identifier = { kind: 'user_name' | 'person_id' | 'extern_person_id'; param: string; value: string };
 
@@ -36,11 +37,16 @@ export class SwtUserFinder {
   constructor(
     @inject(PersonDirectory) private readonly persons: PersonDirectory,
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TenantDataCache) private readonly cache: TenantDataCache,
   ) {}
 
-  /** The account row itself, so the principal needs no second query. */
+  /** The account row itself, so the principal needs no second query; unchanged accounts none at all (TenantDataCache). */
   async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
+    return this.cache.get(this.tenant, `swt-account\u0000${id.kind}\u0000${id.value}`, () => this.find(id));
+  }
+
+  private async find(id: Identifier): Promise<AccountRow> {
     let rows: AccountRow[];
     if (id.kind === 'user_name') rows = await this.persons.findAll({ user_name: id.value }, ACCOUNT_COLUMNS, 2);
     else if (id.kind === 'person_id') {

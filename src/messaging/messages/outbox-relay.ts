@@ -13,16 +13,23 @@ import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
+import { OutboxWakeup } from './outbox-wakeup';
+import { RelayAgenda } from './relay-agenda';
+import { WakeableLoop } from './wakeable-loop';
 
 export interface RelayTiming {
+  /** Wait before trying again what could not move (queue full, Redis or database away), and between passes while signals keep coming. */
   pollMs: number;
+  /** Safety sweep: every tenant is looked at this often (and at start, and when Redis or the wake-up listener comes back). */
   sweepMs: number;
+  /** Tenants with deliveries in flight are looked at again this often (at most OUTBOX_REDELIVER_AFTER_SECONDS). */
+  reconcileMs?: number;
   /** Bulk rows moved per tenant per tick: tenants take turns. */
   perTenantBatch: number;
   /** Bulk jobs allowed to wait in the queue; beyond that rows stay in the outbox. */
@@ -31,7 +38,7 @@ export interface RelayTiming {
   onlyTenants?: readonly number[];
 }
 export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
-export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 120_000, perTenantBatch: 200, maxQueueDepth: 2_000 };
+export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 3_600_000, reconcileMs: 120_000, perTenantBatch: 200, maxQueueDepth: 2_000 };
 /** Password mail is never held back by the queue's depth, but moves in batches too. */
 const PASSWORD_ROWS_PER_BATCH = 100;
 
@@ -45,20 +52,21 @@ interface OutboxRow {
 }
 
 /**
- * Moves outbox rows (deliveries not yet relayed) to BullMQ. It learns which tenants have
- * rows from a Redis set filled by the API after commit, and sweeps every tenant at start,
- * every sweepMs and whenever Redis comes back, to find rows whose signal was lost.
+ * Moves outbox rows (deliveries not yet relayed) to BullMQ. It sleeps until told: a tenant's
+ * transaction that writes deliveries sends NOTIFY outbox_pending on commit (OutboxWakeup), and the
+ * API adds the tenant to a Redis set after commit (drained on every pass). Tenants whose
+ * deliveries are still queued or sending ("in flight") are looked at again every reconcileMs for
+ * redelivery and expiry; a tenant leaves that set when a look finds nothing in flight. Every tenant
+ * is looked at (one statement per 200 tenants, outbox-pending-scan.ts) only at start, when Redis or
+ * the listener comes back, and every sweepMs as a safety net. At rest nothing runs but that sweep,
+ * whatever the number of tenants.
  */
 @injectable()
 export class OutboxRelay implements BackgroundWorker {
   readonly name = 'outbox-relay';
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop = new WakeableLoop(() => this.pass());
   private stopped = true;
-  private lastSweep = 0;
-  private sweepRequested = true;
-  /** Tenants with rows left over (Redis failed, batch limit, queue full). */
-  private carry = new Set<number>();
+  private readonly agenda: RelayAgenda;
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
@@ -66,64 +74,77 @@ export class OutboxRelay implements BackgroundWorker {
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,
-    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(TenantStore) store: TenantStore,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
     @inject(ENV) private readonly env: Env,
-  ) {}
-
-  /** Sweeps come at least this often, so stale deliveries are found without a signal. */
-  private get sweepMs(): number {
-    return Math.min(this.timing.sweepMs, this.env.OUTBOX_REDELIVER_AFTER_SECONDS * 1000);
+    @inject(CLUSTERS) clusters: Clusters,
+    @inject(OutboxWakeup) private readonly wakeup: OutboxWakeup,
+  ) {
+    this.agenda = new RelayAgenda(store, clusters, logger, {
+      pollMs: timing.pollMs,
+      sweepMs: timing.sweepMs,
+      // in-flight tenants are looked at least this often, so stale deliveries are found without a signal
+      reconcileMs: Math.min(timing.reconcileMs ?? timing.sweepMs, env.OUTBOX_REDELIVER_AFTER_SECONDS * 1000),
+      serves: (id) => !timing.onlyTenants || timing.onlyTenants.includes(id),
+    });
   }
 
   private readonly onReady = () => {
-    this.sweepRequested = true;
+    this.agenda.requestSweep();
+    this.loop.wake();
   };
 
   async start(): Promise<void> {
     this.stopped = false;
     this.redis.on('ready', this.onReady);
-    this.schedule(0);
+    await this.wakeup.start({
+      pending: (schema) => {
+        this.agenda.notified(schema);
+        this.loop.wake();
+      },
+      connected: () => {
+        this.agenda.requestSweep();
+        this.loop.wake();
+      },
+    });
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.redis.off('ready', this.onReady);
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.wakeup.stop();
+    await this.loop.stop();
     await this.queues.close();
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      let again = false;
-      this.running = this.tick()
-        .then((backlog) => {
-          again = backlog;
-        })
-        .catch((err) => this.logger.warn({ err: (err as Error).message }, 'outbox relay tick failed'))
-        // A backlog that moved goes on at once; otherwise wait for signals (or queue room).
-        .finally(() => this.schedule(again ? 0 : this.timing.pollMs));
-    }, ms);
-  }
-
-  private serves(tenantId: number): boolean {
-    return !this.timing.onlyTenants || this.timing.onlyTenants.includes(tenantId);
+  /**
+   * One pass, then how long to sleep: a backlog that moved goes on at once; left-overs and signals
+   * that came during the pass after pollMs; else until the next look at in-flight tenants or sweep.
+   */
+  private async pass(): Promise<number> {
+    let backlogMoved = false;
+    try {
+      backlogMoved = await this.tick();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'outbox relay tick failed');
+    }
+    return backlogMoved ? 0 : this.agenda.sleepMs();
   }
 
   /** One pass; exposed for tests and tools. True when rows moved and some are left. */
   async tick(): Promise<boolean> {
-    const due = new Set<number>(this.carry);
-    this.carry.clear();
-    if (this.sweepRequested || Date.now() - this.lastSweep >= this.sweepMs) {
-      this.sweepRequested = false;
-      this.lastSweep = Date.now();
-      for (const t of await this.store.list()) if (t.status === 'active' && this.serves(t.id)) due.add(t.id);
+    const due = await this.agenda.due();
+    if (this.redis.status !== 'ready') {
+      // Redis is away: nothing can be relayed now (and a BullMQ queue opened now would stay broken);
+      // the tenants wait, 'ready' asks for a sweep.
+      for (const id of due) this.agenda.looked(id, { leftOver: true });
+      return false;
     }
+    const serves = (id: number) => !this.timing.onlyTenants || this.timing.onlyTenants.includes(id);
     try {
       const popped = (await this.redis.spop(pendingTenantsKey(this.queues.prefix), 1000)) as string[] | null;
-      for (const id of popped ?? []) if (this.serves(Number(id))) due.add(Number(id));
+      for (const id of popped ?? []) if (serves(Number(id))) due.add(Number(id));
     } catch {
       // Redis is away: nothing can be relayed now; the 'ready' event asks for a sweep.
     }
@@ -133,13 +154,13 @@ export class OutboxRelay implements BackgroundWorker {
       try {
         const r = await this.relayTenant(tenantId);
         moved += r.moved;
-        if (r.leftOver) this.carry.add(tenantId);
+        this.agenda.looked(tenantId, r);
       } catch (err) {
-        this.carry.add(tenantId);
+        this.agenda.looked(tenantId, { leftOver: true });
         this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox relay could not relay a tenant; will retry');
       }
     }
-    return moved > 0 && this.carry.size > 0;
+    return moved > 0 && this.agenda.hasLeftOvers;
   }
 
   /**
@@ -155,14 +176,14 @@ export class OutboxRelay implements BackgroundWorker {
    * flushed or failed over). Deliveries older than MESSAGE_DELIVERY_MAX_AGE_HOURS are failed
    * as expired here, so giving up depends on age, not on how many attempts BullMQ made.
    */
-  private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean }> {
+  private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean; inFlight: boolean }> {
     const tenant = await this.tenants.byTenantId(tenantId);
-    if (!tenant) return { moved: 0, leftOver: false };
+    if (!tenant) return { moved: 0, leftOver: false, inFlight: false };
     const scope = openTenantScope(this.root, tenant);
     const db = scope.resolve(TENANT_DB);
     const redeliver = this.env.OUTBOX_REDELIVER_AFTER_SECONDS;
-    const expired = await this.expire(scope, redeliver);
-    if (expired === null) return { moved: 0, leftOver: false }; // tenant schema not migrated yet
+    const outbox = await this.expire(scope, redeliver);
+    if (outbox === null) return { moved: 0, leftOver: false, inFlight: false }; // tenant schema not migrated yet
     const bulkRoom = Math.max(await this.bulkRoom(), 0);
     const rows: OutboxRow[] = await db
       .table('message_deliveries as d')
@@ -182,34 +203,39 @@ export class OutboxRelay implements BackgroundWorker {
       const again = moving.filter((r) => r.stale).length;
       if (again) this.logger.info({ tenantId, deliveries: again }, 'outbox relay: deliveries relayed again (not done in time)');
     }
-    return { moved: moving.length, leftOver: rows.length > moving.length };
+    return { moved: moving.length, leftOver: rows.length > moving.length, inFlight: outbox.inFlight };
   }
 
   /**
    * Fails the tenant's undelivered rows past the maximum age, each with message.failed for the
-   * webhooks in the same transaction; null when the schema has no outbox yet.
+   * webhooks in the same transaction, and tells whether any delivery was queued or sending before
+   * (then the tenant is looked at again); null when the schema has no outbox yet.
    */
-  private async expire(scope: DependencyContainer, redeliver: number): Promise<number | null> {
+  private async expire(scope: DependencyContainer, redeliver: number): Promise<{ expired: number; inFlight: boolean } | null> {
     try {
       const events = scope.resolve(OUTBOUND_EVENTS);
-      const rowCount = await scope.resolve(UnitOfWork).run(async (tx) => {
+      const result = await scope.resolve(UnitOfWork).run(async (tx) => {
         const trx = tx.db;
         const { rows } = await trx.raw(
-          `update ?? d set state = 'failed', last_error = ?, updated_at = now()
-             from ?? m
-            where m.id = d.message_id and d.state in ('queued', 'sending')
-              and m.created_at < now() - make_interval(secs => ?)
-              -- a send in progress finishes first
-              and (d.state = 'queued' or d.updated_at < now() - make_interval(secs => ?))
-          returning d.id`,
-          [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver],
+          `with expired as (
+             update ?? d set state = 'failed', last_error = ?, updated_at = now()
+               from ?? m
+              where m.id = d.message_id and d.state in ('queued', 'sending')
+                and m.created_at < now() - make_interval(secs => ?)
+                -- a send in progress finishes first
+                and (d.state = 'queued' or d.updated_at < now() - make_interval(secs => ?))
+             returning d.id)
+           select coalesce((select array_agg(id) from expired), '{}') as ids,
+                  exists (select 1 from ?? where state in ('queued', 'sending')) as in_flight`,
+          [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver, trx.ref('message_deliveries')],
         );
-        for (const r of rows as { id: number }[]) await events.record(tx, 'message.failed', () => messageFailedData(trx, r.id));
-        return rows.length as number;
+        const { ids, in_flight: inFlight } = rows[0] as { ids: number[]; in_flight: boolean };
+        for (const id of ids) await events.record(tx, 'message.failed', () => messageFailedData(trx, id));
+        return { expired: ids.length, inFlight };
       });
       await events.committed();
-      if (rowCount) this.logger.warn({ deliveries: rowCount }, 'outbox relay: deliveries expired undelivered');
-      return rowCount;
+      if (result.expired) this.logger.warn({ deliveries: result.expired }, 'outbox relay: deliveries expired undelivered');
+      return result;
     } catch (err) {
       if ((err as { code?: string }).code === '42P01') return null;
       throw err;

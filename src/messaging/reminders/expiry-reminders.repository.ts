@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { expiringRegistrations, holdRegistration } from '../../catalogue';
@@ -18,6 +19,21 @@ export interface DueRegistration {
 const REACHED = '(select min(t) from unnest(?::int[]) t where t >= pc.valid_until - ?::date)';
 
 /**
+ * Registrations (pc, with their competence c) due a reminder: expiring within the largest
+ * threshold, and their reached threshold (and every smaller one) without a reminder row yet. The
+ * scan's read and the batched check of which tenants have anything due (reminder-candidates.ts)
+ * share it, so they cannot disagree.
+ */
+export function dueRegistrations(db: TenantDb, today: string, thresholds: readonly number[]): Knex.QueryBuilder {
+  const reminded = db
+    .table('expiry_reminders as r')
+    .select(db.raw('1'))
+    .whereRaw('r.person_competence_id = pc.id')
+    .whereRaw(`r.threshold_days <= ${REACHED}`, [[...thresholds], today]);
+  return expiringRegistrations(db, today, Math.max(...thresholds)).whereNotExists(reminded);
+}
+
+/**
  * The reminder rows (expiry_reminders) and the read of registrations due one. The registrations
  * come from the catalogue's `expiringRegistrations` (it names its tables); this adds the
  * thresholds and the rows already written: one indexed query per tenant and scan instead of a call
@@ -34,14 +50,8 @@ export class ExpiryRemindersRepository {
   async due(today: string, thresholds: readonly number[], afterId: number, limit: number): Promise<DueRegistration[]> {
     const db = this.db;
     const t = [...thresholds];
-    const reminded = db
-      .table('expiry_reminders as r')
-      .select(db.raw('1'))
-      .whereRaw('r.person_competence_id = pc.id')
-      .whereRaw(`r.threshold_days <= ${REACHED}`, [t, today]);
-    const rows = await expiringRegistrations(db, today, Math.max(...thresholds))
+    const rows = await dueRegistrations(db, today, thresholds)
       .where('pc.id', '>', afterId)
-      .whereNotExists(reminded)
       .orderBy('pc.id')
       .limit(limit)
       .select(

@@ -7,6 +7,8 @@ import { PersonCreateData, PersonUpdateData } from './person-data.schema';
 import { NewPersonLogin } from './new-person-login';
 import { PersonView } from './person.presenter';
 import { policies } from '../person-policies';
+import { OwnViewCache } from './own-view-cache';
+import { cachedRead } from '../../platform/cache/cached-read';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -38,7 +40,10 @@ export const personRoutes = [
     input: z.object({ ...viewShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonsService).get(ctx.user.personId, input.view ?? 'full')] };
+      const user = ctx.user;
+      const view = input.view ?? 'full';
+      // unchanged account data costs no query (own-view-cache.ts: pushed invalidation)
+      return { items: [await ctx.resolve(OwnViewCache).get(ctx.tenant, user.personId, view, () => ctx.resolve(PersonsService).get(user.personId, view))] };
     },
   }),
   defineRoute({
@@ -70,7 +75,12 @@ export const personRoutes = [
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: await ctx.resolve(PersonsService).list(ctx.user, input, paging(input), input.view ?? 'simple') };
+      const view = input.view ?? 'simple';
+      const load = () => ctx.resolve(PersonsService).list(ctx.user, input, paging(input), view);
+      // Simple views of the account data alone are cached (src/platform/cache/README.md); sign-ons, held
+      // competences (time-dependent) and the full view (password expiry) are read each time.
+      const cacheable = view === 'simple' && input.event_id === undefined && !input.has_competence_ids;
+      return { items: cacheable ? await cachedRead(ctx, 'GET /persons', input, load) : await load() };
     },
   }),
   defineRoute({

@@ -7,6 +7,8 @@ import type { Env } from '../config/env';
 import type { Tenant } from '../tenancy/tenant';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
+/** Any write to the tables cached reads use (tenant migration 130); payload the schema. */
+export const TENANT_DATA_CHANGED_CHANNEL = 'tenant_data_changed';
 /** Entries kept at most; beyond it expired ones go, and if that is not enough, all of them. */
 const MAX_ENTRIES = 100_000;
 
@@ -39,6 +41,10 @@ export class PrincipalCache {
   /** Bumped by every invalidation, so a row read before a change is never stored after it. */
   private generation = 0;
   private readonly retries = new Set<NodeJS.Timeout>();
+  /** Per schema, bumped by tenant_data_changed and by this process's write requests (forgetSchema). */
+  private readonly dataVersions = new Map<string, number>();
+  /** Bumped whenever the listener starts or is lost: every data version before it is void. */
+  private epoch = 0;
 
   constructor(
     @inject(CLUSTERS) private readonly clusters: Clusters,
@@ -84,8 +90,25 @@ export class PrincipalCache {
     return row;
   }
 
+  /**
+   * A token for "the tenant's data as this process knows it": it changes with every announced
+   * write to the tables of tenant migration 130 (persons, roles, organisations, competences,
+   * registrations, events, ...), with every write request of the tenant in this process, and when
+   * the listener is lost; null while not listening (then nothing may be cached). TenantDataCache
+   * stores it with each entry and compares.
+   */
+  dataVersion(schema: string): string | null {
+    if (!this.enabled) return null;
+    return `${this.epoch}:${this.dataVersions.get(schema) ?? 0}`;
+  }
+
+  private bumpData(schema: string): void {
+    this.dataVersions.set(schema, (this.dataVersions.get(schema) ?? 0) + 1);
+  }
+
   /** Drops the entries of a tenant (after a write request, or its schema is gone). */
   forgetSchema(schema: string): void {
+    this.bumpData(schema);
     this.generation++;
     this.size -= this.entries.get(schema)?.size ?? 0;
     this.entries.delete(schema);
@@ -111,6 +134,8 @@ export class PrincipalCache {
   }
 
   private dropAll(): void {
+    this.epoch++;
+    this.dataVersions.clear();
     this.generation++;
     this.entries.clear();
     this.size = 0;
@@ -137,12 +162,16 @@ export class PrincipalCache {
     client.on('end', () => lost('connection ended'));
     client.on('notification', (n) => {
       if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
+      else if (n.channel === TENANT_DATA_CHANGED_CHANNEL && n.payload) this.bumpData(n.payload);
     });
     this.listeners.set(cluster, client);
     try {
       await client.connect();
-      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}`);
-      if (this.listeners.get(cluster) === client && !this.stopped) this.listening.add(cluster);
+      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}; listen ${TENANT_DATA_CHANGED_CHANNEL}`);
+      if (this.listeners.get(cluster) === client && !this.stopped) {
+        this.epoch++; // what was announced while not listening is unknown
+        this.listening.add(cluster);
+      }
     } catch (err) {
       lost((err as Error).message);
     }

@@ -9,14 +9,16 @@ export const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 5 } a
 export const MAX_INPUT_DEPTH = 32;
 
 const TOO_DEEP = Symbol('query nested too deep');
+const PARSE_OPTIONS = { ...QS_OPTIONS, strictDepth: true } as const;
 
 /**
  * qs cuts a deeper key silently into a literal "[g]" key; strictDepth throws instead, and the
  * getter express calls on every req.query access must not throw, so the refusal is a marker.
  */
 export function parseQueryString(str: string): Record<string, unknown> {
+  if (str === '') return {}; // what qs gives, without normalising its options
   try {
-    return qs.parse(str, { ...QS_OPTIONS, strictDepth: true });
+    return qs.parse(str, PARSE_OPTIONS);
   } catch {
     return Object.defineProperty({}, TOO_DEEP, { value: true });
   }
@@ -71,6 +73,8 @@ export function inputGuard(maxDepth = MAX_INPUT_DEPTH) {
     }
     checkInputValues(query, [], maxDepth);
     checkInputValues(req.body, [], maxDepth);
+    // express 5 parses the query string again on every req.query access: keep this parse
+    Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
     next();
   };
 }

@@ -54,16 +54,6 @@ export class TenantStore {
       );
     if (!row) return null;
     const { hosts, items } = row;
-    const values = new Map<string, unknown>();
-    for (const item of items) {
-      // An item that no longer validates (registry tightened since) falls back to its default.
-      if (!configItemDefinition(item.item_id)) continue;
-      try {
-        values.set(item.item_id, parseConfigValue(item.item_id, item.value));
-      } catch {
-        /* default applies */
-      }
-    }
     return {
       id: row.id,
       slug: row.slug,
@@ -72,9 +62,24 @@ export class TenantStore {
       cluster: row.cluster,
       status: row.status,
       hosts,
-      config: new TenantConfig(values),
+      config: configOf(items),
       migrationFailedAt: row.migration_failed_at,
     };
+  }
+
+  /**
+   * Some config items of many tenants in one statement (background scans that must not load every
+   * tenant); items not asked for read as their defaults.
+   */
+  async configs(tenantIds: readonly number[], itemIds: readonly string[]): Promise<Map<number, TenantConfig>> {
+    const rows: { tenant_id: number; item_id: string; value: unknown }[] = await this.db
+      .table('config_items')
+      .whereIn('tenant_id', [...tenantIds])
+      .whereIn('item_id', [...itemIds])
+      .select('tenant_id', 'item_id', 'value');
+    const byTenant = new Map<number, { item_id: string; value: unknown }[]>(tenantIds.map((id) => [id, []]));
+    for (const r of rows) byTenant.get(r.tenant_id)?.push(r);
+    return new Map([...byTenant].map(([id, items]) => [id, configOf(items)]));
   }
 
   async list(): Promise<TenantRow[]> {
@@ -155,4 +160,18 @@ export class TenantStore {
       newValue: r.new_value,
     }));
   }
+}
+
+function configOf(items: readonly { item_id: string; value: unknown }[]): TenantConfig {
+  const values = new Map<string, unknown>();
+  for (const item of items) {
+    // An item that no longer validates (registry tightened since) falls back to its default.
+    if (!configItemDefinition(item.item_id)) continue;
+    try {
+      values.set(item.item_id, parseConfigValue(item.item_id, item.value));
+    } catch {
+      /* default applies */
+    }
+  }
+  return new TenantConfig(values);
 }

@@ -1,0 +1,69 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import { ENV } from '../tokens';
+import type { Env } from '../config/env';
+import type { Tenant } from '../tenancy/tenant';
+import { PrincipalCache } from '../auth/principal-cache';
+import { CLOCK } from '../time/tenant-clock';
+import { ROOT_CONTAINER } from '../queue/job-definition';
+
+/** Entries kept at most; beyond it they are all dropped (they are cheap to make again). */
+const MAX_ENTRIES = 100_000;
+
+interface Entry {
+  tenant: Tenant;
+  version: string;
+  /** Date.now() past which the entry is not used (the TTL). */
+  expires: number;
+  /** The clock's now (CLOCK, which answers are computed with) at which the answer may change by itself. */
+  until: number;
+  value: object;
+}
+
+/**
+ * Answers derived only from a tenant's data tables (tenant migration 130: persons, roles,
+ * organisations, competences, registrations, events, ...), kept in this process so that asking
+ * again costs no query. Provably fresh the way PrincipalCache is: an entry carries the tenant's
+ * data version (PrincipalCache.dataVersion), which changes on every committed write to those
+ * tables by any path (NOTIFY tenant_data_changed), on every write request of the tenant in this
+ * process, and when the listener is lost (then nothing is cached until it is back). A
+ * value read while the version changed is not stored. An entry belongs to the Tenant object it was
+ * made for, so a config change (a new Tenant object) or a reused schema name never sees it.
+ * A time-dependent value says when it may change by itself (`until`, an instant of CLOCK, the
+ * clock the answers are computed with); PRINCIPAL_CACHE_SECONDS is a safety net only.
+ * Values are frozen: every request shares them.
+ */
+@injectable()
+export class TenantDataCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    @inject(PrincipalCache) private readonly versions: PrincipalCache,
+    @inject(ENV) private readonly env: Env,
+    // CLOCK is looked up on use: tests register a fixed one after the cache may have been made
+    @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
+  ) {}
+
+  async get<T extends object>(tenant: Tenant, key: string, load: () => Promise<T>, until?: (value: T) => number): Promise<T> {
+    const version = this.versions.dataVersion(tenant.schema);
+    if (version === null) return load();
+    const full = `${tenant.schema}\u0000${key}`;
+    const now = Date.now();
+    const hit = this.entries.get(full);
+    if (hit && hit.tenant === tenant && hit.version === version && hit.expires > now && hit.until > this.root.resolve(CLOCK).now().getTime()) return hit.value as T;
+    const value = await load();
+    if (this.versions.dataVersion(tenant.schema) === version) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      const entry = { tenant, version, expires: now + this.env.PRINCIPAL_CACHE_SECONDS * 1000, until: until ? until(value) : Infinity, value: deepFreeze(value) };
+      this.entries.set(full, entry);
+    }
+    return value;
+  }
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
