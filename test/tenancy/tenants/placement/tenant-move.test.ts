@@ -1,5 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'pg';
+import { startLocalRedisCluster } from '../../../../src/platform/dev/local-services';
+import { REDIS } from '../../../../src/platform/tokens';
+import { QUEUE_REDIS } from '../../../../src/platform/queue/job-definition';
+import { isRedisCluster } from '../../../../src/platform/redis/redis-client';
 import { client, type DemoTenant } from '../../../support/test-app';
 import { ACME_PASSWORDS, loginCookie } from '../../../support/login';
 import { ACME_SWT, inAnHour, swtToken } from '../../../identity/sso/swt-test-token';
@@ -11,15 +18,25 @@ import { TenantMover } from '../../../../src/tenancy/tenants/placement/tenant-mo
 import { importOn, startWorkersFor, useTwoClusters } from './second-cluster';
 
 /**
- * The PostgreSQL half of the scale-out proof (issue 22): two embedded clusters, a tenant on each,
- * every kind of traffic on both, then one tenant moved to the other cluster under a load of
- * reads and writes. Printed: the write pause and the load's answers.
+ * The scale-out proof (issue 22): two embedded PostgreSQL clusters and a 3-master Redis Cluster
+ * (sessions, rate limits, sign-on hashes, the outbox signal and the queues all on it), a tenant on
+ * each PostgreSQL cluster, every kind of traffic on both, then one tenant moved to the other
+ * cluster under a load of reads and writes. Printed: the write pause and the load's answers.
+ * test/platform/redis-cluster.test.ts covers the Redis Cluster alone in more detail.
  */
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let redisCluster: Awaited<ReturnType<typeof startLocalRedisCluster>>;
+let redisDir = '';
 beforeAll(async () => {
-  smtp = await startSmtpSink();
+  redisDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-out-redis-'));
+  [smtp, redisCluster] = await Promise.all([startSmtpSink(), startLocalRedisCluster({ dir: redisDir })]);
 });
-const bed = useTwoClusters(() => ({ SMTP_URL: smtp.url }));
+// registered before useTwoClusters' hooks: after hooks run in reverse, so this one runs last, once the app has closed its clients
+afterAll(async () => {
+  await redisCluster?.stop();
+  if (redisDir) fs.rmSync(redisDir, { recursive: true, force: true });
+}, 60_000);
+const bed = useTwoClusters(() => ({ SMTP_URL: smtp.url, REDIS_CLUSTER_NODES: redisCluster.nodes, QUEUE_REDIS_CLUSTER_NODES: redisCluster.nodes }));
 let workers: Awaited<ReturnType<typeof startWorkersFor>>;
 let onMain: DemoTenant & { cluster: string };
 let onB: DemoTenant & { cluster: string };
@@ -49,6 +66,8 @@ describe('two PostgreSQL clusters', () => {
     expect([clusterOf(onMain.slug), clusterOf(onB.slug)]).toEqual(['main', 'b']);
     // the principal cache listens to both clusters' NOTIFY
     expect(bed.t.container.resolve(PrincipalCache).enabled).toBe(true);
+    // sessions and queues are on the Redis Cluster
+    expect([isRedisCluster(bed.t.container.resolve(REDIS)), isRedisCluster(bed.t.container.resolve(QUEUE_REDIS))]).toEqual([true, true]);
   });
 
   for (const which of ['main', 'b'] as const) {
