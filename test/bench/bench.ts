@@ -37,6 +37,7 @@ import { runScaleBench } from './scale-bench';
  *   --top-statements    load pg_stat_statements and print the statements that took most time
  *   --api-node-args=S   extra node flags for the API process, e.g. --api-node-args="--cpu-prof --cpu-prof-dir=prof"
  *   --cold S            length of the cold runs of GET /api/person right after an API start (default --duration)
+ *   --api-log-level L   the API's LOG_LEVEL (default warn: no line per request; info measures the request log's cost)
  *   --idle S            length of the idle-cost window, no traffic (default 60; 0 skips it)
  *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
@@ -58,6 +59,7 @@ const { values: flags } = parseArgs({
     'noisy-rounds': { type: 'string', default: '3' },
     'noisy-others': { type: 'string', default: 'all' },
     'scale-base': { type: 'string', default: '1000' },
+    'api-log-level': { type: 'string', default: 'warn' },
   },
 });
 const T = Number(flags.tenants);
@@ -257,7 +259,7 @@ async function main() {
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN },
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       children.push(api);
@@ -376,7 +378,7 @@ async function main() {
       await restartApi();
       await measure(`${name}, cold (first ${COLD} s after start)`, { url: base, requests, duration: COLD }, { warmup: 0, always: true });
       // steady: every tenant's session asked once more (untimed), so each has met this API process, then --warmup s
-      await runLoad({ connections: CONNECTIONS, url: base, requests, amount: requests.length });
+      await runLoad({ connections: Math.min(CONNECTIONS, requests.length), url: base, requests, amount: requests.length });
       await measure(`${name}, steady`, { url: base, requests }, { always: true });
     }
 
