@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { heldRegistrations, joinCompetences } from '../../catalogue';
@@ -11,6 +12,56 @@ export class JoinCheckRepository implements JoinFacts {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   missingPrerequisites(eventId: number, personId: number, today: string): Promise<{ id: number; title: string }[]> {
+    return this.missingQuery(eventId, personId, today) as unknown as Promise<{ id: number; title: string }[]>;
+  }
+
+  clash(personId: number, event: EventRow): Promise<{ title: string; starts_at: Date } | undefined> {
+    return this.clashQuery(personId, event).first('e.title', 'e.starts_at');
+  }
+
+  async liveStatus(personId: number, eventId: number): Promise<string | undefined> {
+    const live = await this.liveQuery(personId, eventId);
+    return live?.status;
+  }
+
+  async seatsTaken(eventId: number): Promise<number> {
+    const [{ count }] = await this.seatsQuery(eventId);
+    return Number(count);
+  }
+
+  /**
+   * Every fact check_join may ask, read in one statement (sign-on reads them while it holds the
+   * event's row lock, so each round trip saved shortens the queue on a popular event). The same
+   * queries as the methods above, as scalar sub-queries; a question asked with other arguments
+   * than prefetched goes to the table.
+   */
+  async prefetch(event: EventRow, personId: number, today: string, withClash: boolean): Promise<JoinFacts> {
+    const parts = [
+      this.missingQuery(event.id, personId, today).toSQL(),
+      withClash ? this.clashQuery(personId, event).limit(1).select('e.title', 'e.starts_at').toSQL() : null,
+      this.liveQuery(personId, event.id).toSQL(),
+      this.seatsQuery(event.id).toSQL(),
+    ];
+    const [missing, clash, live, seats] = parts;
+    const sql = `select (select coalesce(json_agg(json_build_object('id', m.id, 'title', m.title) order by m.title), '[]'::json) from (${missing!.sql}) m) as missing,
+      ${clash ? `(select json_build_object('title', c.title, 'starts_at', c.starts_at) from (${clash.sql}) c)` : 'null::json'} as clash,
+      (${live!.sql}) as live, (${seats!.sql}) as seats`;
+    const bindings = parts.flatMap((p) => (p ? [...p.bindings] : []));
+    const { rows } = await this.db.raw(sql, bindings as Knex.RawBinding[]);
+    const r = rows[0] as { missing: { id: number; title: string }[]; clash: { title: string; starts_at: string } | null; live: string | null; seats: string };
+    const fallback = this;
+    return {
+      missingPrerequisites: (e, p, d) => (e === event.id && p === personId && d === today ? Promise.resolve(r.missing) : fallback.missingPrerequisites(e, p, d)),
+      clash: (p, e) =>
+        withClash && p === personId && e.id === event.id
+          ? Promise.resolve(r.clash ? { title: r.clash.title, starts_at: new Date(r.clash.starts_at) } : undefined)
+          : fallback.clash(p, e),
+      liveStatus: (p, e) => (p === personId && e === event.id ? Promise.resolve(r.live ?? undefined) : fallback.liveStatus(p, e)),
+      seatsTaken: (e) => (e === event.id ? Promise.resolve(Number(r.seats)) : fallback.seatsTaken(e)),
+    };
+  }
+
+  private missingQuery(eventId: number, personId: number, today: string): Knex.QueryBuilder {
     const db = this.db;
     return joinCompetences(db.table('event_prerequisites as ep'), 'c', 'ep.competence_id')
       .where('ep.event_id', eventId)
@@ -22,7 +73,7 @@ export class JoinCheckRepository implements JoinFacts {
       .select('c.id', 'c.title');
   }
 
-  clash(personId: number, event: EventRow): Promise<{ title: string; starts_at: Date } | undefined> {
+  private clashQuery(personId: number, event: EventRow): Knex.QueryBuilder {
     return this.db
       .table('person_events as pe')
       .join('events as e', 'e.id', 'pe.event_id')
@@ -34,17 +85,14 @@ export class JoinCheckRepository implements JoinFacts {
       .where((w) => w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
       .where('e.starts_at', '<', event.ends_at)
       .where('e.ends_at', '>', event.starts_at)
-      .orderBy('e.starts_at')
-      .first('e.title', 'e.starts_at');
+      .orderBy('e.starts_at');
   }
 
-  async liveStatus(personId: number, eventId: number): Promise<string | undefined> {
-    const live = await this.db.table('person_events').where({ person_id: personId, event_id: eventId }).whereNot('status', 'signed_off').first('status');
-    return live?.status;
+  private liveQuery(personId: number, eventId: number): Knex.QueryBuilder {
+    return this.db.table('person_events').where({ person_id: personId, event_id: eventId }).whereNot('status', 'signed_off').first('status');
   }
 
-  async seatsTaken(eventId: number): Promise<number> {
-    const [{ count }] = await this.db.table('person_events').where({ event_id: eventId, status: 'signed_on' }).count<{ count: string }[]>('* as count');
-    return Number(count);
+  private seatsQuery(eventId: number): Knex.QueryBuilder {
+    return this.db.table('person_events').where({ event_id: eventId, status: 'signed_on' }).count('* as count');
   }
 }

@@ -57,7 +57,9 @@ export class SignOnService {
       if (event.parent_id !== null) {
         throw new ApiError(409, `event ${eventId} is a module of event ${event.parent_id}; sign on to the course event instead`);
       }
-      const check = await checkJoin(tx.get(JoinCheckRepository), event, person, this.tenant.config, this.clock);
+      // the facts in one round trip, read after the lock (seats taken by the previous holder are counted)
+      const facts = await tx.get(JoinCheckRepository).prefetch(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'));
+      const check = await checkJoin(facts, event, person, this.tenant.config, this.clock);
       if (!check.can_join) {
         const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
         throw new ApiError(409, `cannot sign ${person.user_name} on: ${why}`, { can_join: false, reason: check.reason });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme } from '../../support/login';
 import { eventIdsByTitle, idOf, setConfig, tenantDb } from './events-support';
+import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
+import { EventsRepository } from '../../../src/courses/events/events.repository';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -109,5 +111,43 @@ describe('GET /api/events/[id]/check_join', () => {
     expect((await kari.get(`/api/events/${ev[HSE_DEC]}/check_join?user_name=siri`)).status).toBe(200);
     expect((await ola.get('/api/events/999999/check_join')).body.errorcode).toBe(404);
     expect((await ola.get('/api/events/abc/check_join')).body.errorcode).toBe(420);
+  });
+});
+
+describe('JoinCheckRepository.prefetch (sign-on reads every fact in one statement)', () => {
+  it('answers exactly what the separate queries answer, for every person and event of the tenant', async () => {
+    const db = tenantDb(t, acme);
+    const repo = new JoinCheckRepository(db);
+    const events = new EventsRepository(db);
+    const persons: number[] = await db.table('persons').orderBy('id').pluck('id');
+    const today = '2026-11-23';
+    let clashes = 0;
+    let missing = 0;
+    for (const eventId of Object.values(ev)) {
+      const event = (await events.findForUpdate(eventId))!;
+      for (const personId of persons) {
+        for (const withClash of [true, false]) {
+          const facts = await repo.prefetch(event, personId, today, withClash);
+          const one = {
+            missing: await facts.missingPrerequisites(event.id, personId, today),
+            clash: withClash ? await facts.clash(personId, event) : undefined,
+            live: await facts.liveStatus(personId, event.id),
+            seats: await facts.seatsTaken(event.id),
+          };
+          const separate = {
+            missing: await repo.missingPrerequisites(event.id, personId, today),
+            clash: withClash ? await repo.clash(personId, event) : undefined,
+            live: await repo.liveStatus(personId, event.id),
+            seats: await repo.seatsTaken(event.id),
+          };
+          expect({ eventId, personId, ...one }).toEqual({ eventId, personId, ...separate });
+          if (one.clash) clashes++;
+          if (one.missing.length) missing++;
+        }
+      }
+    }
+    // the demo data has both, so the comparison covered non-empty answers
+    expect(clashes).toBeGreaterThan(0);
+    expect(missing).toBeGreaterThan(0);
   });
 });
