@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { LOGGER } from '../../platform/tokens';
 import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { migratedSchemas } from '../outbox/pending-scan';
 
 /** Tenants scanned per scrape (active ones, by slug); beyond that the gauge says nothing. */
 export const OUTBOX_SCAN_TENANTS = 5000;
@@ -66,12 +67,7 @@ export class OutboxAge {
     for (let i = 0; i < tenants.length; i += CHUNK) {
       const chunk = tenants.slice(i, i + CHUNK);
       // Schemas without the messages tables yet (not migrated) are left out by the catalog check.
-      const migrated = new Set<string>(
-        await knex('pg_catalog.pg_tables')
-          .where({ tablename: 'message_deliveries' })
-          .whereIn('schemaname', chunk.map((t) => t.schema_name))
-          .pluck('schemaname'),
-      );
+      const migrated = await migratedSchemas(knex, chunk.map((t) => t.schema_name), 'message_deliveries');
       const parts = chunk.filter((t) => migrated.has(t.schema_name));
       if (!parts.length) continue;
       const sql = parts
