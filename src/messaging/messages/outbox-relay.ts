@@ -1,26 +1,23 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
-import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
-import { ROOT_CONTAINER, QUEUE_REDIS } from '../../platform/queue/job-definition';
+import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import type { MessageQueue } from './message-queues';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../../platform/queue/job-worker';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
-import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
 import { RELAY_TIMING, type RelayTiming } from '../outbox/relay-timing';
-import { TenantRelay, type TenantLook } from '../outbox/tenant-relay';
+import { TenantRelays, type TenantRelay, type TenantLook } from '../outbox/tenant-relay';
 import { tenantsWithPending, type OutboxTable } from '../outbox/pending-scan';
 
 /** What the relay's sweep probes: the partial index message_deliveries_pending (migration 050). */
@@ -51,25 +48,20 @@ export class OutboxRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,
-    @inject(TenantStore) store: TenantStore,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
     @inject(ENV) private readonly env: Env,
-    @inject(CLUSTERS) clusters: Clusters,
+    @inject(TenantRelays) relays: TenantRelays,
   ) {
-    this.relay = new TenantRelay(
-      { redis, logger, store, clusters, timing, redeliverAfterSeconds: env.OUTBOX_REDELIVER_AFTER_SECONDS },
-      {
-        name: 'outbox relay',
-        channel: OUTBOX_PENDING_CHANNEL,
-        signalKey: pendingTenantsKey(queues.prefix),
-        sweep: (knex, list) => tenantsWithPending(knex, list, MESSAGE_OUTBOX),
-        look: (tenantId) => this.relayTenant(tenantId),
-      },
-    );
+    this.relay = relays.create({
+      name: 'outbox relay',
+      channel: OUTBOX_PENDING_CHANNEL,
+      signalKey: pendingTenantsKey(queues.prefix),
+      sweep: (knex, list) => tenantsWithPending(knex, list, MESSAGE_OUTBOX),
+      look: (tenantId) => this.relayTenant(tenantId),
+    });
   }
 
   start(): Promise<void> {

@@ -1,12 +1,16 @@
+import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { RedisClient } from '../../platform/redis/redis-client';
-import type { TenantStore } from '../../platform/tenancy/tenant-store';
-import type { Clusters } from '../../platform/clusters/clusters';
+import { ENV, LOGGER } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import { QUEUE_REDIS } from '../../platform/queue/job-definition';
+import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { ClusterListener } from '../../platform/clusters/cluster-listener';
 import type { ScanTenant } from './pending-scan';
 import { RelayAgenda } from './relay-agenda';
-import type { RelayTiming } from './relay-timing';
+import { RELAY_TIMING, type RelayTiming } from './relay-timing';
 import { WakeableLoop } from './wakeable-loop';
 
 /** What one look at a tenant found. */
@@ -153,5 +157,23 @@ export class TenantRelay {
       }
     }
     return moved > 0 && this.agenda.hasLeftOvers;
+  }
+}
+
+/** Builds a relay's TenantRelay from the container's Redis, tenant list, clusters and RELAY_TIMING. */
+@injectable()
+export class TenantRelays {
+  constructor(
+    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(TenantStore) private readonly store: TenantStore,
+    @inject(CLUSTERS) private readonly clusters: Clusters,
+    @inject(RELAY_TIMING) private readonly timing: RelayTiming,
+    @inject(ENV) private readonly env: Env,
+  ) {}
+
+  create(options: TenantRelayOptions): TenantRelay {
+    const { redis, logger, store, clusters, timing } = this;
+    return new TenantRelay({ redis, logger, store, clusters, timing, redeliverAfterSeconds: this.env.OUTBOX_REDELIVER_AFTER_SECONDS }, options);
   }
 }

@@ -1,18 +1,15 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Knex } from 'knex';
-import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER, TENANT_DB } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
-import { ROOT_CONTAINER, QUEUE_REDIS, type QueueDefinition } from '../../platform/queue/job-definition';
+import { ROOT_CONTAINER, type QueueDefinition } from '../../platform/queue/job-definition';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
-import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { RELAY_TIMING, type RelayTiming } from '../outbox/relay-timing';
-import { TenantRelay, type TenantLook } from '../outbox/tenant-relay';
+import { TenantRelays, type TenantRelay, type TenantLook } from '../outbox/tenant-relay';
 import { tenantsWithPending, type OutboxTable, type ScanTenant } from '../outbox/pending-scan';
 import { WEBHOOK_PENDING_CHANNEL, webhookTenantsKey } from './webhook-signal';
 import { deliverWebhookJob, webhookJobId } from './deliver-webhook.job';
@@ -50,26 +47,21 @@ export class WebhookRelay implements BackgroundWorker {
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,
-    @inject(TenantStore) store: TenantStore,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
     @inject(WEBHOOK_TIMING) private readonly webhookTiming: WebhookTiming,
     @inject(ENV) private readonly env: Env,
-    @inject(CLUSTERS) clusters: Clusters,
+    @inject(TenantRelays) relays: TenantRelays,
   ) {
-    this.relay = new TenantRelay(
-      { redis, logger, store, clusters, timing, redeliverAfterSeconds: env.OUTBOX_REDELIVER_AFTER_SECONDS },
-      {
-        name: 'webhook relay',
-        channel: WEBHOOK_PENDING_CHANNEL,
-        signalKey: webhookTenantsKey(queues.prefix),
-        sweep: (knex, list) => this.sweep(knex, list),
-        look: (tenantId) => this.relayTenant(tenantId),
-      },
-    );
+    this.relay = relays.create({
+      name: 'webhook relay',
+      channel: WEBHOOK_PENDING_CHANNEL,
+      signalKey: webhookTenantsKey(queues.prefix),
+      sweep: (knex, list) => this.sweep(knex, list),
+      look: (tenantId) => this.relayTenant(tenantId),
+    });
   }
 
   start(): Promise<void> {
