@@ -13,6 +13,7 @@ import * as m100 from './100_expiry_reminders';
 import * as m110 from './110_webhooks';
 import * as m120 from './120_outbox_notify';
 import * as m130 from './130_tenant_data_notify';
+import * as m140 from './140_webhook_notify';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -30,4 +31,5 @@ export const tenantMigrations: Migration[] = [
   { name: '110_webhooks', up: m110.up },
   { name: '120_outbox_notify', up: m120.up },
   { name: '130_tenant_data_notify', up: m130.up },
+  { name: '140_webhook_notify', up: m140.up },
 ];

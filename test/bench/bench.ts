@@ -78,9 +78,9 @@ const PLATFORM_TOKEN = 'bench-platform-token-0123456789';
 const NOISY = 'noisy neighbour';
 if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others']!)) throw new Error('--noisy-others: all, same-group or other-groups');
 
-/** CPU seconds so far of every process in each group, by pid. */
+/** CPU seconds so far of every process in each group, by pid, each with its ended children (closed PostgreSQL backends). */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
-  Object.fromEntries(Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p)]))])) as Record<K, Map<number, number>>;
+  Object.fromEntries(Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p, { reaped: true })]))])) as Record<K, Map<number, number>>;
 
 async function waitFor(url: string, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -283,9 +283,15 @@ async function main() {
     const sampler = new PeakSampler({ api: () => [api.pid!], postgres: postgresPids });
     sampler.start();
 
-    /** CPU seconds used by each group between two cpuOf() snapshots; processes started in between count from zero. */
+    /**
+     * CPU seconds used by each group between two cpuOf() snapshots: the group's total then minus its
+     * total before. A process started in between counts from zero; one that ended in between counts
+     * in its parent's figure (a closed PostgreSQL backend in the postmaster's), so pool connections
+     * closed during a measurement are not lost.
+     */
+    const groupTotal = (c: Map<number, number>) => [...c.values()].reduce((s, t) => s + t, 0);
     const cpuUsed = (c0: Record<Group, Map<number, number>>, c1: Record<Group, Map<number, number>>) =>
-      Object.fromEntries(GROUPS.map((k) => [k, [...c1[k]].reduce((s, [pid, t]) => s + t - (c0[k].get(pid) ?? 0), 0)])) as PerGroup;
+      Object.fromEntries(GROUPS.map((k) => [k, groupTotal(c1[k]) - groupTotal(c0[k])])) as PerGroup;
     const scale = (v: PerGroup, by: number) => Object.fromEntries(GROUPS.map((k) => [k, v[k] * by])) as PerGroup;
 
     // Idle cost: the provisioned tenants, the API and its workers up, no traffic.

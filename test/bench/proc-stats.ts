@@ -2,11 +2,16 @@ import fs from 'node:fs';
 
 const TICKS = 100; // USER_HZ on Linux
 
-export function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds of a process so far (user + system); with `reaped`, those of its children that have
+ * ended and been waited for too (a PostgreSQL backend that closed counts in the postmaster's).
+ */
+export function cpuSeconds(pid: number, opts: { reaped?: boolean } = {}): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+    const children = opts.reaped ? Number(fields[13]) + Number(fields[14]) : 0;
+    return (Number(fields[11]) + Number(fields[12]) + children) / TICKS;
   } catch {
     return 0;
   }

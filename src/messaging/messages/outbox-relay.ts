@@ -1,44 +1,27 @@
-import { inject, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
-import type { RedisClient } from '../../platform/redis/redis-client';
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
-import { ROOT_CONTAINER, QUEUE_REDIS } from '../../platform/queue/job-definition';
+import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import type { MessageQueue } from './message-queues';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../../platform/queue/job-worker';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
-import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
-import { pendingTenantsKey } from './outbox-signal';
+import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
-import { OutboxWakeup } from './outbox-wakeup';
-import { RelayAgenda } from './relay-agenda';
-import { WakeableLoop } from './wakeable-loop';
+import { RELAY_TIMING, type RelayTiming } from '../outbox/relay-timing';
+import { TenantRelays, type TenantRelay, type TenantLook } from '../outbox/tenant-relay';
+import { tenantsWithPending, type OutboxTable } from '../outbox/pending-scan';
 
-export interface RelayTiming {
-  /** Wait before trying again what could not move (queue full, Redis or database away), and between passes while signals keep coming. */
-  pollMs: number;
-  /** Safety sweep: every tenant is looked at this often (and at start, and when Redis or the wake-up listener comes back). */
-  sweepMs: number;
-  /** Tenants with deliveries in flight are looked at again this often (at most OUTBOX_REDELIVER_AFTER_SECONDS). */
-  reconcileMs?: number;
-  /** Bulk rows moved per tenant per tick: tenants take turns. */
-  perTenantBatch: number;
-  /** Bulk jobs allowed to wait in the queue; beyond that rows stay in the outbox. */
-  maxQueueDepth: number;
-  /** Tenants this relay serves (tests share one database); all when absent. */
-  onlyTenants?: readonly number[];
-}
-export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
-export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 3_600_000, reconcileMs: 120_000, perTenantBatch: 200, maxQueueDepth: 2_000 };
+/** What the relay's sweep probes: the partial index message_deliveries_pending (migration 050). */
+export const MESSAGE_OUTBOX: OutboxTable = { table: 'message_deliveries', pendingStates: ['queued', 'sending'] };
 /** Password mail is never held back by the queue's depth, but moves in batches too. */
 const PASSWORD_ROWS_PER_BATCH = 100;
 
@@ -52,115 +35,47 @@ interface OutboxRow {
 }
 
 /**
- * Moves outbox rows (deliveries not yet relayed) to BullMQ. It sleeps until told: a tenant's
- * transaction that writes deliveries sends NOTIFY outbox_pending on commit (OutboxWakeup), and the
- * API adds the tenant to a Redis set after commit (drained on every pass). Tenants whose
- * deliveries are still queued or sending ("in flight") are looked at again every reconcileMs for
- * redelivery and expiry; a tenant leaves that set when a look finds nothing in flight. Every tenant
- * is looked at (one statement per 200 tenants, outbox-pending-scan.ts) only at start, when Redis or
- * the listener comes back, and every sweepMs as a safety net. At rest nothing runs but that sweep,
- * whatever the number of tenants.
+ * Moves outbox rows (deliveries not yet relayed) to BullMQ. It sleeps until told (TenantRelay):
+ * a tenant's transaction that writes deliveries sends NOTIFY outbox_pending on commit (tenant
+ * migration 120), and the API adds the tenant to a Redis set after commit. Tenants with
+ * deliveries queued or sending are looked at again every reconcileMs for redelivery and expiry;
+ * every tenant only at the sweep (start, reconnects, hourly), one statement per 200 tenants.
  */
 @injectable()
 export class OutboxRelay implements BackgroundWorker {
   readonly name = 'outbox-relay';
-  private readonly loop = new WakeableLoop(() => this.pass());
-  private stopped = true;
-  private readonly agenda: RelayAgenda;
+  private readonly relay: TenantRelay;
 
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-    @inject(QUEUE_REDIS) private readonly redis: RedisClient,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(TenantResolver) private readonly tenants: TenantResolver,
-    @inject(TenantStore) store: TenantStore,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
     @inject(ENV) private readonly env: Env,
-    @inject(CLUSTERS) clusters: Clusters,
-    @inject(OutboxWakeup) private readonly wakeup: OutboxWakeup,
+    @inject(TenantRelays) relays: TenantRelays,
   ) {
-    this.agenda = new RelayAgenda(store, clusters, logger, {
-      pollMs: timing.pollMs,
-      sweepMs: timing.sweepMs,
-      // in-flight tenants are looked at least this often, so stale deliveries are found without a signal
-      reconcileMs: Math.min(timing.reconcileMs ?? timing.sweepMs, env.OUTBOX_REDELIVER_AFTER_SECONDS * 1000),
-      serves: (id) => !timing.onlyTenants || timing.onlyTenants.includes(id),
+    this.relay = relays.create({
+      name: 'outbox relay',
+      channel: OUTBOX_PENDING_CHANNEL,
+      signalKey: pendingTenantsKey(queues.prefix),
+      sweep: (knex, list) => tenantsWithPending(knex, list, MESSAGE_OUTBOX),
+      look: (tenantId) => this.relayTenant(tenantId),
     });
   }
 
-  private readonly onReady = () => {
-    this.agenda.requestSweep();
-    this.loop.wake();
-  };
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    this.redis.on('ready', this.onReady);
-    await this.wakeup.start({
-      pending: (schema) => {
-        this.agenda.notified(schema);
-        this.loop.wake();
-      },
-      connected: () => {
-        this.agenda.requestSweep();
-        this.loop.wake();
-      },
-    });
-    this.loop.start();
+  start(): Promise<void> {
+    return this.relay.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.redis.off('ready', this.onReady);
-    await this.wakeup.stop();
-    await this.loop.stop();
+    await this.relay.stop();
     await this.queues.close();
   }
 
-  /**
-   * One pass, then how long to sleep: a backlog that moved goes on at once; left-overs and signals
-   * that came during the pass after pollMs; else until the next look at in-flight tenants or sweep.
-   */
-  private async pass(): Promise<number> {
-    let backlogMoved = false;
-    try {
-      backlogMoved = await this.tick();
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'outbox relay tick failed');
-    }
-    return backlogMoved ? 0 : this.agenda.sleepMs();
-  }
-
   /** One pass; exposed for tests and tools. True when rows moved and some are left. */
-  async tick(): Promise<boolean> {
-    const due = await this.agenda.due();
-    if (this.redis.status !== 'ready') {
-      // Redis is away: nothing can be relayed now (and a BullMQ queue opened now would stay broken);
-      // the tenants wait, 'ready' asks for a sweep.
-      for (const id of due) this.agenda.looked(id, { leftOver: true });
-      return false;
-    }
-    const serves = (id: number) => !this.timing.onlyTenants || this.timing.onlyTenants.includes(id);
-    try {
-      const popped = (await this.redis.spop(pendingTenantsKey(this.queues.prefix), 1000)) as string[] | null;
-      for (const id of popped ?? []) if (serves(Number(id))) due.add(Number(id));
-    } catch {
-      // Redis is away: nothing can be relayed now; the 'ready' event asks for a sweep.
-    }
-    let moved = 0;
-    for (const tenantId of due) {
-      if (this.stopped) break;
-      try {
-        const r = await this.relayTenant(tenantId);
-        moved += r.moved;
-        this.agenda.looked(tenantId, r);
-      } catch (err) {
-        this.agenda.looked(tenantId, { leftOver: true });
-        this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox relay could not relay a tenant; will retry');
-      }
-    }
-    return moved > 0 && this.agenda.hasLeftOvers;
+  tick(): Promise<boolean> {
+    return this.relay.tick();
   }
 
   /**
@@ -176,7 +91,7 @@ export class OutboxRelay implements BackgroundWorker {
    * flushed or failed over). Deliveries older than MESSAGE_DELIVERY_MAX_AGE_HOURS are failed
    * as expired here, so giving up depends on age, not on how many attempts BullMQ made.
    */
-  private async relayTenant(tenantId: number): Promise<{ moved: number; leftOver: boolean; inFlight: boolean }> {
+  private async relayTenant(tenantId: number): Promise<TenantLook> {
     const tenant = await this.tenants.byTenantId(tenantId);
     if (!tenant) return { moved: 0, leftOver: false, inFlight: false };
     const scope = openTenantScope(this.root, tenant);

@@ -4,15 +4,18 @@ import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../../platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
 
+/** Sent by the triggers of tenant migration 120_outbox_notify on commit, payload the tenant's schema. */
+export const OUTBOX_PENDING_CHANNEL = 'outbox_pending';
+
 /** Platform-level set of tenant ids that have outbox rows waiting for the relay. */
 export function pendingTenantsKey(queuePrefix: string): string {
   return `platform:outbox:${queuePrefix}:pending-tenants`;
 }
 
 /**
- * Tells the relay which tenant has new outbox rows, so it never has to scan every tenant
- * schema on each tick. Best effort: when Redis is away the request still succeeds and the
- * relay's sweep (at start, every few minutes, and whenever Redis comes back) finds the rows.
+ * Tells the relay which tenant has new outbox rows (after the commit). A second path beside the
+ * NOTIFY the same transaction sends (migration 120): the relay drains this set on every pass.
+ * Best effort: when Redis is away the request still succeeds.
  */
 @injectable()
 export class OutboxSignal {

@@ -4,6 +4,7 @@ import type { Clusters } from '../../platform/clusters/clusters';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { todayIn } from '../../platform/time/tenant-clock';
 import { dueRegistrations } from './expiry-reminders.repository';
+import { migratedSchemas } from '../outbox/pending-scan';
 
 /** Tenants per statement: one UNION ALL of indexed probes. */
 const CHUNK = 200;
@@ -59,9 +60,7 @@ export async function tenantsWithDueReminders(
 }
 
 async function probe(knex: Knex, chunk: readonly Candidate[], result: ReminderCandidates): Promise<void> {
-  const migrated = new Set<string>(
-    await knex('pg_catalog.pg_tables').where({ tablename: 'expiry_reminders' }).whereIn('schemaname', chunk.map((t) => t.schema)).pluck('schemaname'),
-  );
+  const migrated = await migratedSchemas(knex, chunk.map((t) => t.schema), 'expiry_reminders');
   const parts = chunk.filter((t) => migrated.has(t.schema));
   if (!parts.length) return;
   for (const t of parts) result.checked.add(t.id);

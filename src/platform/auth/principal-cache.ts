@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../tokens';
 import { CLUSTERS, type Clusters } from '../clusters/clusters';
+import { ClusterListener } from '../clusters/cluster-listener';
 import type { Env } from '../config/env';
 import type { Tenant } from '../tenancy/tenant';
 
@@ -34,43 +34,50 @@ export class PrincipalCache {
   /** schema -> person id -> entry; the tenant id guards against a schema name reused by a new tenant. */
   private readonly entries = new Map<string, Map<number, Entry>>();
   private size = 0;
-  /** cluster name -> its LISTEN connection, and the names of those listening now */
-  private readonly listeners = new Map<string, Client>();
-  private readonly listening = new Set<string>();
+  /** One LISTEN connection per cluster. */
+  private readonly listener: ClusterListener;
   private stopped = true;
   /** Bumped by every invalidation, so a row read before a change is never stored after it. */
   private generation = 0;
-  private readonly retries = new Set<NodeJS.Timeout>();
   /** Per schema, bumped by tenant_data_changed and by this process's write requests (forgetSchema). */
   private readonly dataVersions = new Map<string, number>();
   /** Bumped whenever the listener starts or is lost: every data version before it is void. */
   private epoch = 0;
 
   constructor(
-    @inject(CLUSTERS) private readonly clusters: Clusters,
+    @inject(CLUSTERS) clusters: Clusters,
     @inject(ENV) private readonly env: Env,
     @inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.listener = new ClusterListener(clusters, [PRINCIPAL_CHANGED_CHANNEL, TENANT_DATA_CHANGED_CHANNEL]);
+  }
 
   get enabled(): boolean {
-    return this.listening.size === this.clusters.names.length && this.env.PRINCIPAL_CACHE_SECONDS > 0;
+    return this.listener.listening && this.env.PRINCIPAL_CACHE_SECONDS > 0;
   }
 
   async start(): Promise<void> {
     if (!this.stopped || this.env.PRINCIPAL_CACHE_SECONDS === 0) return;
     this.stopped = false;
-    await Promise.all(this.clusters.names.map((name) => this.connect(name)));
+    await this.listener.start({
+      notification: (channel, payload) => {
+        if (!payload) return;
+        if (channel === PRINCIPAL_CHANGED_CHANNEL) this.forget(payload);
+        else if (channel === TENANT_DATA_CHANGED_CHANNEL) this.bumpData(payload);
+      },
+      // what was announced while not listening is unknown
+      connected: () => this.epoch++,
+      lost: (cluster, why) => {
+        this.dropAll();
+        this.logger.warn({ err: why, cluster }, 'principal cache: lost the change listener; reading persons directly until it is back');
+      },
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.retries) clearTimeout(t);
-    this.retries.clear();
     this.dropAll();
-    const all = [...this.listeners.values()];
-    this.listeners.clear();
-    this.listening.clear();
-    await Promise.all(all.map((l) => l.end().catch(() => {})));
+    await this.listener.stop();
   }
 
   /** The cached row, or the one `load` reads (stored when nothing changed meanwhile). */
@@ -139,41 +146,5 @@ export class PrincipalCache {
     this.generation++;
     this.entries.clear();
     this.size = 0;
-  }
-
-  private async connect(cluster: string): Promise<void> {
-    const client = new Client({ connectionString: this.clusters.url(cluster), options: '-c search_path=' });
-    const lost = (why: string) => {
-      if (this.listeners.get(cluster) !== client) return;
-      this.listeners.delete(cluster);
-      this.listening.delete(cluster);
-      this.dropAll();
-      client.end().catch(() => {});
-      if (this.stopped) return;
-      this.logger.warn({ err: why, cluster }, 'principal cache: lost the change listener; reading persons directly until it is back');
-      const retry = setTimeout(() => {
-        this.retries.delete(retry);
-        void this.connect(cluster);
-      }, 1000);
-      retry.unref();
-      this.retries.add(retry);
-    };
-    client.on('error', (err) => lost(err.message));
-    client.on('end', () => lost('connection ended'));
-    client.on('notification', (n) => {
-      if (n.channel === PRINCIPAL_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
-      else if (n.channel === TENANT_DATA_CHANGED_CHANNEL && n.payload) this.bumpData(n.payload);
-    });
-    this.listeners.set(cluster, client);
-    try {
-      await client.connect();
-      await client.query(`listen ${PRINCIPAL_CHANGED_CHANNEL}; listen ${TENANT_DATA_CHANGED_CHANNEL}`);
-      if (this.listeners.get(cluster) === client && !this.stopped) {
-        this.epoch++; // what was announced while not listening is unknown
-        this.listening.add(cluster);
-      }
-    } catch (err) {
-      lost((err as Error).message);
-    }
   }
 }

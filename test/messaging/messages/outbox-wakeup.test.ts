@@ -7,8 +7,9 @@ import { tenantDb } from '../../courses/events/events-support';
 import { KNEX } from '../../../src/platform/tokens';
 import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
-import { tenantsWithPendingDeliveries } from '../../../src/messaging/messages/outbox-pending-scan';
-import { RelayAgenda } from '../../../src/messaging/messages/relay-agenda';
+import { tenantsWithPending } from '../../../src/messaging/outbox/pending-scan';
+import { RelayAgenda } from '../../../src/messaging/outbox/relay-agenda';
+import { MESSAGE_OUTBOX } from '../../../src/messaging/messages/outbox-relay';
 import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
 
 // The relay with its default timing: the safety sweep only every hour, in-flight tenants every 2 minutes.
@@ -45,7 +46,7 @@ describe('the outbox wakes the relay', () => {
   });
 });
 
-describe('tenantsWithPendingDeliveries (the safety sweep)', () => {
+describe('tenantsWithPending (the safety sweep)', () => {
   it('names exactly the tenants with a delivery queued or sending; unknown schemas are skipped', async () => {
     const knex = bed.t.container.resolve<Knex>(KNEX);
     const globex = await importDemoTenant(bed.t, 'globex');
@@ -56,11 +57,11 @@ describe('tenantsWithPendingDeliveries (the safety sweep)', () => {
       { id: globex.tenantId, schema: globex.schema },
       { id: -1, schema: 'tenant_not_there' },
     ];
-    expect(await tenantsWithPendingDeliveries(knex, tenants)).toEqual([]);
+    expect(await tenantsWithPending(knex, tenants, MESSAGE_OUTBOX)).toEqual([]);
     // globex is not served by this file's relay, so its row stays queued
     const globexDb = tenantDb(bed.t, globex);
     await writeMessageBySql(globexDb, 'Pending at globex');
-    expect(await tenantsWithPendingDeliveries(knex, tenants)).toEqual([globex.tenantId]);
+    expect(await tenantsWithPending(knex, tenants, MESSAGE_OUTBOX)).toEqual([globex.tenantId]);
   });
 });
 
@@ -77,6 +78,8 @@ describe('RelayAgenda', () => {
       sweepMs: HOUR,
       reconcileMs: 300,
       serves: (id) => id === other.tenantId,
+      name: 'outbox relay',
+      sweep: (knex, list) => tenantsWithPending(knex, list, MESSAGE_OUTBOX),
     });
   };
 

@@ -1,7 +1,8 @@
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { TenantStore } from '../../platform/tenancy/tenant-store';
 import type { Clusters } from '../../platform/clusters/clusters';
-import { tenantsWithPendingDeliveries } from './outbox-pending-scan';
+import type { ScanTenant } from './pending-scan';
 
 export interface AgendaTiming {
   pollMs: number;
@@ -11,13 +12,20 @@ export interface AgendaTiming {
   serves(tenantId: number): boolean;
 }
 
+export interface AgendaOptions extends AgendaTiming {
+  /** For logs: "outbox relay", "webhook relay". */
+  name: string;
+  /** The sweep on one cluster: which of these tenants need a look (tenantsWithPending, in one statement per 200 tenants). */
+  sweep(knex: Knex, tenants: readonly ScanTenant[]): Promise<number[]>;
+}
+
 /**
- * Which tenants the outbox relay looks at on its next pass, and when that pass is due:
+ * Which tenants a relay looks at on its next pass, and when that pass is due:
  * - tenants named by a notification (by schema; the tenant list is read again for one not known yet),
  * - tenants left over from the last pass (batch limit, queue full, an error),
- * - tenants with deliveries in flight (queued or sending when last looked at), every reconcileMs,
- * - every tenant with deliveries in flight in the database, at a sweep: at start, when asked
- *   (Redis or the listener came back) and every sweepMs.
+ * - tenants with rows in flight (not finished when last looked at), every reconcileMs,
+ * - every tenant the sweep names (rows in flight in the database), at start, when asked (Redis
+ *   or the listener came back) and every sweepMs.
  * With nothing in flight and no signal the next pass is the next sweep.
  */
 export class RelayAgenda {
@@ -33,7 +41,7 @@ export class RelayAgenda {
     private readonly store: TenantStore,
     private readonly clusters: Clusters,
     private readonly logger: Logger,
-    private readonly timing: AgendaTiming,
+    private readonly options: AgendaOptions,
   ) {}
 
   notified(schema: string): void {
@@ -48,8 +56,8 @@ export class RelayAgenda {
   async due(): Promise<Set<number>> {
     const due = new Set<number>(this.carry);
     this.carry.clear();
-    for (const id of await this.wokenTenants()) if (this.timing.serves(id)) due.add(id);
-    if (this.sweepRequested || Date.now() - this.lastSweep >= this.timing.sweepMs) {
+    for (const id of await this.wokenTenants()) if (this.options.serves(id)) due.add(id);
+    if (this.sweepRequested || Date.now() - this.lastSweep >= this.options.sweepMs) {
       this.sweepRequested = false;
       this.lastSweep = Date.now();
       try {
@@ -57,10 +65,10 @@ export class RelayAgenda {
       } catch (err) {
         // tried again after pollMs; the tenants already due still go now
         this.sweepRequested = true;
-        this.logger.warn({ err: (err as Error).message }, 'outbox relay sweep failed; trying again');
+        this.logger.warn({ err: (err as Error).message }, `${this.options.name} sweep failed; trying again`);
       }
     }
-    if (this.inflight.size > 0 && Date.now() - this.lastReconcile >= this.timing.reconcileMs) {
+    if (this.inflight.size > 0 && Date.now() - this.lastReconcile >= this.options.reconcileMs) {
       this.lastReconcile = Date.now();
       for (const id of this.inflight) due.add(id);
     }
@@ -81,9 +89,9 @@ export class RelayAgenda {
 
   /** Milliseconds until the next pass is due (a backlog that moved goes on at once: the caller's business). */
   sleepMs(): number {
-    if (this.carry.size > 0 || this.woken.size > 0 || this.sweepRequested) return this.timing.pollMs;
-    let next = this.lastSweep + this.timing.sweepMs;
-    if (this.inflight.size > 0) next = Math.min(next, this.lastReconcile + this.timing.reconcileMs);
+    if (this.carry.size > 0 || this.woken.size > 0 || this.sweepRequested) return this.options.pollMs;
+    let next = this.lastSweep + this.options.sweepMs;
+    if (this.inflight.size > 0) next = Math.min(next, this.lastReconcile + this.options.reconcileMs);
     return next - Date.now();
   }
 
@@ -95,16 +103,16 @@ export class RelayAgenda {
         for (const t of await this.store.list()) this.schemaIds.set(t.schema_name, t.id);
       } catch (err) {
         for (const s of schemas) if (!this.schemaIds.has(s)) this.woken.add(s); // next pass
-        this.logger.warn({ err: (err as Error).message }, 'outbox relay could not read the tenant list; trying again');
+        this.logger.warn({ err: (err as Error).message }, `${this.options.name} could not read the tenant list; trying again`);
       }
     }
     return schemas.map((s) => this.schemaIds.get(s)).filter((id): id is number => id !== undefined);
   }
 
-  /** Active tenants served here that have deliveries queued or sending, asked of each tenant's cluster. */
+  /** Active tenants served here that the sweep names, asked of each tenant's cluster. */
   private async sweep(): Promise<number[]> {
-    const tenants = (await this.store.list()).filter((t) => t.status === 'active' && this.timing.serves(t.id));
-    const byCluster = new Map<string, { id: number; schema: string }[]>();
+    const tenants = (await this.store.list()).filter((t) => t.status === 'active' && this.options.serves(t.id));
+    const byCluster = new Map<string, ScanTenant[]>();
     for (const t of tenants) {
       this.schemaIds.set(t.schema_name, t.id);
       const cluster = t.cluster ?? 'main';
@@ -113,7 +121,7 @@ export class RelayAgenda {
       byCluster.get(cluster)!.push({ id: t.id, schema: t.schema_name });
     }
     const found: number[] = [];
-    for (const [cluster, list] of byCluster) found.push(...(await tenantsWithPendingDeliveries(this.clusters.admin(cluster), list)));
+    for (const [cluster, list] of byCluster) found.push(...(await this.options.sweep(this.clusters.admin(cluster), list)));
     return found;
   }
 }

@@ -1,0 +1,19 @@
+import type { InjectionToken } from 'tsyringe';
+
+/** The timing of both relays (messages and webhooks). */
+export interface RelayTiming {
+  /** Wait before trying again what could not move (queue full, Redis or database away), and between passes while signals keep coming. */
+  pollMs: number;
+  /** Safety sweep: every tenant is looked at this often (and at start, and when Redis or the wake-up listener comes back). */
+  sweepMs: number;
+  /** Tenants with rows in flight are looked at again this often (at most OUTBOX_REDELIVER_AFTER_SECONDS). */
+  reconcileMs?: number;
+  /** Rows moved per tenant per pass (messages: bulk rows): tenants take turns. */
+  perTenantBatch: number;
+  /** Bulk message jobs allowed to wait in the queue; beyond that rows stay in the outbox. */
+  maxQueueDepth: number;
+  /** Tenants the relays serve (tests share one database); all when absent. */
+  onlyTenants?: readonly number[];
+}
+export const RELAY_TIMING: InjectionToken<RelayTiming> = Symbol('RelayTiming');
+export const DEFAULT_RELAY_TIMING: RelayTiming = { pollMs: 250, sweepMs: 3_600_000, reconcileMs: 120_000, perTenantBatch: 200, maxQueueDepth: 2_000 };
