@@ -47,6 +47,28 @@ interface Stage {
   migrationErrors: number;
   pssMiB: number;
   rssMiB: number;
+  settleSeconds: number;
+  /** 1-minute load average of the machine at the start and end of the timed run */
+  load: [number, number];
+}
+
+const loadAverage = () => Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+
+/**
+ * Steady state for PostgreSQL: after thousands of schemas the catalogs (GBs at 10,000 tenants)
+ * are being autovacuumed and analysed, and a checkpoint is due. Measuring during that measures
+ * the aftermath of provisioning, so wait (at most 5 minutes) until no autovacuum worker runs,
+ * then checkpoint. Returns the seconds waited.
+ */
+async function settle(knex: Knex): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < 300_000) {
+    const { rows } = await knex.raw("select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'");
+    if (rows[0].n === 0) break;
+    await sleep(2000);
+  }
+  await knex.raw('checkpoint');
+  return (Date.now() - t0) / 1000;
 }
 
 const TSX = ['--import', 'tsx'];
@@ -106,6 +128,8 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       const importSeconds = (Date.now() - t0) / 1000;
       o.say(`  ${adding} tenants created from spares in ${importSeconds.toFixed(0)} s (${(adding / importSeconds).toFixed(1)}/s)`);
       have = target;
+      const settleSeconds = await settle(knex);
+      o.say(`  PostgreSQL settled (autovacuum idle, checkpoint) in ${settleSeconds.toFixed(0)} s`);
 
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
@@ -121,8 +145,10 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       if (o.warmup > 0) await o.runLoad({ url: base, requests, duration: o.warmup, connections: o.connections });
       const sampler = new PeakSampler({ postgres: () => pidsMatching(path.join(work, 'pg')) });
       sampler.start();
+      const load0 = loadAverage();
       const r = await o.runLoad({ url: base, requests, duration: o.duration, connections: o.connections });
       sampler.stop();
+      const load: [number, number] = [load0, loadAverage()];
       o.say(`  GET /api/person over ${target} tenants: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors + r.non2xx}`);
       api.kill('SIGTERM');
       await new Promise((res) => api!.once('exit', res));
@@ -148,6 +174,8 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
         migrationErrors: report.tenants.filter((x) => x.error).length,
         pssMiB: (sampler.pssPeaks.get('postgres') ?? 0) / 2 ** 20,
         rssMiB: (sampler.peaks.get('postgres') ?? 0) / 2 ** 20,
+        settleSeconds,
+        load,
       });
     }
   } finally {
@@ -181,5 +209,6 @@ export function renderScale(stages: Stage[]): string {
     row('PostgreSQL RSS peak (sum of backends), MiB', (s) => s.rssMiB.toFixed(0)),
     row('spare schemas made, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.spareSeconds).toFixed(1)),
     row('tenants created from spares, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.importSeconds).toFixed(1)),
+    row('machine load average (1 min), start / end of the timed run', (s) => `${s.load[0].toFixed(1)} / ${s.load[1].toFixed(1)}`),
   ].join('\n');
 }

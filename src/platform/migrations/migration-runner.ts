@@ -10,14 +10,29 @@ export interface MigrateResult {
   applied: string[];
 }
 
+/** A statement as knex sent it to PostgreSQL: `$1`.. placeholders and their values. */
+export interface SentStatement {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
 /**
  * Brings one schema up to date in a single transaction: the search_path is set local
  * to the transaction, so migrations write unqualified names, and an advisory lock keyed
  * on the schema serialises concurrent runners. knex's own migrator commits per file,
  * which would leave a tenant half-migrated when a later file fails.
+ * `onStatement` is told of every statement sent inside the transaction (BEGIN and COMMIT not
+ * included), in order: recorded-migrations.ts replays them to make more schemas alike.
  */
-export async function migrateSchema(knex: Knex, schema: string, migrations: Migration[]): Promise<MigrateResult> {
+export async function migrateSchema(
+  knex: Knex,
+  schema: string,
+  migrations: Migration[],
+  onStatement?: (statement: SentStatement) => void,
+): Promise<MigrateResult> {
   return knex.transaction(async (trx) => {
+    let recording = !!onStatement;
+    if (onStatement) trx.on('query', (q: { sql: string; bindings?: unknown[] }) => recording && onStatement({ sql: q.sql, bindings: q.bindings ?? [] }));
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
     await trx.raw('create schema if not exists ??', [schema]);
     await trx.raw("select set_config('search_path', ?, true)", [schema]);
@@ -39,6 +54,7 @@ export async function migrateSchema(knex: Knex, schema: string, migrations: Migr
       await trx.withSchema(schema).table('schema_migrations').insert({ name: m.name });
       applied.push(m.name);
     }
+    recording = false;
     return { schema, applied };
   });
 }

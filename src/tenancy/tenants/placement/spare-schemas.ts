@@ -7,10 +7,21 @@ import type { Env } from '../../../platform/config/env';
 import { CLUSTERS, type Clusters } from '../../../platform/clusters/clusters';
 import { listSpares, SPARE_PREFIX } from '../../../platform/clusters/spare-catalog';
 import { migrateSchema } from '../../../platform/migrations/migration-runner';
+import { NotReplayableError, recordMigrations, replayMigrations, type MigrationScript } from '../../../platform/migrations/recorded-migrations';
 import { tenantMigrations } from '../../../../migrations/tenant';
 
 /** Candidates looked at per claim; more than the number of creators that race for one. */
 const CANDIDATES = 32;
+
+/** A spare while its migrations are recorded: not yet `spare_`, so nobody claims it half-made. */
+const TEMPLATE_PREFIX = 'sparetpl_';
+
+/**
+ * Recorded migration scripts, per process, by cluster URL and list of migration names: a new
+ * migration list (a deploy) records again. null: the migrations cannot be replayed (spares are
+ * then migrated one by one).
+ */
+const scripts = new Map<string, Promise<MigrationScript | null>>();
 
 export class SchemaTakenError extends Error {}
 
@@ -100,13 +111,18 @@ export class SpareSchemas {
 
   private async make(cluster: string, target: number, concurrency: number, onProgress?: (made: number, missing: number) => void): Promise<number> {
     const admin = this.clusters.admin(cluster);
-    const missing = Math.max(0, target - (await listSpares(admin)).length);
-    let made = 0;
+    if ((await listSpares(admin)).length >= target) return 0;
+    const recorded = await this.script(cluster);
+    const script = recorded.script;
+    let made = recorded.made;
+    const missing = Math.max(0, target - (await listSpares(admin)).length) + made;
     const next = async (): Promise<void> => {
       while (made + running < missing) {
         running++;
         try {
-          await migrateSchema(admin, `${SPARE_PREFIX}${randomBytes(8).toString('hex')}`, tenantMigrations);
+          const name = `${SPARE_PREFIX}${randomBytes(8).toString('hex')}`;
+          if (script) await replayMigrations(admin, script, name);
+          else await migrateSchema(admin, name, tenantMigrations);
           made++;
           if (onProgress && (made % 100 === 0 || made === missing)) onProgress(made, missing);
         } finally {
@@ -117,5 +133,40 @@ export class SpareSchemas {
     let running = 0;
     await Promise.all(Array.from({ length: Math.max(1, concurrency) }, next));
     return made;
+  }
+
+  /**
+   * The recorded script of the current tenant migrations on this cluster. The first call in the
+   * process records it on a template and checks it on a first replay (recorded-migrations.ts);
+   * both then become spares (`made`: how many this call made).
+   */
+  private async script(cluster: string): Promise<{ script: MigrationScript | null; made: number }> {
+    const key = `${this.clusters.url(cluster)}\n${tenantMigrations.map((m) => m.name).join(',')}`;
+    const cached = scripts.get(key);
+    if (cached) return { script: await cached, made: 0 };
+    const recording = this.record(cluster);
+    scripts.set(key, recording.then((r) => r.script));
+    try {
+      return await recording;
+    } catch (err) {
+      scripts.delete(key);
+      throw err;
+    }
+  }
+
+  private async record(cluster: string): Promise<{ script: MigrationScript | null; made: number }> {
+    const admin = this.clusters.admin(cluster);
+    const hex = [randomBytes(8).toString('hex'), randomBytes(8).toString('hex')];
+    const [template, probe] = hex.map((h) => `${TEMPLATE_PREFIX}${h}`);
+    try {
+      const script = await recordMigrations(admin, template, probe, tenantMigrations);
+      for (let i = 0; i < 2; i++) await admin.raw('alter schema ?? rename to ??', [`${TEMPLATE_PREFIX}${hex[i]}`, `${SPARE_PREFIX}${hex[i]}`]);
+      return { script, made: 2 };
+    } catch (err) {
+      for (const s of [template, probe]) await admin.raw('drop schema if exists ?? cascade', [s]).catch(() => {});
+      if (!(err instanceof NotReplayableError)) throw err;
+      this.logger.warn({ err: err.message, cluster }, 'tenant migrations cannot be replayed; spare schemas are migrated one by one');
+      return { script: null, made: 0 };
+    }
   }
 }

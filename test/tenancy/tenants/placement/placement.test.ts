@@ -10,7 +10,8 @@ import { SpareSchemas } from '../../../../src/tenancy/tenants/placement/spare-sc
 import { BulkProvisioner } from '../../../../src/tenancy/tenants/placement/bulk-provisioner';
 import { TenantImporter } from '../../../../src/tenancy/tenants/tenant-importer';
 import { client } from '../../../support/test-app';
-import { useTwoClusters } from './second-cluster';
+import { asAcme } from '../../../support/login';
+import { importOn, useTwoClusters } from './second-cluster';
 
 const bed = useTwoClusters();
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -83,6 +84,22 @@ describe('spare schemas', () => {
       expect(migrations).toEqual(expect.arrayContaining(tenantMigrations.map((m) => m.name)));
     }
     expect(await listSpares(b())).toHaveLength(before);
+  });
+
+  it('a tenant made from a replayed spare serves logins, reads and writes, with its sequences and triggers', async () => {
+    await bed.t.container.resolve(SpareSchemas).topUp('b', (await listSpares(b())).length + 1);
+    const spares = (await listSpares(b())).length;
+    const tenant = await importOn(bed.t, 'acme', 'b');
+    expect((await listSpares(b())).length).toBe(spares - 1);
+    const admin = await asAcme(bed.t, tenant.host, 'admin');
+    expect((await admin.get('/api/person')).body.person[0].user_name).toBe('admin');
+    const sent = await admin.post('/api/messages').send({ user_name: 'ola', title: 'from a spare', text: 'x', send_medium: 'email' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const put = await admin.put('/api/configitems/api.rate_limit.per_minute').send({ value: 633 });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    // the audit log's append-only trigger and function came with the spare
+    expect(Number((await b().withSchema(tenant.schema).table('audit_log').count('* as n').first())!.n)).toBeGreaterThan(0);
+    await expect(b().withSchema(tenant.schema).table('audit_log').delete()).rejects.toThrow(/append-only/);
   });
 
   it('bulk provisioning creates every valid tenant, names the bad ones, and uses spares first', async () => {
