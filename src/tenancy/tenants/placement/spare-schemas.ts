@@ -145,13 +145,21 @@ export class SpareSchemas {
     const cached = scripts.get(key);
     if (cached) return { script: await cached, made: 0 };
     const recording = this.record(cluster);
-    scripts.set(key, recording.then((r) => r.script));
-    try {
-      return await recording;
-    } catch (err) {
-      scripts.delete(key);
-      throw err;
-    }
+    // A recording that fails (the cluster restarting, say) is forgotten before the caller hears
+    // of it, so the next top-up records again.
+    const shared: Promise<MigrationScript | null> = recording.then(
+      (r) => r.script,
+      (err) => {
+        if (scripts.get(key) === shared) scripts.delete(key);
+        throw err;
+      },
+    );
+    // The caller gets the error from `recording`; this copy, kept for concurrent callers, needs a
+    // handler of its own: unhandled, its rejection would end the process (it did end the worker
+    // when PostgreSQL restarted during its first top-up).
+    shared.catch(() => {});
+    scripts.set(key, shared);
+    return recording;
   }
 
   private async record(cluster: string): Promise<{ script: MigrationScript | null; made: number }> {
