@@ -37,14 +37,28 @@ export function buildApp(container: DependencyContainer): Express {
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
+  // GET /api/openapi.json is here; everything else under /api is the API router's.
+  app.use(docsRoutes(allRoutes, version, platformPaths()));
+  app.use('/api', apiRouter(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
-  app.use(docsRoutes(allRoutes, version, platformPaths()));
-
   // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
   app.use('/platform', platformRoutes(container));
   app.use(adminPageRoutes(container));
 
+  app.use((req) => {
+    throw new ApiError(404, `not found: ${req.method} ${req.path}`);
+  });
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+/**
+ * The tenant API. Mounted before the operator's and the admin page's routers, which own no path
+ * under /api, so that an API call does not walk through them first.
+ */
+function apiRouter(container: DependencyContainer): express.Router {
+  const env = container.resolve(ENV);
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
   api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
@@ -61,11 +75,5 @@ export function buildApp(container: DependencyContainer): Express {
   api.use((req) => {
     throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);
   });
-  app.use('/api', api);
-
-  app.use((req) => {
-    throw new ApiError(404, `not found: ${req.method} ${req.path}`);
-  });
-  app.use(errorMiddleware(logger));
-  return app;
+  return api;
 }

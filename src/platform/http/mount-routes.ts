@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
@@ -108,8 +108,34 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
   return { result, rendered: render(route, result, fields) };
 }
 
-/** Turns route definitions into express handlers: login, 418, input validation, access rule, envelope. */
-export function mountRoutes(routes: readonly RouteDefinition[]): Router {
+/** The first path segment, lower case as express matches ('/Persons/p1' -> 'persons'). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/**
+ * Turns route definitions into express handlers: login, 418, input validation, access rule,
+ * envelope. express tries a router's routes one by one, so the routes are grouped by their first
+ * path segment (one router per resource) and a request is handed to its group by a Map lookup:
+ * GET /api/events no longer tests some 50 route patterns first.
+ */
+export function mountRoutes(routes: readonly RouteDefinition[]): (req: Request, res: Response, next: NextFunction) => void {
+  const groups = new Map<string, RouteDefinition[]>();
+  for (const route of routes) {
+    const segment = firstSegment(route.path);
+    if (segment.startsWith(':')) throw new Error(`route ${route.path}: the first path segment must be fixed`);
+    groups.set(segment, [...(groups.get(segment) ?? []), route]);
+  }
+  const routers = new Map([...groups].map(([segment, group]) => [segment, routeGroup(group)]));
+  return (req, res, next) => {
+    const router = routers.get(firstSegment(req.path));
+    if (router) router(req, res, next);
+    else next();
+  };
+}
+
+function routeGroup(routes: readonly RouteDefinition[]): Router {
   const router = Router();
   for (const route of routes) {
     router[route.method](route.path, async (req: Request, res: Response) => {

@@ -21,17 +21,10 @@ export function requestLogging(logger: Logger) {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    // pino-http also asks at the start of the request, when nothing is known yet; answering
-    // undefined there saves a child logger per request.
-    customProps(req: any, res: ServerResponse) {
-      if (!res.headersSent) return undefined as any;
-      const scope = maybeRequestScope(req);
-      return {
-        tenant: scope?.tenant.slug,
-        user_id: scope?.principal?.personId,
-        route: routeTemplate(req),
-      };
-    },
+    // Tenant, user and route go into the access line's own object, not into a child logger's
+    // bindings (customProps would stringify them and build a child logger per request).
+    customSuccessObject: (req: any, res: ServerResponse, line: object) => ({ ...line, ...requestFacts(req, res) }),
+    customErrorObject: (req: any, res: ServerResponse, _err: Error, line: object) => ({ ...line, ...requestFacts(req, res) }),
     serializers: {
       req: (req) => ({ id: req.id, method: req.method, url: String(req.url).split('?')[0] }),
       res: (res) => ({ statusCode: res.statusCode }),
@@ -42,4 +35,9 @@ export function requestLogging(logger: Logger) {
       return logger.isLevelEnabled('info') ? 'info' : 'silent';
     },
   });
+}
+
+function requestFacts(req: any, res: ServerResponse) {
+  const scope = maybeRequestScope(req);
+  return { tenant: scope?.tenant.slug, user_id: scope?.principal?.personId, route: res.headersSent ? routeTemplate(req) : undefined };
 }

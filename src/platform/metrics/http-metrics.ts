@@ -11,14 +11,23 @@ import { ApiError } from '../errors/api-error';
 /** Records duration, tenant and login failures when the response has been sent. */
 export function httpMetrics(container: DependencyContainer) {
   const metrics = container.resolve(Metrics);
+  // prom-client hashes a label set on every call; the children of the few label sets in use are
+  // kept instead (their series exist for the process' life anyway).
+  const durations = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
+  const perTenant = new Map<string, ReturnType<typeof metrics.tenantRequests.labels>>();
   return (req: Request, res: Response, next: NextFunction) => {
-    const stop = metrics.httpDuration.startTimer();
+    const started = process.hrtime.bigint();
     res.on('finish', () => {
       const route = routeTemplate(req);
       const status = res.statusCode;
-      stop({ method: req.method, route, status: String(status) });
+      const key = `${req.method} ${status} ${route}`;
+      let duration = durations.get(key);
+      if (!duration) durations.set(key, (duration = metrics.httpDuration.labels(req.method, route, String(status))));
+      duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       const tenant = maybeRequestScope(req)?.tenant.slug ?? 'none';
-      metrics.tenantRequests.inc({ tenant });
+      let requests = perTenant.get(tenant);
+      if (!requests) perTenant.set(tenant, (requests = metrics.tenantRequests.labels(tenant)));
+      requests.inc();
       if (req.method === 'POST' && route === '/api/login' && status === 401) metrics.loginFailures.inc({ tenant });
     });
     next();
