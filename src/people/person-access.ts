@@ -46,10 +46,15 @@ export class PersonAccess {
    * The person a call acts on: `userName` when given, else the caller. Unknown: 404; a person
    * named in the route's path is the resource and is quoted (`person "kari" not found`).
    */
-  async target(user: Principal, userName: string | undefined, quoted = false): Promise<TargetPerson> {
-    const person = await this.directory.find(userName === undefined ? { id: user.personId } : { user_name: userName }, TARGET_COLUMNS);
+  async target(user: Principal, userName: string | undefined, quoted = false, lookup = (): Promise<TargetPerson | undefined> => this.lookup(user, userName)): Promise<TargetPerson> {
+    const person = await lookup();
     if (!person) throw ApiError.notFound(quoted ? `person "${userName}"` : `person ${userName ?? user.personId}`);
     return person;
+  }
+
+  /** The person `userName` names (the caller when left out), or undefined. */
+  lookup(user: Principal, userName: string | undefined): Promise<TargetPerson | undefined> {
+    return this.directory.find(userName === undefined ? { id: user.personId } : { user_name: userName }, TARGET_COLUMNS);
   }
 
   async allows(user: Principal, person: { id: number; organisation_id: number | null }, rule: PersonRule): Promise<boolean> {

@@ -1,5 +1,7 @@
 import { access, type AccessCheck, type AccessRule } from '../platform/http/access';
 import { ApiError } from '../platform/errors/api-error';
+import { TenantDataCache } from '../platform/cache/tenant-data-cache';
+import { TENANT } from '../platform/tokens';
 import { OrganisationsRepository } from './organisations/organisations.repository';
 import { PERSON_RULE_TEXT, PersonAccess, type PersonRule, type TargetPerson } from './person-access';
 
@@ -20,11 +22,22 @@ function person(rule: PersonRule, param: string, action: Action): AccessRule<Tar
     async check(ctx: AccessCheck, input: Record<string, unknown>) {
       const persons = ctx.resolve(PersonAccess);
       const named = input[param] as string | undefined;
-      const target = await persons.target(ctx.user, named, ctx.path.includes(`:${param}`));
+      const target = await persons.target(ctx.user, named, ctx.path.includes(`:${param}`), ctx.method === 'get' ? () => cachedLookup(ctx, persons, named) : undefined);
       await persons.assert(ctx.user, target, rule, phrase(action, input, target));
       return target;
     },
   };
+}
+
+/**
+ * A GET's target person from TenantDataCache (fresh by the persons table's change notices): the
+ * lookup was the one query left on cached reads such as GET /api/personcompetences. Writes look
+ * the person up in the database, as they act on it. A copy is handed out: cached values are frozen.
+ */
+async function cachedLookup(ctx: AccessCheck, persons: PersonAccess, named: string | undefined): Promise<TargetPerson | undefined> {
+  const key = `access target\u0000${named === undefined ? `id ${ctx.user.personId}` : `user_name ${named}`}`;
+  const found = await ctx.resolve(TenantDataCache).get(ctx.resolve(TENANT), key, async () => ({ person: (await persons.lookup(ctx.user, named)) ?? null }));
+  return found.person ? { ...found.person } : undefined;
 }
 
 /** Superuser, or a manager of the organisation `param` (and so of everything below it); unknown organisation: 404. */

@@ -89,6 +89,7 @@ function check(userName: string | null, path = '/x'): AccessCheck {
       return user;
     },
     path,
+    method: 'post',
     resolve: ((token: unknown) => (token === PersonAccess ? access() : token === OrganisationsRepository ? orgs : undefined)) as AccessCheck['resolve'],
   };
 }

@@ -129,3 +129,23 @@ describe('GET /api/events (upcoming)', () => {
     }
   });
 });
+
+describe('the person a GET acts on', () => {
+  it('is looked up once while nothing changes; writes look it up each time; an announced rename is seen', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    await cachesSettled(t, knex, acme.schema);
+    expect((await admin.get('/api/persons/ola')).status).toBe(200);
+    await silently((trx) => trx.withSchema(acme.schema).table('persons').where({ user_name: 'ola' }).update({ user_name: 'ola_renamed' }));
+    // the GET's access check still finds ola under the old name: the lookup was cached
+    expect((await admin.get('/api/persons/ola')).status).toBe(200);
+    // a write acts on the person: it reads the database and does not find ola
+    const put = await admin.put('/api/persons/ola').send({ firstname: 'Ola' });
+    expect(put.status).toBe(404);
+    expect(put.body.message).toContain('person "ola"');
+    await knex.withSchema(acme.schema).table('locations').where({ id: -1 }).update({ name: 'x' }); // announced, changes nothing
+    await eventually('the rename shows', async () => (await admin.get('/api/persons/ola')).status === 404);
+    expect((await admin.get('/api/persons/ola_renamed')).status).toBe(200);
+    await knex.withSchema(acme.schema).table('persons').where({ user_name: 'ola_renamed' }).update({ user_name: 'ola' });
+  });
+});
+

@@ -35,6 +35,7 @@ interface Entry {
 @injectable()
 export class TenantDataCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, { tenant: Tenant; version: string; value: Promise<object> }>();
 
   constructor(
     @inject(PrincipalCache) private readonly versions: PrincipalCache,
@@ -50,10 +51,21 @@ export class TenantDataCache {
     const now = Date.now();
     const hit = this.entries.get(full);
     if (hit && hit.tenant === tenant && hit.version === version && hit.expires > now && hit.until > this.root.resolve(CLOCK).now().getTime()) return hit.value as T;
-    const value = await load();
+    // Requests that miss the same entry together share one load (32 connections asking for the
+    // same list after a write would otherwise each run its statements).
+    const pending = this.loading.get(full);
+    if (pending && pending.tenant === tenant && pending.version === version) return pending.value as Promise<T>;
+    const loading = { tenant, version, value: load().then(deepFreeze) };
+    this.loading.set(full, loading);
+    let value: T;
+    try {
+      value = await loading.value;
+    } finally {
+      if (this.loading.get(full) === loading) this.loading.delete(full);
+    }
     if (this.versions.dataVersion(tenant.schema) === version) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      const entry = { tenant, version, expires: now + this.env.PRINCIPAL_CACHE_SECONDS * 1000, until: until ? until(value) : Infinity, value: deepFreeze(value) };
+      const entry = { tenant, version, expires: now + this.env.PRINCIPAL_CACHE_SECONDS * 1000, until: until ? until(value) : Infinity, value };
       this.entries.set(full, entry);
     }
     return value;

@@ -9,6 +9,8 @@ export interface AccessCheck {
   readonly user: Principal;
   /** The route's express path: a parameter in it names the resource itself (e.g. /persons/:user_name). */
   readonly path: string;
+  /** The route's method: a GET changes nothing, so what its check reads may come from a cache. */
+  readonly method: 'get' | 'post' | 'put' | 'delete';
   resolve<T>(token: InjectionToken<T>): T;
 }
 

@@ -77,6 +77,7 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
         return requireUser(principal);
       },
       path: route.path,
+      method: route.method,
       resolve,
     },
     parsed.data,

@@ -21,16 +21,20 @@ const MAX_RETRIES_PER_REQUEST = 1;
  * Commands issued in one turn of the event loop go out in one write: a request's session GETEX
  * and rate-limit script were a write syscall each, about 11% of the API's CPU on GET /api/person;
  * batched, 4% (bench, 32 connections). ioredis never batches MULTI, SUBSCRIBE and the like.
+ * Scripts are left out: in an auto-pipeline ioredis 6 sometimes answers a script's batch with
+ * fewer results than commands (TypeError "results[i] is not iterable", the callers never
+ * answered), and on a cluster it picks the slot of an EVALSHA by its hash, not its key
+ * (redis/ioredis#2109). rlflxIncr is rate-limiter-flexible's script.
  */
-const AUTO_PIPELINING = true;
+const AUTO_PIPELINING = { enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['eval', 'evalsha', 'rlflxIncr', 'rlflxIncrBuffer'] };
 const reconnectDelay = (times: number) => Math.min(times * 100, 1000);
 
 /** The one way the product opens a Redis connection (BullMQ's own connections derive from it). */
 export function createRedisClient(target: RedisTarget, name: string, logger: Logger): RedisClient {
   const client =
     target.kind === 'single'
-      ? new Redis(target.url, { maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST, enableOfflineQueue: true, retryStrategy: reconnectDelay, enableAutoPipelining: AUTO_PIPELINING })
-      : failFastOnceReady(new Cluster(target.nodes, { ...clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST), enableAutoPipelining: AUTO_PIPELINING }));
+      ? new Redis(target.url, { maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST, enableOfflineQueue: true, retryStrategy: reconnectDelay, ...AUTO_PIPELINING })
+      : failFastOnceReady(new Cluster(target.nodes, { ...clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST), ...AUTO_PIPELINING }));
   client.on('error', (err: Error) => logger.warn({ err: err.message }, `${name} connection error`));
   return client;
 }
