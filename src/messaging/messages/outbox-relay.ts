@@ -13,6 +13,7 @@ import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
 import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
+import { DELIVERIES_PER_JOB, deliverBatchJob, deliverBatchJobId, type DeliverBatch } from './deliver-batch.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
@@ -168,32 +169,38 @@ export class OutboxRelay implements BackgroundWorker {
     );
   }
 
+  /**
+   * New rows go in batch jobs of DELIVERIES_PER_JOB (one claim, one UPDATE, one BullMQ job per
+   * batch); rows relayed before go one job per row under their old job id, so a finished job
+   * of theirs can be found and removed first.
+   */
   private async enqueue(queue: MessageQueue, tenantId: number, rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     const retry = this.root.resolve(RETRY_POLICY);
-    const jobs = rows.map((row) => ({ row, data: deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage }));
-    await this.clearFinished(queue, jobs.filter((j) => j.row.stale).map((j) => deliverJobId(j.data)));
-    await this.queues.get(queue).addBulk(
-      jobs.map(({ data }) => {
-        return {
-          name: deliverMessageJob.name,
-          data,
-          opts: {
-            jobId: deliverJobId(data),
-            attempts: retry.attempts,
-            backoff: { type: 'capped-exponential' },
-            removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-            removeOnFail: { age: 30 * 86_400 },
-          },
-        };
-      }),
-    );
+    const opts = {
+      attempts: retry.attempts,
+      backoff: { type: 'capped-exponential' },
+      removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+      removeOnFail: { age: 30 * 86_400 },
+    };
+    const stale = rows.filter((r) => r.stale).map((row) => deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage);
+    await this.clearFinished(queue, stale.map(deliverJobId));
+    const fresh = rows.filter((r) => !r.stale).map((r) => r.id);
+    const batches: DeliverBatch[] = [];
+    for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) batches.push(deliverBatchJob.schema.parse({ tenantId, deliveryIds: fresh.slice(i, i + DELIVERIES_PER_JOB) }));
+    await this.queues.get(queue).addBulk([
+      ...stale.map((data) => ({ name: deliverMessageJob.name, data, opts: { ...opts, jobId: deliverJobId(data) } })),
+      ...batches.map((data) => ({ name: deliverBatchJob.name, data, opts: { ...opts, jobId: deliverBatchJobId(data) } })),
+    ]);
   }
 
-  /** How many bulk jobs this tenant may add now: its turn's batch, bounded by the queue's room. */
+  /**
+   * How many bulk rows this tenant may add now: its turn's batch, bounded by the queue's room.
+   * Every waiting job counts as a full batch, so the deliveries waiting never exceed maxQueueDepth.
+   */
   private async bulkRoom(): Promise<number> {
     const counts = await this.queues.get('messages').getJobCounts('waiting', 'prioritized', 'delayed');
     const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
-    return Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth);
+    return Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth * DELIVERIES_PER_JOB);
   }
 }
