@@ -196,11 +196,14 @@ export class OutboxRelay implements BackgroundWorker {
 
   /**
    * How many bulk rows this tenant may add now: its turn's batch, bounded by the queue's room.
-   * Every waiting job counts as a full batch, so the deliveries waiting never exceed maxQueueDepth.
+   * Every waiting job counts as a full batch, so the deliveries waiting never exceed maxQueueDepth;
+   * none while the room is less than one batch.
    */
   private async bulkRoom(): Promise<number> {
     const counts = await this.queues.get('messages').getJobCounts('waiting', 'prioritized', 'delayed');
     const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
-    return Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth * DELIVERIES_PER_JOB);
+    const room = Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth * DELIVERIES_PER_JOB);
+    // Room for less than a whole batch: wait (pollMs) rather than move a few rows per pass as jobs finish.
+    return room < Math.min(DELIVERIES_PER_JOB, this.timing.perTenantBatch) ? 0 : room;
   }
 }
