@@ -18,13 +18,15 @@ export const DeliverBatch = z.object({
 export type DeliverBatch = z.infer<typeof DeliverBatch>;
 
 /**
- * Job id: the tenant and its deliveries, so the relay adding the same batch again (a crash
- * between the add and the mark) is a no-op. A batch that differs (rows added meanwhile) is a
- * new job; the claim keeps a row from being sent by two jobs at once.
+ * Job id: the tenant and its rows as the relay saw them (id and updated_at), so the relay adding
+ * the same batch again (a crash between the add and the mark) is a no-op, while rows that changed
+ * since (set back to queued by an operator's retry) make a new job: BullMQ ignores an add whose id
+ * it still holds, completed jobs included. A batch that differs is a new job; the claim keeps a row
+ * from being sent by two jobs at once.
  */
-export function deliverBatchJobId(d: DeliverBatch): string {
-  const digest = createHash('sha1').update(d.deliveryIds.join(',')).digest('base64url').slice(0, 16);
-  return `t${d.tenantId}-b${d.deliveryIds[0]}-${d.deliveryIds.length}-${digest}`;
+export function deliverBatchJobId(tenantId: number, rows: readonly { id: number; updatedAt: Date }[]): string {
+  const digest = createHash('sha1').update(rows.map((r) => `${r.id}@${r.updatedAt.getTime()}`).join(',')).digest('base64url').slice(0, 16);
+  return `t${tenantId}-b${rows[0].id}-${rows.length}-${digest}`;
 }
 
 /**

@@ -33,6 +33,8 @@ interface OutboxRow {
   kind: 'message' | 'password';
   /** Relayed before: its job may have vanished, given up or been cut off with its worker. */
   stale: boolean;
+  /** Changes when the row is written (an operator's retry): part of its batch job's id. */
+  updated_at: Date;
 }
 
 /**
@@ -108,7 +110,7 @@ export class OutboxRelay implements BackgroundWorker {
       .where((q) => q.whereNull('d.relayed_at').orWhereRaw('d.relayed_at < now() - make_interval(secs => ?)', [redeliver]))
       .orderByRaw("(m.kind = 'password') desc, d.id")
       .limit(bulkRoom + PASSWORD_ROWS_PER_BATCH + 1)
-      .select('d.id', 'd.message_id', 'd.medium', 'm.kind', db.raw('d.relayed_at is not null as stale'));
+      .select('d.id', 'd.message_id', 'd.medium', 'm.kind', 'd.updated_at', db.raw('d.relayed_at is not null as stale'));
     const password = rows.filter((r) => r.kind === 'password').slice(0, PASSWORD_ROWS_PER_BATCH);
     const bulk = rows.filter((r) => r.kind !== 'password').slice(0, bulkRoom);
     const moving = [...password, ...bulk];
@@ -185,12 +187,16 @@ export class OutboxRelay implements BackgroundWorker {
     };
     const stale = rows.filter((r) => r.stale).map((row) => deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage);
     await this.clearFinished(queue, stale.map(deliverJobId));
-    const fresh = rows.filter((r) => !r.stale).map((r) => r.id);
-    const batches: DeliverBatch[] = [];
-    for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) batches.push(deliverBatchJob.schema.parse({ tenantId, deliveryIds: fresh.slice(i, i + DELIVERIES_PER_JOB) }));
+    const fresh = rows.filter((r) => !r.stale);
+    const batches: { data: DeliverBatch; jobId: string }[] = [];
+    for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) {
+      const part = fresh.slice(i, i + DELIVERIES_PER_JOB);
+      const data = deliverBatchJob.schema.parse({ tenantId, deliveryIds: part.map((r) => r.id) }) as DeliverBatch;
+      batches.push({ data, jobId: deliverBatchJobId(tenantId, part.map((r) => ({ id: r.id, updatedAt: r.updated_at }))) });
+    }
     await this.queues.get(queue).addBulk([
       ...stale.map((data) => ({ name: deliverMessageJob.name, data, opts: { ...opts, jobId: deliverJobId(data) } })),
-      ...batches.map((data) => ({ name: deliverBatchJob.name, data, opts: { ...opts, jobId: deliverBatchJobId(data) } })),
+      ...batches.map(({ data, jobId }) => ({ name: deliverBatchJob.name, data, opts: { ...opts, jobId } })),
     ]);
   }
 

@@ -127,10 +127,14 @@ it('a batch cut off after sending (its worker killed) is sent again with the sam
   expect(received('Batch redelivered')).toHaveLength(8);
 });
 
-it("a batch job names one tenant: its id starts with the tenant's prefix and changes with the rows", () => {
-  const a = deliverBatchJobId({ tenantId: 7, deliveryIds: [1, 2, 3] });
+it("a batch job names one tenant: its id starts with the tenant's prefix and changes with the rows and their versions", () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const later = new Date('2026-01-01T00:00:01Z');
+  const rows = (ids: number[], when = at) => ids.map((id) => ({ id, updatedAt: when }));
+  const a = deliverBatchJobId(7, rows([1, 2, 3]));
   expect(a).toMatch(/^t7-b1-3-/);
-  expect(deliverBatchJobId({ tenantId: 7, deliveryIds: [1, 2, 3] })).toBe(a);
-  expect(deliverBatchJobId({ tenantId: 7, deliveryIds: [1, 2, 4] })).not.toBe(a);
-  expect(deliverBatchJobId({ tenantId: 8, deliveryIds: [1, 2, 3] })).toMatch(/^t8-/);
+  expect(deliverBatchJobId(7, rows([1, 2, 3]))).toBe(a); // the relay adding it again: a no-op
+  expect(deliverBatchJobId(7, rows([1, 2, 4]))).not.toBe(a);
+  expect(deliverBatchJobId(7, rows([1, 2, 3], later))).not.toBe(a); // retried by an operator: a new job
+  expect(deliverBatchJobId(8, rows([1, 2, 3]))).toMatch(/^t8-/);
 });
