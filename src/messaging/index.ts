@@ -21,6 +21,7 @@ import { OutboxMetrics } from './messages/outbox-metrics';
 import { MailSender } from './messages/mail-sender';
 import { SmsSender } from './messages/sms-sender';
 import { deliverMessageJob } from './messages/deliver-message.job';
+import { deliverBatchJob } from './messages/deliver-batch.job';
 import { MESSAGE_QUEUES } from './messages/message-queues';
 import { QueuedJobsPurger } from './messages/queued-jobs-purger';
 import { SendLoginNotifier } from './messages/send-login-notifier';
@@ -43,6 +44,7 @@ export const messagingModule: AppModule = {
     c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
     for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });
     c.register(JOBS, { useValue: deliverMessageJob });
+    c.register(JOBS, { useValue: deliverBatchJob });
     c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
     c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });

@@ -4,7 +4,7 @@ import type { Env } from '../../platform/config/env';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Tenant } from '../../platform/tenancy/tenant';
-import type { DeliveryRow, MessageRow } from './messages.repository';
+import type { DeliveryRow, Medium, MessageRow } from './messages.repository';
 import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
@@ -15,19 +15,36 @@ import { messageFailedData } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
+/** What a batch came to: per delivery id its outcome, and an unexpected error to report (the row is failed). */
+export interface BatchOutcome {
+  outcomes: Map<number, DeliveryOutcome>;
+  /** The medium of each delivery that ended failed (for the failure counter). */
+  failedMedia: Medium[];
+  unexpected?: Error;
+}
+
+/** Sends of one batch in flight at once (the SMTP pool has MAIL_POOL_CONNECTIONS connections). */
+const SENDS_AT_ONCE = 10;
+
 /** `<delivery-t<tenant>-<delivery>@<domain of mail.from>>`: the same for every attempt of one delivery, so a receiver can tell a resend from a new message. */
 export function deliveryMessageId(tenantId: number, deliveryId: number, from: string): string {
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
   return `<delivery-t${tenantId}-${deliveryId}@${domain}>`;
 }
 
+type Claimed = DeliveryRow & { message: MessageRow; expired: boolean };
+
 /**
- * Sends one delivery at least once. The row moves queued -> sending in one conditional
- * UPDATE (the row lock), so two jobs for one row do not send at once. A row left `sending`
- * longer than OUTBOX_REDELIVER_AFTER_SECONDS belongs to a worker that died mid-send: it is
- * claimed again and sent again (with the same Message-ID), because losing a message is
- * worse than a recognisable duplicate. Giving up is decided by the message's age
+ * Sends deliveries at least once, one or a batch at a time. Rows move queued -> sending in one
+ * conditional UPDATE (the row lock), so two jobs for one row do not send at once. A row left
+ * `sending` longer than OUTBOX_REDELIVER_AFTER_SECONDS belongs to a worker that died mid-send: it
+ * is claimed again and sent again (with the same Message-ID), because losing a message is worse
+ * than a recognisable duplicate. Giving up is decided by the message's age
  * (MESSAGE_DELIVERY_MAX_AGE_HOURS), never by BullMQ's attempt budget.
+ *
+ * A batch costs three statements however long it is: the claim, one UPDATE of the rows sent and
+ * one of the rows to retry (failures, rare, each with its message.failed event in one transaction).
+ * Each row's outcome is its own: one recipient's error neither stops nor repeats the others.
  */
 @injectable()
 export class DeliveryService {
@@ -42,56 +59,92 @@ export class DeliveryService {
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
 
+  /** One delivery; an unexpected error fails the row and is thrown. */
   async deliver(deliveryId: number): Promise<DeliveryOutcome> {
-    const claimed = await this.claim(deliveryId);
-    // sent or failed already, or another worker is sending it right now
-    if (!claimed) return 'skipped';
-    const { message, expired, ...delivery } = claimed;
-    if (expired) {
-      await this.fail(deliveryId, expiredReason(this.env, delivery.last_error));
-      return 'failed';
-    }
-    try {
-      const providerId = await this.send(delivery, message);
-      await this.finish(deliveryId, { state: 'sent', provider_id: providerId, sent_at: this.db.fn.now(), last_error: null });
-      return 'sent';
-    } catch (err) {
-      const reason = (err as Error).message;
-      if (err instanceof TemporaryDeliveryError) {
-        await this.finish(deliveryId, { state: 'queued', last_error: reason });
-        return 'retry';
-      }
-      await this.fail(deliveryId, reason);
-      if (!(err instanceof PermanentDeliveryError)) throw err;
-      return 'failed';
-    }
+    const { outcomes, unexpected } = await this.deliverMany([deliveryId]);
+    if (unexpected) throw unexpected;
+    return outcomes.get(deliveryId) ?? 'skipped';
   }
 
-  /** queued (or abandoned sending) -> sending, with its message and whether it is too old, in one round trip. */
-  private async claim(deliveryId: number): Promise<(DeliveryRow & { message: MessageRow; expired: boolean }) | undefined> {
+  /** A batch of one tenant's deliveries: each sent, skipped (done or in another worker's hands), failed or set back for a retry. */
+  async deliverMany(deliveryIds: readonly number[]): Promise<BatchOutcome> {
+    const outcomes = new Map<number, DeliveryOutcome>(deliveryIds.map((id) => [id, 'skipped']));
+    const claimed = await this.claim(deliveryIds);
+    const sent: { id: number; providerId: string }[] = [];
+    const retry: { id: number; reason: string }[] = [];
+    const failed: { id: number; reason: string; medium: Medium }[] = [];
+    let unexpected: Error | undefined;
+    await eachAtMost(SENDS_AT_ONCE, claimed, async ({ message, expired, ...delivery }) => {
+      if (expired) {
+        failed.push({ id: delivery.id, reason: expiredReason(this.env, delivery.last_error), medium: delivery.medium });
+        return;
+      }
+      try {
+        sent.push({ id: delivery.id, providerId: await this.send(delivery, message) });
+      } catch (err) {
+        const reason = (err as Error).message;
+        if (err instanceof TemporaryDeliveryError) retry.push({ id: delivery.id, reason });
+        else {
+          failed.push({ id: delivery.id, reason, medium: delivery.medium });
+          if (!(err instanceof PermanentDeliveryError)) unexpected ??= err as Error;
+        }
+      }
+    });
+    await this.markSent(sent);
+    await this.setBack(retry);
+    await this.fail(failed);
+    for (const { id } of sent) outcomes.set(id, 'sent');
+    for (const { id } of retry) outcomes.set(id, 'retry');
+    for (const { id } of failed) outcomes.set(id, 'failed');
+    return { outcomes, failedMedia: failed.map((f) => f.medium), unexpected };
+  }
+
+  /** queued (or abandoned sending) -> sending, with their messages and whether they are too old, in one round trip. */
+  private async claim(deliveryIds: readonly number[]): Promise<Claimed[]> {
     const { rows } = await this.db.raw(
       `with c as (
          update ?? set state = 'sending', attempts = attempts + 1, updated_at = now()
-          where id = ? and (state = 'queued' or (state = 'sending' and updated_at < now() - make_interval(secs => ?)))
+          where id = any(?::int[]) and (state = 'queued' or (state = 'sending' and updated_at < now() - make_interval(secs => ?)))
           returning *)
        select c.*, to_jsonb(m) as message, m.created_at < now() - make_interval(secs => ?) as expired
-         from c join ?? m on m.id = c.message_id`,
-      [this.db.ref('message_deliveries'), deliveryId, this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
+         from c join ?? m on m.id = c.message_id
+        order by c.id`,
+      [this.db.ref('message_deliveries'), [...deliveryIds], this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
     );
-    return rows[0];
+    return rows;
+  }
+
+  private async markSent(sent: { id: number; providerId: string }[]): Promise<void> {
+    if (!sent.length) return;
+    await this.db.raw(
+      `update ?? d set state = 'sent', provider_id = s.provider_id, sent_at = now(), last_error = null, updated_at = now()
+         from unnest(?::int[], ?::text[]) as s(id, provider_id)
+        where d.id = s.id`,
+      [this.db.ref('message_deliveries'), sent.map((s) => s.id), sent.map((s) => s.providerId)],
+    );
+  }
+
+  /** Back to queued with the reason; the job is retried with backoff. */
+  private async setBack(rows: { id: number; reason: string }[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.raw(
+      `update ?? d set state = 'queued', last_error = s.reason, updated_at = now()
+         from unnest(?::int[], ?::text[]) as s(id, reason)
+        where d.id = s.id`,
+      [this.db.ref('message_deliveries'), rows.map((r) => r.id), rows.map((r) => r.reason)],
+    );
   }
 
   /** Failed for good, with message.failed for the webhooks in the same transaction. */
-  private async fail(id: number, reason: string): Promise<void> {
+  private async fail(rows: { id: number; reason: string }[]): Promise<void> {
+    if (!rows.length) return;
     await this.uow.run(async (tx) => {
-      await tx.db.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.db.fn.now() });
-      await this.events.record(tx, 'message.failed', () => messageFailedData(tx.db, id));
+      for (const { id, reason } of rows) {
+        await tx.db.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.db.fn.now() });
+        await this.events.record(tx, 'message.failed', () => messageFailedData(tx.db, id));
+      }
     });
     await this.events.committed();
-  }
-
-  private async finish(id: number, change: Record<string, unknown>): Promise<void> {
-    await this.db.table('message_deliveries').where({ id }).update({ ...change, updated_at: this.db.fn.now() });
   }
 
   private async send(d: DeliveryRow, m: MessageRow): Promise<string> {
@@ -106,6 +159,15 @@ export class DeliveryService {
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');
     return this.sms.send({ from, to: d.address, body: `${m.title}\n${text}` });
   }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachAtMost<T>(limit: number, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runner = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, runner));
 }
 
 export function maxAgeSeconds(env: Env): number {

@@ -9,5 +9,5 @@ export type MessageQueue = 'mail-priority' | 'messages';
  */
 export const MESSAGE_QUEUES: readonly (QueueDefinition & { name: MessageQueue })[] = [
   { name: 'mail-priority', concurrency: 4 },
-  { name: 'messages', concurrency: 24 },
+  { name: 'messages', concurrency: 8 },
 ];

@@ -8,7 +8,6 @@ import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
 import { PersonAccess, PersonDirectory } from '../../people';
 import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
-import { OutboxSignal } from './outbox-signal';
 import { SenderRateLimit } from './sender-rate-limit';
 
 export interface SendMessageInput {
@@ -44,7 +43,6 @@ export class MessagesService {
     @inject(MessagesRepository) private readonly repo: MessagesRepository,
     @inject(PersonDirectory) private readonly recipients: PersonDirectory,
     @inject(PersonAccess) private readonly access: PersonAccess,
-    @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
@@ -75,7 +73,8 @@ export class MessagesService {
       send_medium: medium,
       deliveries,
     });
-    await this.signal.notify(this.tenant.id);
+    // No Redis signal: the delivery's insert trigger sends NOTIFY outbox_pending on commit (migration 120),
+    // which wakes the relay; a Redis round trip per message would cost more than it adds.
     return { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries };
   }
 

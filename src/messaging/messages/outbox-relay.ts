@@ -13,6 +13,7 @@ import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
 import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
 import { deliverJobId, deliverMessageJob, type DeliverMessage } from './deliver-message.job';
+import { DELIVERIES_PER_JOB, deliverBatchJob, deliverBatchJobId, type DeliverBatch } from './deliver-batch.job';
 import { expiredReason, maxAgeSeconds } from './delivery.service';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
@@ -32,6 +33,8 @@ interface OutboxRow {
   kind: 'message' | 'password';
   /** Relayed before: its job may have vanished, given up or been cut off with its worker. */
   stale: boolean;
+  /** Changes when the row is written (an operator's retry): part of its batch job's id. */
+  updated_at: Date;
 }
 
 /**
@@ -107,7 +110,7 @@ export class OutboxRelay implements BackgroundWorker {
       .where((q) => q.whereNull('d.relayed_at').orWhereRaw('d.relayed_at < now() - make_interval(secs => ?)', [redeliver]))
       .orderByRaw("(m.kind = 'password') desc, d.id")
       .limit(bulkRoom + PASSWORD_ROWS_PER_BATCH + 1)
-      .select('d.id', 'd.message_id', 'd.medium', 'm.kind', db.raw('d.relayed_at is not null as stale'));
+      .select('d.id', 'd.message_id', 'd.medium', 'm.kind', 'd.updated_at', db.raw('d.relayed_at is not null as stale'));
     const password = rows.filter((r) => r.kind === 'password').slice(0, PASSWORD_ROWS_PER_BATCH);
     const bulk = rows.filter((r) => r.kind !== 'password').slice(0, bulkRoom);
     const moving = [...password, ...bulk];
@@ -168,32 +171,45 @@ export class OutboxRelay implements BackgroundWorker {
     );
   }
 
+  /**
+   * New rows go in batch jobs of DELIVERIES_PER_JOB (one claim, one UPDATE, one BullMQ job per
+   * batch); rows relayed before go one job per row under their old job id, so a finished job
+   * of theirs can be found and removed first.
+   */
   private async enqueue(queue: MessageQueue, tenantId: number, rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     const retry = this.root.resolve(RETRY_POLICY);
-    const jobs = rows.map((row) => ({ row, data: deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage }));
-    await this.clearFinished(queue, jobs.filter((j) => j.row.stale).map((j) => deliverJobId(j.data)));
-    await this.queues.get(queue).addBulk(
-      jobs.map(({ data }) => {
-        return {
-          name: deliverMessageJob.name,
-          data,
-          opts: {
-            jobId: deliverJobId(data),
-            attempts: retry.attempts,
-            backoff: { type: 'capped-exponential' },
-            removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-            removeOnFail: { age: 30 * 86_400 },
-          },
-        };
-      }),
-    );
+    const opts = {
+      attempts: retry.attempts,
+      backoff: { type: 'capped-exponential' },
+      removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+      removeOnFail: { age: 30 * 86_400 },
+    };
+    const stale = rows.filter((r) => r.stale).map((row) => deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage);
+    await this.clearFinished(queue, stale.map(deliverJobId));
+    const fresh = rows.filter((r) => !r.stale);
+    const batches: { data: DeliverBatch; jobId: string }[] = [];
+    for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) {
+      const part = fresh.slice(i, i + DELIVERIES_PER_JOB);
+      const data = deliverBatchJob.schema.parse({ tenantId, deliveryIds: part.map((r) => r.id) }) as DeliverBatch;
+      batches.push({ data, jobId: deliverBatchJobId(tenantId, part.map((r) => ({ id: r.id, updatedAt: r.updated_at }))) });
+    }
+    await this.queues.get(queue).addBulk([
+      ...stale.map((data) => ({ name: deliverMessageJob.name, data, opts: { ...opts, jobId: deliverJobId(data) } })),
+      ...batches.map(({ data, jobId }) => ({ name: deliverBatchJob.name, data, opts: { ...opts, jobId } })),
+    ]);
   }
 
-  /** How many bulk jobs this tenant may add now: its turn's batch, bounded by the queue's room. */
+  /**
+   * How many bulk rows this tenant may add now: its turn's batch, bounded by the queue's room.
+   * Every waiting job counts as a full batch, so the deliveries waiting never exceed maxQueueDepth;
+   * none while the room is less than one batch.
+   */
   private async bulkRoom(): Promise<number> {
     const counts = await this.queues.get('messages').getJobCounts('waiting', 'prioritized', 'delayed');
     const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
-    return Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth);
+    const room = Math.min(this.timing.perTenantBatch, this.timing.maxQueueDepth - depth * DELIVERIES_PER_JOB);
+    // Room for less than a whole batch: wait (pollMs) rather than move a few rows per pass as jobs finish.
+    return room < Math.min(DELIVERIES_PER_JOB, this.timing.perTenantBatch) ? 0 : room;
   }
 }

@@ -58,7 +58,7 @@ export interface TenantRelayDeps {
  * looked at (a BullMQ queue opened then stays broken): the tenants wait, tried every pollMs.
  */
 export class TenantRelay {
-  private readonly loop = new WakeableLoop(() => this.pass());
+  private readonly loop: WakeableLoop;
   private readonly listener: ClusterListener;
   private readonly agenda: RelayAgenda;
   private stopped = true;
@@ -68,6 +68,8 @@ export class TenantRelay {
     private readonly options: TenantRelayOptions,
   ) {
     const { timing } = deps;
+    // a stream of signals (a NOTIFY per commit) is taken together, one pass per pollMs at most
+    this.loop = new WakeableLoop(() => this.pass(), timing.pollMs);
     this.listener = new ClusterListener(deps.clusters, [options.channel]);
     this.agenda = new RelayAgenda(deps.store, deps.clusters, deps.logger, {
       name: options.name,

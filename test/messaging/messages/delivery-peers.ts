@@ -38,6 +38,8 @@ export async function startSmtpSink() {
   /** `delayMs`: how long the answer to DATA is held (a slow server); `receiving`: mails being received now. */
   const pace = { delayMs: 0, receiving: 0 };
   const gone = new Set<string>();
+  /** Recipients the server refuses at RCPT TO, with the SMTP code to answer (4xx: try later, 5xx: never). */
+  const refuse = new Map<string, number>();
   let server: SMTPServer | null = null;
   const listen = async () => {
     server = new SMTPServer({
@@ -46,6 +48,11 @@ export async function startSmtpSink() {
       logger: false,
       onClose(session) {
         gone.add(session.id);
+      },
+      onRcptTo(address, _session, callback) {
+        const code = refuse.get(address.address);
+        if (!code) return callback();
+        callback(Object.assign(new Error(`recipient ${address.address} refused`), { responseCode: code }));
       },
       onData(stream, session, callback) {
         let raw = '';
@@ -77,6 +84,7 @@ export async function startSmtpSink() {
     url: `smtp://127.0.0.1:${port}`,
     mails,
     pace,
+    refuse,
     async stop() {
       const s = server;
       server = null;

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { asAcme } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
+import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 
 // Batches far smaller than the burst: the backlog must move over many passes.
 const bed = useMailTestbed({ perTenantBatch: 4, maxQueueDepth: 1_000 });
@@ -31,4 +32,13 @@ it('a burst larger than the relay batch is delivered whole, each mail exactly on
   const ours = states.body.messages.filter((m: any) => titles.includes(m.title));
   expect(ours).toHaveLength(30);
   for (const m of ours) expect(m.deliveries.map((d: any) => [d.state, d.attempts])).toEqual([['sent', 1]]);
+
+  // they went in batch jobs of the tenant (at most perTenantBatch rows each), every row in exactly one
+  const jobs = (await bed.t.container.resolve(QueueRegistry).get('messages').getJobs(['completed'], 0, 1000)).filter((j) => j.name === 'messages.deliver-batch');
+  const rows = jobs.flatMap((j) => j.data.deliveryIds as number[]);
+  expect(rows).toHaveLength(30);
+  expect(new Set(rows).size).toBe(30);
+  expect(Math.max(...jobs.map((j) => j.data.deliveryIds.length))).toBeGreaterThan(1);
+  expect(Math.max(...jobs.map((j) => j.data.deliveryIds.length))).toBeLessThanOrEqual(4);
+  for (const j of jobs) expect([j.id?.startsWith(`t${bed.acme.tenantId}-b`), j.data.tenantId]).toEqual([true, bed.acme.tenantId]);
 });
