@@ -6,7 +6,42 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** How many of a group's connections one tenant holds at once, and for how long the next query waits. */
+/**
+ * The slots of one connection group: how many its tenants hold (entered, not yet left) and which
+ * tenants have queries waiting. A tenant may go past its share (borrow) only while the group has
+ * a slot free and no tenant of the group waits: the share is work-conserving.
+ */
+export class GroupShare {
+  held = 0;
+  private readonly waitingTenants = new Set<TenantShare>();
+
+  constructor(readonly capacity: number) {}
+
+  /** A borrow may start now: a connection is free and nobody of the group is queued for one. */
+  canBorrow(): boolean {
+    return this.held < this.capacity && this.waitingTenants.size === 0;
+  }
+
+  queued(tenant: TenantShare, hasWaiters: boolean): void {
+    if (hasWaiters) this.waitingTenants.add(tenant);
+    else this.waitingTenants.delete(tenant);
+  }
+
+  /** Hands free slots to waiting tenants, the one holding fewest first. */
+  dispatch(): void {
+    while (this.held < this.capacity && this.waitingTenants.size > 0) {
+      let next: TenantShare | undefined;
+      for (const t of this.waitingTenants) if (!next || t.holding < next.holding) next = t;
+      next!.admitBorrower();
+    }
+  }
+}
+
+/**
+ * How many of a group's connections one tenant holds at once, and for how long the next query
+ * waits. Up to `limit` are the tenant's own; past it, a query borrows a free connection of the
+ * group while no other tenant of the group is queued (`GroupShare`), and waits otherwise.
+ */
 export class TenantShare {
   private held = 0;
   private readonly waiting: Waiter[] = [];
@@ -15,12 +50,23 @@ export class TenantShare {
     readonly limit: number,
     private readonly waitMs: number,
     private readonly counts: ShareCounts,
+    private readonly group: GroupShare | null = null,
   ) {}
 
+  get holding(): number {
+    return this.held;
+  }
+
+  private take(): void {
+    this.held++;
+    if (this.group) this.group.held++;
+  }
+
   async enter(): Promise<void> {
-    if (this.held < this.limit) {
-      this.held++;
-      return;
+    if (this.held < this.limit) return this.take();
+    if (this.group?.canBorrow()) {
+      this.counts.borrows++;
+      return this.take();
     }
     this.counts.waits++;
     await new Promise<void>((resolve, reject) => {
@@ -28,29 +74,48 @@ export class TenantShare {
         resolve,
         timer: setTimeout(() => {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          this.group?.queued(this, this.waiting.length > 0);
           this.counts.refusals++;
           reject(new ApiError(503, 'this tenant is using its share of database connections; try again shortly', {}, { 'Retry-After': '1' }));
         }, this.waitMs),
       };
       this.waiting.push(waiter);
+      this.group?.queued(this, true);
     });
   }
 
-  /** Hands the slot straight to the next waiter so a steady stream of new queries cannot overtake it. */
+  /** Lets the head waiter go on a slot taken for it (its own share or a borrowed one). */
+  private admit(): void {
+    const next = this.waiting.shift()!;
+    clearTimeout(next.timer);
+    this.group?.queued(this, this.waiting.length > 0);
+    this.take();
+    next.resolve();
+  }
+
+  /** Called by the group for a free slot past the share. */
+  admitBorrower(): void {
+    this.counts.borrows++;
+    this.admit();
+  }
+
+  /**
+   * Gives the slot back. A waiter of this tenant within its share gets it at once, so a steady
+   * stream of new queries cannot overtake it; a slot past the share goes back to the group.
+   */
   leave(): void {
-    const next = this.waiting.shift();
-    if (next) {
-      clearTimeout(next.timer);
-      next.resolve();
-    } else {
-      this.held--;
-    }
+    this.held--;
+    if (this.group) this.group.held--;
+    if (this.waiting.length > 0 && this.held < this.limit) this.admit();
+    this.group?.dispatch();
   }
 }
 
 export interface ShareCounts {
   waits: number;
   refusals: number;
+  /** acquisitions past the share, on a connection of the group nobody else was waiting for */
+  borrows: number;
 }
 
 /**
