@@ -96,7 +96,7 @@ export const personEventRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      await ctx.resolve(EventsService).get(input.event_id);
+      // an unknown event is the 404 of the lock statement
       const r = await ctx.resolve(SignOnService).signOn(ctx.target, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
