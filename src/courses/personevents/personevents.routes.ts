@@ -79,6 +79,8 @@ export const personEventRoutes = [
     method: 'post',
     path: '/personevents/:event_id',
     access: policies.selfOrActingManager('user_name', 'sign this person on'),
+    // sign-on bursts: the caller's cached account stays (person_events, orders, outboxes only)
+    keepsAccounts: true,
     resource: 'personevents',
     summary: 'Signs a person on (onto the wait list when the event is full)',
     description:
@@ -105,6 +107,7 @@ export const personEventRoutes = [
     method: 'put',
     path: '/personevents/:event_id',
     access: policies.selfOrActingManager('user_name', 'sign this person off'),
+    keepsAccounts: true,
     resource: 'personevents',
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
     description:
