@@ -3,6 +3,8 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../src/platform/tenancy/request-scope';
 import { TENANT_DB, TENANT_POOLS } from '../../src/platform/tokens';
+import { TenantPools } from '../../src/platform/db/tenant-pools';
+import { BORROW_QUIET_MS } from '../../src/platform/db/tenant-share';
 import { ApiError } from '../../src/platform/errors/api-error';
 import { errorMiddleware } from '../../src/platform/http/error-middleware';
 import type { Tenant } from '../../src/platform/tenancy/tenant';
@@ -67,10 +69,14 @@ describe('fair use of a group (work-conserving share)', () => {
       .raw('select pg_backend_pid() as pid, statement_timestamp() as started, (select clock_timestamp() from pg_sleep(?)) as ended', [seconds])
       .then((r: any) => r.rows[0] as { pid: number; started: Date; ended: Date });
 
+  /** Borrowing waits until the other tenants of the group have left its connections alone for a while. */
+  const quiet = () => new Promise((r) => setTimeout(r, BORROW_QUIET_MS + 100));
+
   it('a lone busy tenant borrows the idle connection of its group past its share', async () => {
     const pools = t.container.resolve(TENANT_POOLS);
     const borrows = pools.shareCounts.borrows;
     const [a] = sameGroup();
+    await quiet();
     const [first, second] = await Promise.all([timed(a, 0.4), timed(a, 0.4)]);
     // both connections of the group at once: the second ran while the first slept
     expect(first.pid).not.toBe(second.pid);
@@ -79,8 +85,28 @@ describe('fair use of a group (work-conserving share)', () => {
     expect(pools.shareCounts.borrows).toBeGreaterThan(borrows);
   });
 
+  it('with DATABASE_TENANT_SHARE_BORROW=0 the share is a hard cap: a lone tenant\'s second query waits for its first', async () => {
+    const pools = t.container.resolve(TENANT_POOLS);
+    const [a] = sameGroup();
+    const strict = new TenantPools(pools.groups, { limit: 1, waitMs: 5000, borrow: false }).forTenant(a.id);
+    const run = () => strict.raw('select statement_timestamp() as started, (select clock_timestamp() from pg_sleep(0.3)) as ended').then((r: any) => r.rows[0] as { started: Date; ended: Date });
+    const [first, second] = await Promise.all([run(), run()]);
+    const [early, late] = first.started <= second.started ? [first, second] : [second, first];
+    expect(late.started.getTime()).toBeGreaterThanOrEqual(early.ended.getTime());
+  });
+
+  it('no borrowing while another tenant of the group was active within the quiet time', async () => {
+    const [a, b] = sameGroup();
+    await quiet();
+    await timed(b, 0);
+    const [first, second] = await Promise.all([timed(a, 0.3), timed(a, 0.3)]);
+    const [early, late] = first.started <= second.started ? [first, second] : [second, first];
+    expect(late.started.getTime()).toBeGreaterThanOrEqual(early.ended.getTime());
+  });
+
   it('a borrower yields: the next connection that comes free goes to the other tenant, not to the borrower', async () => {
     const [a, b] = sameGroup();
+    await quiet();
     const short = timed(a, 0.5);
     const long = timed(a, 1.5); // borrowed: b is not there yet
     await new Promise((r) => setTimeout(r, 150));

@@ -6,7 +6,13 @@ import { GroupShare, sharedKnex, TenantShare, type ShareCounts } from './tenant-
 
 type PoolEnv = Pick<
   Env,
-  'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TENANT_SHARE_PERCENT' | 'DATABASE_TENANT_WAIT_MS'
+  | 'DATABASE_POOL_MAX'
+  | 'DATABASE_POOL_GROUPS'
+  | 'DATABASE_CONNECTION_LIFETIME_SECONDS'
+  | 'DATABASE_STATEMENT_TIMEOUT_MS'
+  | 'DATABASE_TENANT_SHARE_PERCENT'
+  | 'DATABASE_TENANT_WAIT_MS'
+  | 'DATABASE_TENANT_SHARE_BORROW'
 >;
 
 /**
@@ -17,9 +23,10 @@ type PoolEnv = Pick<
  * connection per tenant; with groups, once per group member per tenant. The price: one tenant
  * can use only its group's connections at a time (DATABASE_POOL_GROUPS=1 turns grouping off).
  * Within its group a tenant is sure of its share (DATABASE_TENANT_SHARE_PERCENT). Past it, a
- * query borrows a free connection of the group while no other tenant of the group is queued, so a
- * lone busy tenant uses the connections that would idle, and a second tenant that turns up gets
- * the next connection that comes free: the borrower's further queries queue behind it.
+ * query borrows a free connection of the group while no other tenant of the group is queued or was
+ * active within the last second, so a lone busy tenant uses the connections that would idle, and a
+ * second tenant that turns up gets the next connection that comes free: the borrower's further
+ * queries queue behind it (src/platform/lifecycle/README.md).
  */
 export class TenantPools {
   private readonly perTenant = new Map<number, Knex>();
@@ -28,7 +35,7 @@ export class TenantPools {
 
   constructor(
     readonly groups: readonly Knex[],
-    private readonly share: { limit: number; waitMs: number } | null = null,
+    private readonly share: { limit: number; waitMs: number; borrow?: boolean } | null = null,
   ) {
     if (groups.length === 0) throw new Error('TenantPools needs at least one group');
     this.groupShares = groups.map((g) => new GroupShare(poolMax(g)));
@@ -40,7 +47,7 @@ export class TenantPools {
     if (!this.share) return group;
     let knex = this.perTenant.get(tenantId);
     if (!knex) {
-      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.groupShares[index]));
+      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index]));
       this.perTenant.set(tenantId, knex);
     }
     return knex;
@@ -59,5 +66,5 @@ export function createTenantPools(env: PoolEnv, databaseUrl: string, logger?: Lo
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
   const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger));
   const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
-  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS });
+  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS, borrow: env.DATABASE_TENANT_SHARE_BORROW });
 }

@@ -6,20 +6,46 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** How long the other tenants of a group must have left its connections alone before a tenant may borrow. */
+export const BORROW_QUIET_MS = 1000;
+
 /**
- * The slots of one connection group: how many its tenants hold (entered, not yet left) and which
- * tenants have queries waiting. A tenant may go past its share (borrow) only while the group has
- * a slot free and no tenant of the group waits: the share is work-conserving.
+ * The slots of one connection group: how many its tenants hold (entered, not yet left), which
+ * tenants have queries waiting, and when each last took a slot. A tenant may go past its share
+ * (borrow) only while the group has a slot free, no tenant of the group waits, and no other tenant
+ * of the group has held a slot for BORROW_QUIET_MS: the share is work-conserving for a tenant that
+ * is alone in its group, and a cap as soon as another one is active.
  */
 export class GroupShare {
   held = 0;
   private readonly waitingTenants = new Set<TenantShare>();
+  /** Tenants that held a slot lately: when they last took or gave one back. */
+  private readonly lastActive = new Map<TenantShare, number>();
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    private readonly quietMs = BORROW_QUIET_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** A borrow may start now: a connection is free and nobody of the group is queued for one. */
-  canBorrow(): boolean {
-    return this.held < this.capacity && this.waitingTenants.size === 0;
+  active(tenant: TenantShare): void {
+    this.lastActive.set(tenant, this.now());
+  }
+
+  /** Another tenant holds a slot, or held one within the quiet time. */
+  private othersActive(tenant: TenantShare): boolean {
+    const since = this.now() - this.quietMs;
+    for (const [other, at] of this.lastActive) {
+      if (other === tenant) continue;
+      if (other.holding > 0 || at > since) return true;
+      this.lastActive.delete(other);
+    }
+    return false;
+  }
+
+  /** A borrow may start now: a connection is free, nobody of the group is queued, the others are quiet. */
+  canBorrow(tenant: TenantShare): boolean {
+    return this.held < this.capacity && this.waitingTenants.size === 0 && !this.othersActive(tenant);
   }
 
   queued(tenant: TenantShare, hasWaiters: boolean): void {
@@ -27,12 +53,12 @@ export class GroupShare {
     else this.waitingTenants.delete(tenant);
   }
 
-  /** Hands free slots to waiting tenants, the one holding fewest first. */
+  /** Hands a free slot past its share to a waiting tenant while it is the only one active. */
   dispatch(): void {
-    while (this.held < this.capacity && this.waitingTenants.size > 0) {
-      let next: TenantShare | undefined;
-      for (const t of this.waitingTenants) if (!next || t.holding < next.holding) next = t;
-      next!.admitBorrower();
+    while (this.held < this.capacity && this.waitingTenants.size === 1) {
+      const [next] = this.waitingTenants;
+      if (this.othersActive(next)) return;
+      next.admitBorrower();
     }
   }
 }
@@ -40,7 +66,7 @@ export class GroupShare {
 /**
  * How many of a group's connections one tenant holds at once, and for how long the next query
  * waits. Up to `limit` are the tenant's own; past it, a query borrows a free connection of the
- * group while no other tenant of the group is queued (`GroupShare`), and waits otherwise.
+ * group while no other tenant of the group is queued or lately active (`GroupShare`), and waits otherwise.
  */
 export class TenantShare {
   private held = 0;
@@ -59,12 +85,15 @@ export class TenantShare {
 
   private take(): void {
     this.held++;
-    if (this.group) this.group.held++;
+    if (this.group) {
+      this.group.held++;
+      this.group.active(this);
+    }
   }
 
   async enter(): Promise<void> {
     if (this.held < this.limit) return this.take();
-    if (this.group?.canBorrow()) {
+    if (this.group?.canBorrow(this)) {
       this.counts.borrows++;
       return this.take();
     }
@@ -105,7 +134,10 @@ export class TenantShare {
    */
   leave(): void {
     this.held--;
-    if (this.group) this.group.held--;
+    if (this.group) {
+      this.group.held--;
+      this.group.active(this);
+    }
     if (this.waiting.length > 0 && this.held < this.limit) this.admit();
     this.group?.dispatch();
   }
