@@ -14,12 +14,12 @@ import { cpuSeconds } from './proc-stats';
  *   tsx test/bench/signon-ab.ts --data DIR --a /path/to/checkout-a --b /path/to/checkout-b [--rounds 3] [--seconds 8]
  * DIR is a data dir the bench provisioned (npm run bench -- --data DIR). Each checkout runs its own
  * API (as `npm start` does) on the same PostgreSQL and Redis; both get the same load at the same
- * moment (the bench's scenario: 2-seat events of the large tenant, 20 persons each, 32 connections),
+ * moment (the bench's scenario: 2-seat events of the large tenant, --per-event persons each (20), 32 connections),
  * each on its own events, swapped every round. On a machine shared with other work the absolute
  * rates swing from run to run; the ratio b/a of one round does not, since both meet the same noise.
  */
 const { values: flags } = parseArgs({
-  options: { data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' } },
+  options: { data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' }, 'per-event': { type: 'string', default: '20' } },
 });
 const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const HOST = 'large.bench.localhost';
@@ -82,7 +82,7 @@ async function main() {
         apis.map(async (api, i) => {
           const mine = sets[(i + round) % 2];
           const requests = mine.flatMap((e, j) =>
-            Array.from({ length: 20 }, (_, k) => ({ method: 'POST', path: `/api/personevents/${e}`, headers: { Host: HOST, Cookie: api.cookie, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + ((j * 20 + k) % 9999)}` }) })),
+            Array.from({ length: Number(flags['per-event']) }, (_, k) => ({ method: 'POST', path: `/api/personevents/${e}`, headers: { Host: HOST, Cookie: api.cookie, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + ((j * Number(flags['per-event']) + k) % 9999)}` }) })),
           );
           const cpu0 = cpuSeconds(api.child.pid!);
           const r = await runLoad({ url: api.base, requests, connections: Number(flags.connections), duration: Number(flags.seconds) });
