@@ -3,6 +3,8 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../src/platform/tenancy/request-scope';
 import { TENANT_DB, TENANT_POOLS } from '../../src/platform/tokens';
+import { TenantPools } from '../../src/platform/db/tenant-pools';
+import { BORROW_QUIET_MS } from '../../src/platform/db/tenant-share';
 import { ApiError } from '../../src/platform/errors/api-error';
 import { errorMiddleware } from '../../src/platform/http/error-middleware';
 import type { Tenant } from '../../src/platform/tenancy/tenant';
@@ -54,19 +56,81 @@ describe('tenant-affine connection groups', () => {
   });
 });
 
-describe('fair use of a group', () => {
-  it('one tenant holds at most half of its group; its next query waits, then 503 with Retry-After, while another tenant of the group runs', async () => {
-    const [a, b] = tenants.filter((x) => x.id % 2 === tenants[0].id % 2).length >= 2 ? tenants.filter((x) => x.id % 2 === tenants[0].id % 2) : [tenants[0], tenants[0]];
-    const dbA = openTenantScope(t.container, a).resolve(TENANT_DB);
-    const busy = dbA.raw('select pg_sleep(2.8)').then(() => undefined); // knex runs a query only once it is awaited
-    await new Promise((r) => setTimeout(r, 100));
-    const refused = await dbA.raw('select 1').then(() => null, (e: unknown) => e);
+describe('fair use of a group (work-conserving share)', () => {
+  /** Two distinct tenants of one group (three tenants over two groups: two of them share one). */
+  function sameGroup(): [Tenant, Tenant] {
+    for (const a of tenants) for (const b of tenants) if (a !== b && a.id % 2 === b.id % 2) return [a, b];
+    throw new Error('no two tenants share a group');
+  }
+  const dbOf = (tenant: Tenant) => openTenantScope(t.container, tenant).resolve(TENANT_DB);
+  /** Sleeps, then tells when it started and ended and on which backend (knex runs a query only once it is awaited). */
+  const timed = (tenant: Tenant, seconds: number) =>
+    dbOf(tenant)
+      .raw('select pg_backend_pid() as pid, statement_timestamp() as started, (select clock_timestamp() from pg_sleep(?)) as ended', [seconds])
+      .then((r: any) => r.rows[0] as { pid: number; started: Date; ended: Date });
+
+  /** Borrowing waits until the other tenants of the group have left its connections alone for a while. */
+  const quiet = () => new Promise((r) => setTimeout(r, BORROW_QUIET_MS + 100));
+
+  it('a lone busy tenant borrows the idle connection of its group past its share', async () => {
+    const pools = t.container.resolve(TENANT_POOLS);
+    const borrows = pools.shareCounts.borrows;
+    const [a] = sameGroup();
+    await quiet();
+    const [first, second] = await Promise.all([timed(a, 0.4), timed(a, 0.4)]);
+    // both connections of the group at once: the second ran while the first slept
+    expect(first.pid).not.toBe(second.pid);
+    expect(second.started.getTime()).toBeLessThan(first.ended.getTime());
+    expect(first.started.getTime()).toBeLessThan(second.ended.getTime());
+    expect(pools.shareCounts.borrows).toBeGreaterThan(borrows);
+  });
+
+  it('with DATABASE_TENANT_SHARE_BORROW=0 the share is a hard cap: a lone tenant\'s second query waits for its first', async () => {
+    const pools = t.container.resolve(TENANT_POOLS);
+    const [a] = sameGroup();
+    const strict = new TenantPools(pools.groups, { limit: 1, waitMs: 5000, borrow: false }).forTenant(a.id);
+    const run = () => strict.raw('select statement_timestamp() as started, (select clock_timestamp() from pg_sleep(0.3)) as ended').then((r: any) => r.rows[0] as { started: Date; ended: Date });
+    const [first, second] = await Promise.all([run(), run()]);
+    const [early, late] = first.started <= second.started ? [first, second] : [second, first];
+    expect(late.started.getTime()).toBeGreaterThanOrEqual(early.ended.getTime());
+  });
+
+  it('no borrowing while another tenant of the group was active within the quiet time', async () => {
+    const [a, b] = sameGroup();
+    await quiet();
+    await timed(b, 0);
+    const [first, second] = await Promise.all([timed(a, 0.3), timed(a, 0.3)]);
+    const [early, late] = first.started <= second.started ? [first, second] : [second, first];
+    expect(late.started.getTime()).toBeGreaterThanOrEqual(early.ended.getTime());
+  });
+
+  it('a borrower yields: the next connection that comes free goes to the other tenant, not to the borrower', async () => {
+    const [a, b] = sameGroup();
+    await quiet();
+    const short = timed(a, 0.5);
+    const long = timed(a, 1.5); // borrowed: b is not there yet
+    await new Promise((r) => setTimeout(r, 150));
+    const other = timed(b, 0); // its share: queued for the next free connection
+    await new Promise((r) => setTimeout(r, 50));
+    const more = timed(a, 0); // past a's share while b waits: queued behind b
+    const [s, l, o, m] = await Promise.all([short, long, other, more]);
+    expect(o.started.getTime()).toBeGreaterThanOrEqual(s.ended.getTime());
+    expect(o.started.getTime()).toBeLessThan(l.ended.getTime());
+    // a's next query did not overtake b: it ran once b was done (on the connection b gave back)
+    expect(m.started.getTime()).toBeGreaterThanOrEqual(o.ended.getTime());
+  });
+
+  it('while another tenant of the group holds its share, a tenant past its share waits, then 503 with Retry-After', async () => {
+    const [a, b] = sameGroup();
+    const busyA = timed(a, 2.8);
+    const busyB = timed(b, 2.8);
+    await new Promise((r) => setTimeout(r, 150));
+    const refused = await dbOf(a).raw('select 1').then(() => null, (e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(503);
     expect((refused as ApiError).headers['Retry-After']).toBeDefined();
-    if (b !== a) await openTenantScope(t.container, b).resolve(TENANT_DB).raw('select 1');
-    await busy;
-    await dbA.raw('select 1');
+    await Promise.all([busyA, busyB]);
+    await dbOf(a).raw('select 1');
     expect(t.container.resolve(TENANT_POOLS).shareCounts.refusals).toBeGreaterThan(0);
   });
 

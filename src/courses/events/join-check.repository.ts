@@ -6,6 +6,23 @@ import { heldRegistrations, joinCompetences } from '../../catalogue';
 import type { EventRow } from './events.repository';
 import type { JoinFacts } from './join-check';
 
+interface FactsRow {
+  missing: { id: number; title: string }[];
+  clash: { title: string; starts_at: string } | null;
+  live: string | null;
+  seats: string;
+}
+
+/** The person_events row a sign-on wrote. */
+export interface SignOnInserted {
+  id: number;
+  status: 'signed_on' | 'waitlist';
+  passed: boolean | null;
+  order_id: number | null;
+  created_at: Date;
+  signed_off_at: Date | null;
+}
+
 /** The facts of check_join, from the tables (on the transaction that locked the event, when sign-on asks). */
 @injectable()
 export class JoinCheckRepository implements JoinFacts {
@@ -36,6 +53,43 @@ export class JoinCheckRepository implements JoinFacts {
    * than prefetched goes to the table.
    */
   async prefetch(event: EventRow, personId: number, today: string, withClash: boolean): Promise<JoinFacts> {
+    const { sql, bindings } = this.factsSql(event, personId, today, withClash);
+    const { rows } = await this.db.raw(sql, bindings);
+    return this.factsFrom(rows[0], event, personId, today, withClash);
+  }
+
+  /**
+   * The facts of `prefetch` and, in the same statement, the sign-on they allow: a row in
+   * person_events (a seat while seats are free, else the wait list) when `signOn.allowed` (the
+   * checks that need no table passed) and the facts block nothing (no missing prerequisite, no
+   * clash, no live sign-on). Call it holding the event's row lock: the statement's snapshot then
+   * holds every sign-on committed before, so the seat count it decides on is the current one.
+   */
+  async prefetchAndSignOn(
+    event: EventRow,
+    personId: number,
+    today: string,
+    withClash: boolean,
+    signOn: { allowed: boolean; orderId: number | null },
+  ): Promise<{ facts: JoinFacts; inserted: SignOnInserted | null }> {
+    const facts = this.factsSql(event, personId, today, withClash);
+    const sql = `with f as (${facts.sql}),
+      ins as (insert into ?? (person_id, event_id, status, order_id)
+        select ?, ?, case when ?::int is not null and f.seats >= ?::int then 'waitlist' else 'signed_on' end, ?::int from f
+        where ?::boolean and json_array_length(f.missing) = 0 and f.clash is null and f.live is null
+        returning id, status, passed, order_id, created_at, signed_off_at)
+      select f.*, (select row_to_json(ins) from ins) as inserted from f`;
+    const max = event.max_participants;
+    const { rows } = await this.db.raw(sql, [...facts.bindings, this.db.ref('person_events'), personId, event.id, max, max, signOn.orderId, signOn.allowed]);
+    const row = rows[0] as FactsRow & { inserted: (Omit<SignOnInserted, 'created_at' | 'signed_off_at'> & { created_at: string; signed_off_at: string | null }) | null };
+    const i = row.inserted;
+    return {
+      facts: this.factsFrom(row, event, personId, today, withClash),
+      inserted: i && { ...i, created_at: new Date(i.created_at), signed_off_at: i.signed_off_at === null ? null : new Date(i.signed_off_at) },
+    };
+  }
+
+  private factsSql(event: EventRow, personId: number, today: string, withClash: boolean): { sql: string; bindings: Knex.RawBinding[] } {
     const parts = [
       this.missingQuery(event.id, personId, today).toSQL(),
       withClash ? this.clashQuery(personId, event).limit(1).select('e.title', 'e.starts_at').toSQL() : null,
@@ -46,9 +100,10 @@ export class JoinCheckRepository implements JoinFacts {
     const sql = `select (select coalesce(json_agg(json_build_object('id', m.id, 'title', m.title) order by m.title), '[]'::json) from (${missing!.sql}) m) as missing,
       ${clash ? `(select json_build_object('title', c.title, 'starts_at', c.starts_at) from (${clash.sql}) c)` : 'null::json'} as clash,
       (${live!.sql}) as live, (${seats!.sql}) as seats`;
-    const bindings = parts.flatMap((p) => (p ? [...p.bindings] : []));
-    const { rows } = await this.db.raw(sql, bindings as Knex.RawBinding[]);
-    const r = rows[0] as { missing: { id: number; title: string }[]; clash: { title: string; starts_at: string } | null; live: string | null; seats: string };
+    return { sql, bindings: parts.flatMap((p) => (p ? [...p.bindings] : [])) as Knex.RawBinding[] };
+  }
+
+  private factsFrom(r: FactsRow, event: EventRow, personId: number, today: string, withClash: boolean): JoinFacts {
     const fallback = this;
     return {
       missingPrerequisites: (e, p, d) => (e === event.id && p === personId && d === today ? Promise.resolve(r.missing) : fallback.missingPrerequisites(e, p, d)),

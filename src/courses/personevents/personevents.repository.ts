@@ -14,6 +14,11 @@ export interface PersonEventFilters {
   waitlist: boolean;
 }
 
+export interface OrderRef {
+  id: number;
+  reference: string;
+}
+
 @injectable()
 export class PersonEventsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
@@ -67,14 +72,13 @@ export class PersonEventsRepository {
   }
 
   /** An order of the person (order system): another person's would bill them. */
-  async orderOf(orderId: number, personId: number): Promise<number | undefined> {
-    const found = await this.db.table('orders').where({ id: orderId, person_id: personId }).first('id');
-    return found?.id;
+  async orderOf(orderId: number, personId: number): Promise<OrderRef | undefined> {
+    return this.db.table('orders').where({ id: orderId, person_id: personId }).first('id', 'reference');
   }
 
-  async createOrder(reference: string, personId: number): Promise<number> {
-    const [created] = await this.db.table('orders').insert({ reference, person_id: personId }).returning('id');
-    return created.id;
+  async createOrder(reference: string, personId: number): Promise<OrderRef> {
+    const [created] = await this.db.table('orders').insert({ reference, person_id: personId }).returning(['id', 'reference']);
+    return created;
   }
 
   async list(f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {

@@ -79,6 +79,8 @@ export const personEventRoutes = [
     method: 'post',
     path: '/personevents/:event_id',
     access: policies.selfOrActingManager('user_name', 'sign this person on'),
+    // sign-on bursts: the caller's cached account stays (person_events, orders, outboxes only)
+    keepsAccounts: true,
     resource: 'personevents',
     summary: 'Signs a person on (onto the wait list when the event is full)',
     description:
@@ -96,7 +98,7 @@ export const personEventRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      await ctx.resolve(EventsService).get(input.event_id);
+      // an unknown event is the 404 of the lock statement
       const r = await ctx.resolve(SignOnService).signOn(ctx.target, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
@@ -105,6 +107,7 @@ export const personEventRoutes = [
     method: 'put',
     path: '/personevents/:event_id',
     access: policies.selfOrActingManager('user_name', 'sign this person off'),
+    keepsAccounts: true,
     resource: 'personevents',
     summary: 'action=off signs a person off (the first on the wait list gets the seat); action=update is not implemented',
     description:

@@ -6,12 +6,20 @@ import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-wor
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from '../events/events.repository';
-import { checkJoin, type JoinClock, type JoinPerson } from '../events/join-check';
+import { checkJoin, type JoinClock, type JoinFacts, type JoinPerson } from '../events/join-check';
 import { JoinCheckRepository } from '../events/join-check.repository';
-import { PersonEventsRepository } from './personevents.repository';
+import { PersonEventsRepository, type OrderRef } from './personevents.repository';
 import { presentPersonEvent, type PersonEventRow } from './person-event.presenter';
 import { OUTBOUND_EVENTS, type OutboundEvents, type OutboundEventType } from '../../platform/outbound/outbound-events';
 import { WAITLIST_NOTIFIER, type WaitlistNotifier } from './waitlist-notifier';
+
+/** Facts that block nothing: checkJoin with them judges only what needs no table. */
+const NOTHING_BLOCKS: JoinFacts = {
+  missingPrerequisites: async () => [],
+  clash: async () => undefined,
+  liveStatus: async () => undefined,
+  seatsTaken: async () => 0,
+};
 
 export interface SignOnResult {
   personEvent: PersonEventRow;
@@ -43,6 +51,12 @@ export class SignOnService {
     return event;
   }
 
+  /**
+   * One transaction, three statements: the order work and the webhook endpoints are asked for
+   * first (queued on the connection, not awaited), then the event row is locked, then check_join's
+   * facts and the insert they allow are one statement (JoinCheckRepository.prefetchAndSignOn).
+   * The answer is built from what is known, so nothing is read after the commit.
+   */
   async signOn(person: JoinPerson, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
     const orders = this.tenant.config.get('order_system.enabled');
     const notes: string[] = [];
@@ -52,39 +66,56 @@ export class SignOnService {
     if (orders && order.order_id !== undefined && order.order_reference !== undefined) {
       notes.push('order_reference ignored because order_id is given');
     }
-    const id = await this.uow.run(async (tx) => {
+    const personEvent = await this.uow.run(async (tx) => {
+      const repo = tx.get(PersonEventsRepository);
+      // Needs no lock: a refused sign-on rolls the new order back with everything else.
+      const ordered = orders ? this.orderFor(repo, person, order) : Promise.resolve(null);
+      ordered.catch(() => undefined); // awaited below unless the lock fails first
+      this.outbound?.expect?.(tx, 'personevent.signed_on');
       const event = await this.lockEvent(tx, eventId);
       if (event.parent_id !== null) {
         throw new ApiError(409, `event ${eventId} is a module of event ${event.parent_id}; sign on to the course event instead`);
       }
-      // the facts in one round trip, read after the lock (seats taken by the previous holder are counted)
-      const facts = await tx.get(JoinCheckRepository).prefetch(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'));
+      const chosen = await ordered;
+      // the checks that read no table, with facts that block nothing: may the statement insert?
+      const allowed = chosen !== undefined && (await checkJoin(NOTHING_BLOCKS, event, person, this.tenant.config, this.clock)).can_join;
+      const { facts, inserted } = await tx
+        .get(JoinCheckRepository)
+        .prefetchAndSignOn(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'), { allowed, orderId: chosen?.id ?? null });
       const check = await checkJoin(facts, event, person, this.tenant.config, this.clock);
       if (!check.can_join) {
         const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
         throw new ApiError(409, `cannot sign ${person.user_name} on: ${why}`, { can_join: false, reason: check.reason });
       }
-      const repo = tx.get(PersonEventsRepository);
-      let orderId: number | null = null;
-      if (orders && order.order_id !== undefined) {
-        // Someone else's order would bill them for this sign-on (and tell the caller it exists).
-        const found = await repo.orderOf(order.order_id, person.id);
-        if (found === undefined) throw ApiError.malformed('order_id', `no order ${order.order_id} of ${person.user_name} exists`);
-        orderId = found;
-      } else if (orders && order.order_reference !== undefined) {
-        orderId = await repo.createOrder(order.order_reference, person.id);
-      }
+      // Someone else's order would bill them for this sign-on (and tell the caller it exists).
+      if (chosen === undefined) throw ApiError.malformed('order_id', `no order ${order.order_id} of ${person.user_name} exists`);
       const status = check.places === 0 ? 'waitlist' : 'signed_on';
+      if (!inserted || inserted.status !== status) throw new Error(`sign-on of ${person.id} to ${eventId}: check_join says ${status}, the statement wrote ${inserted?.status ?? 'nothing'}`);
       if (status === 'waitlist') notes.unshift('the event is full: placed on the wait list');
-      const inserted = await repo.insert({ person_id: person.id, event_id: eventId, status, order_id: orderId });
+      const row: PersonEventRow = {
+        ...inserted,
+        person_id: person.id,
+        user_name: person.user_name,
+        event_id: event.id,
+        event_title: event.title,
+        starts_at: event.starts_at,
+        ends_at: event.ends_at,
+        order_reference: chosen?.reference ?? null,
+      };
       // a wait-list place too: data.status says which
-      await this.recordEvent(tx, 'personevent.signed_on', inserted);
-      return inserted;
+      await this.outbound?.record(tx, 'personevent.signed_on', presentPersonEvent(row));
+      return row;
     });
     await this.outbound?.committed();
-    const personEvent = await this.personEvents.byId(id);
     const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
     return { personEvent, message: [head, ...notes].join('; ') };
+  }
+
+  /** The order the sign-on goes on: the person's own order_id (undefined when it is not theirs), a new one by reference, or none. */
+  private async orderFor(repo: PersonEventsRepository, person: JoinPerson, order: { order_id?: number; order_reference?: string }): Promise<OrderRef | null | undefined> {
+    if (order.order_id !== undefined) return repo.orderOf(order.order_id, person.id);
+    if (order.order_reference !== undefined) return repo.createOrder(order.order_reference, person.id);
+    return null;
   }
 
   /**

@@ -37,15 +37,31 @@ export async function writeWebhookEvent(
 @injectable()
 export class WebhookEventWriter implements OutboundEvents {
   private wrote = false;
+  /** Endpoint reads started by expect(), per transaction and type. */
+  private readonly early = new WeakMap<Transaction, Map<OutboundEventType, Promise<{ id: number }[]>>>();
 
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(WebhookSignal) private readonly signal: WebhookSignal,
   ) {}
 
+  private endpoints(db: TenantDb, type: OutboundEventType): Promise<{ id: number }[]> {
+    return db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id').then((rows: { id: number }[]) => rows);
+  }
+
+  expect(tx: Transaction, type: OutboundEventType): void {
+    const read = this.endpoints(tx.db, type);
+    read.catch(() => undefined); // a failure is met again by record(); unasked, it is no unhandled rejection
+    const byType = this.early.get(tx) ?? new Map<OutboundEventType, Promise<{ id: number }[]>>();
+    byType.set(type, read);
+    this.early.set(tx, byType);
+  }
+
   async record(tx: Transaction, type: OutboundEventType, data: OutboundEventData): Promise<void> {
     const db = tx.db;
-    const endpoints: { id: number }[] = await db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id');
+    const early = this.early.get(tx)?.get(type);
+    this.early.get(tx)?.delete(type);
+    const endpoints = await (early ?? this.endpoints(db, type));
     if (endpoints.length === 0) return;
     const resolved = typeof data === 'function' ? await data() : data;
     if (!resolved) return;

@@ -113,6 +113,11 @@ export class PrincipalCache {
     this.dataVersions.set(schema, (this.dataVersions.get(schema) ?? 0) + 1);
   }
 
+  /** After a write request that changed no account (a route with keepsAccounts): only the tenant's cached reads go. */
+  forgetData(schema: string): void {
+    this.bumpData(schema);
+  }
+
   /** Drops the entries of a tenant (after a write request, or its schema is gone). */
   forgetSchema(schema: string): void {
     this.bumpData(schema);

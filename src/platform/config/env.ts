@@ -102,6 +102,9 @@ export const Env = z.object({
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DATABASE_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
+  // Past its share a tenant may borrow a free connection of its group while no other tenant of the
+  // group waits (work-conserving); 0 makes the share a hard cap.
+  DATABASE_TENANT_SHARE_BORROW: booleanFlag.default(true),
   // 5 s: long enough for a burst of one tenant's short transactions (50 sign-ons at once queue
   // behind its share), short enough that a flood is refused before the statement timeout.
   DATABASE_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),

@@ -2,11 +2,17 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Env } from '../config/env';
 import { createKnex } from './create-knex';
-import { sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
+import { GroupShare, sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
 
 type PoolEnv = Pick<
   Env,
-  'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TENANT_SHARE_PERCENT' | 'DATABASE_TENANT_WAIT_MS'
+  | 'DATABASE_POOL_MAX'
+  | 'DATABASE_POOL_GROUPS'
+  | 'DATABASE_CONNECTION_LIFETIME_SECONDS'
+  | 'DATABASE_STATEMENT_TIMEOUT_MS'
+  | 'DATABASE_TENANT_SHARE_PERCENT'
+  | 'DATABASE_TENANT_WAIT_MS'
+  | 'DATABASE_TENANT_SHARE_BORROW'
 >;
 
 /**
@@ -16,26 +22,32 @@ type PoolEnv = Pick<
  * every connection serving every tenant, that cost is paid (and the memory held) once per
  * connection per tenant; with groups, once per group member per tenant. The price: one tenant
  * can use only its group's connections at a time (DATABASE_POOL_GROUPS=1 turns grouping off).
- * Within its group a tenant holds at most its share (DATABASE_TENANT_SHARE_PERCENT), so one
- * tenant's flood leaves the others of its group a connection.
+ * Within its group a tenant is sure of its share (DATABASE_TENANT_SHARE_PERCENT). Past it, a
+ * query borrows a free connection of the group while no other tenant of the group is queued or was
+ * active within the last second, so a lone busy tenant uses the connections that would idle, and a
+ * second tenant that turns up gets the next connection that comes free: the borrower's further
+ * queries queue behind it (src/platform/lifecycle/README.md).
  */
 export class TenantPools {
   private readonly perTenant = new Map<number, Knex>();
-  readonly shareCounts: ShareCounts = { waits: 0, refusals: 0 };
+  readonly shareCounts: ShareCounts = { waits: 0, refusals: 0, borrows: 0 };
+  private readonly groupShares: GroupShare[];
 
   constructor(
     readonly groups: readonly Knex[],
-    private readonly share: { limit: number; waitMs: number } | null = null,
+    private readonly share: { limit: number; waitMs: number; borrow?: boolean } | null = null,
   ) {
     if (groups.length === 0) throw new Error('TenantPools needs at least one group');
+    this.groupShares = groups.map((g) => new GroupShare(poolMax(g)));
   }
 
   forTenant(tenantId: number): Knex {
-    const group = this.groups[tenantId % this.groups.length];
+    const index = tenantId % this.groups.length;
+    const group = this.groups[index];
     if (!this.share) return group;
     let knex = this.perTenant.get(tenantId);
     if (!knex) {
-      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts));
+      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index]));
       this.perTenant.set(tenantId, knex);
     }
     return knex;
@@ -46,9 +58,13 @@ export class TenantPools {
   }
 }
 
+function poolMax(knex: Knex): number {
+  return (knex.client as { config: { pool?: { max?: number } } }).config.pool?.max ?? 1;
+}
+
 export function createTenantPools(env: PoolEnv, databaseUrl: string, logger?: Logger): TenantPools {
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
   const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger));
   const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
-  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS });
+  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS, borrow: env.DATABASE_TENANT_SHARE_BORROW });
 }

@@ -47,6 +47,13 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   resource: string;
   summary: string;
   description?: string;
+  /**
+   * A write that changes nothing an account (Principal) is built from: no person, role or
+   * manager row. After it, this process keeps its cached accounts of the tenant (other cached
+   * reads of the tenant are dropped as after any write), so a burst of such writes does not read
+   * the caller's account again on every request. Leave it out when in doubt.
+   */
+  keepsAccounts?: true;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
   errors?: ErrorCode[];
   input: S;

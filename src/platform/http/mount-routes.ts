@@ -102,7 +102,11 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
     result = await route.handler(ctx, parsed.data);
   } finally {
     // What this request changed must not be served from this process's cache to the next one.
-    if (route.method !== 'get') scope.container.resolve(PrincipalCache).forgetSchema(scope.tenant.schema);
+    if (route.method !== 'get') {
+      const cache = scope.container.resolve(PrincipalCache);
+      if (route.keepsAccounts) cache.forgetData(scope.tenant.schema);
+      else cache.forgetSchema(scope.tenant.schema);
+    }
   }
   const fields = (parsed.data as { fields?: string[] })?.fields;
   result = withNote(result, clampNote(raw, parsed.data));

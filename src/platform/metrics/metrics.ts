@@ -81,7 +81,7 @@ export class Metrics {
       },
     });
 
-    const shareCounter = (name: string, help: string, key: 'waits' | 'refusals') =>
+    const shareCounter = (name: string, help: string, key: 'waits' | 'refusals' | 'borrows') =>
       new Counter({
         name,
         help,
@@ -92,6 +92,7 @@ export class Metrics {
         },
       });
     shareCounter('db_tenant_share_waits_total', "Queries that waited because their tenant held its share of the group's connections", 'waits');
+    shareCounter('db_tenant_share_borrows_total', "Queries that ran past their tenant's share on a connection of the group no other tenant was waiting for", 'borrows');
     shareCounter('db_tenant_share_refusals_total', 'Queries refused (503) after waiting DATABASE_TENANT_WAIT_MS for their tenant share', 'refusals');
 
     new Gauge({

@@ -29,6 +29,12 @@ export interface OutboundEvents {
    * give a function when reading it costs a query, so a tenant without webhooks pays nothing.
    */
   record(tx: Transaction, type: OutboundEventType, data: OutboundEventData): Promise<void>;
+  /**
+   * Optional: starts reading who wants `type` in `tx` now, without waiting, so that a later
+   * record() of that type in `tx` makes no round trip of its own to ask. A change that takes a
+   * row lock calls it before taking the lock, so the question is not asked while the lock is held.
+   */
+  expect?(tx: Transaction, type: OutboundEventType): void;
   /** After the commit: wakes the relay when something was written (best effort). */
   committed(): Promise<void>;
 }

@@ -36,11 +36,14 @@ class Store {
     // in the order they signed on, as created_at, id orders them
     waiting: async (eventId: number, limit: number | null) => this.rows.filter((r) => r.event_id === eventId && r.status === 'waitlist').slice(0, limit ?? undefined),
     promote: async (id: number) => void (this.rows.find((r) => r.id === id)!.status = 'signed_on'),
-    orderOf: async (orderId: number, personId: number) => this.orders.find((o) => o.id === orderId && o.person_id === personId)?.id,
+    orderOf: async (orderId: number, personId: number) => {
+      const found = this.orders.find((o) => o.id === orderId && o.person_id === personId);
+      return found && { id: found.id, reference: found.reference };
+    },
     createOrder: async (reference: string, personId: number) => {
       const id = this.next++;
       this.orders.push({ id, person_id: personId, reference });
-      return id;
+      return { id, reference };
     },
     byId: async (id: number) => ({ ...this.rows.find((r) => r.id === id)! }) as any,
   };
@@ -52,6 +55,17 @@ class Store {
     seatsTaken: (eventId: number) => this.personEvents.seatsTaken(eventId),
     // the repository reads every fact in one statement; in memory they are read as asked
     prefetch: async () => this.joinFacts,
+    // facts and the insert they allow, as the statement decides it
+    prefetchAndSignOn: async (ev: EventRow, personId: number, _today: string, _clash: boolean, signOn: { allowed: boolean; orderId: number | null }) => {
+      // the facts as the statement's snapshot sees them: before its own insert
+      const live = await this.joinFacts.liveStatus(personId, ev.id);
+      const seats = await this.personEvents.seatsTaken(ev.id);
+      const facts = { ...this.joinFacts, liveStatus: async () => live, seatsTaken: async () => seats };
+      if (!signOn.allowed || live) return { facts, inserted: null };
+      const status = ev.max_participants !== null && seats >= ev.max_participants ? 'waitlist' : 'signed_on';
+      const id = await this.personEvents.insert({ person_id: personId, event_id: ev.id, status, order_id: signOn.orderId });
+      return { facts, inserted: { id, status, passed: null, order_id: signOn.orderId, created_at: new Date(), signed_off_at: null } };
+    },
   };
 }
 

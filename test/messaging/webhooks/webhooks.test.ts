@@ -92,7 +92,8 @@ describe('webhook deliveries', () => {
     ok(await admin.put('/api/persons/wendy').send({ person_data: { firstname: 'Wendy' } }));
     ok(await admin.put(`/api/personcompetences/${course}`).send({ user_name: 'ola', date: '2030-01-15' }));
     ok(await admin.delete(`/api/personcompetences/${course}?user_name=ola`));
-    ok(await admin.post(`/api/personevents/${row.id}`).send({ user_name: 'nils' }));
+    const nilsOn = await admin.post(`/api/personevents/${row.id}`).send({ user_name: 'nils' });
+    ok(nilsOn);
     ok(await admin.post(`/api/personevents/${row.id}`).send({ user_name: 'ola' }));
     ok(await admin.put(`/api/personevents/${row.id}`).send({ user_name: 'nils', action: 'off' }));
     // no SMTP_URL: the mail fails for good ("not configured")
@@ -121,6 +122,8 @@ describe('webhook deliveries', () => {
     expect(one('personcompetence.deleted')).toMatchObject({ user_name: 'ola', competence_id: course });
     // deliveries run in parallel: arrival order is not creation order
     expect(got.filter((r) => r.body.type === 'personevent.signed_on').map((r) => [r.body.data.user_name, r.body.data.status]).sort()).toEqual([['nils', 'signed_on'], ['ola', 'waitlist']]);
+    // the sign-on's webhook carries the very object its answer showed (built once, not read back)
+    expect(got.find((r) => r.body.type === 'personevent.signed_on' && r.body.data.user_name === 'nils')!.body.data).toEqual(nilsOn.body.personevents[0]);
     expect(one('personevent.signed_off')).toMatchObject({ user_name: 'nils', event_id: row.id, status: 'signed_off' });
     expect(one('personevent.promoted')).toMatchObject({ user_name: 'ola', event_id: row.id, status: 'signed_on', waitlist: false });
     // the seat notice to ola fails too
