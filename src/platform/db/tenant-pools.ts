@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Env } from '../config/env';
 import { createKnex } from './create-knex';
 import { sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
+import { TenantBudget } from './tenant-budget';
 
 type PoolEnv = Pick<
   Env,
-  'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TENANT_SHARE_PERCENT' | 'DATABASE_TENANT_WAIT_MS'
+  'DATABASE_POOL_MAX' | 'DATABASE_POOL_GROUPS' | 'DATABASE_CONNECTION_LIFETIME_SECONDS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TENANT_SHARE_PERCENT' | 'DATABASE_TENANT_WAIT_MS' | 'DATABASE_CONNECTION_MAX_TENANTS'
 >;
 
 /**
@@ -26,16 +27,19 @@ export class TenantPools {
   constructor(
     readonly groups: readonly Knex[],
     private readonly share: { limit: number; waitMs: number } | null = null,
+    /** recycling by tenants served (DATABASE_CONNECTION_MAX_TENANTS); null: lifetime only */
+    readonly budget: TenantBudget | null = null,
   ) {
     if (groups.length === 0) throw new Error('TenantPools needs at least one group');
   }
 
   forTenant(tenantId: number): Knex {
     const group = this.groups[tenantId % this.groups.length];
-    if (!this.share) return group;
+    if (!this.share && !this.budget) return group;
     let knex = this.perTenant.get(tenantId);
     if (!knex) {
-      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts));
+      const share = this.share ? new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts) : null;
+      knex = sharedKnex(group, share, this.budget ? { tenantId, budget: this.budget } : undefined);
       this.perTenant.set(tenantId, knex);
     }
     return knex;
@@ -48,7 +52,10 @@ export class TenantPools {
 
 export function createTenantPools(env: PoolEnv, databaseUrl: string, logger?: Logger): TenantPools {
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
-  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger));
+  const budget = env.DATABASE_CONNECTION_MAX_TENANTS > 0 ? new TenantBudget(env.DATABASE_CONNECTION_MAX_TENANTS) : null;
+  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () =>
+    createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger, budget?.keep),
+  );
   const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
-  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS });
+  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS }, budget);
 }
