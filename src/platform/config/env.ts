@@ -100,6 +100,8 @@ export const Env = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(8),
   DATABASE_POOL_GROUPS: z.coerce.number().int().min(1).max(64).default(4),
   DATABASE_CONNECTION_LIFETIME_SECONDS: z.coerce.number().int().min(10).default(600),
+  /** A tenant connection that has served more tenants than this is recycled (0: lifetime only). */
+  DATABASE_CONNECTION_MAX_TENANTS: z.coerce.number().int().min(0).default(500),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DATABASE_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   // Past its share a tenant may borrow a free connection of its group while no other tenant of the
@@ -134,12 +136,14 @@ export const Env = z.object({
   COOKIE_SECURE: booleanFlag.default(false),
   COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
   TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
-  PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
+  PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
   DEMO_TENANTS: booleanFlag.optional(),
   TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
+  /** Known hosts and tenants cached by the tenant resolver (only real tenants enter: size it above the tenant count). */
+  TENANT_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   /** A relayed delivery neither sent nor failed after this long is relayed again (lost job, killed worker). */
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */

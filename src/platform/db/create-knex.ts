@@ -14,6 +14,8 @@ export function createKnex(
   // tenants. The platform pool runs migrations, import and export, which may rightly take longer.
   statementTimeoutMs?: number,
   logger?: Logger,
+  /** tenant groups: recycles a connection once it has served too many tenants (TenantBudget.keep) */
+  validate?: (connection: object) => boolean,
 ): Knex {
   return knex({
     // knex's own warnings (a connection lost, an acquire that failed) go to our log, not the console
@@ -28,6 +30,7 @@ export function createKnex(
       maxConnectionLifetimeMillis: env.DATABASE_CONNECTION_LIFETIME_SECONDS * 1000,
       maxConnectionLifetimeJitterMillis: 30_000,
       idleTimeoutMillis: 30_000,
+      ...(validate ? { validate } : {}),
     },
     acquireConnectionTimeout: 10_000,
   });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Env } from '../config/env';
 import { createKnex } from './create-knex';
 import { GroupShare, sharedKnex, TenantShare, type ShareCounts } from './tenant-share';
+import { TenantBudget } from './tenant-budget';
 
 type PoolEnv = Pick<
   Env,
@@ -13,6 +14,7 @@ type PoolEnv = Pick<
   | 'DATABASE_TENANT_SHARE_PERCENT'
   | 'DATABASE_TENANT_WAIT_MS'
   | 'DATABASE_TENANT_SHARE_BORROW'
+  | 'DATABASE_CONNECTION_MAX_TENANTS'
 >;
 
 /**
@@ -36,6 +38,8 @@ export class TenantPools {
   constructor(
     readonly groups: readonly Knex[],
     private readonly share: { limit: number; waitMs: number; borrow?: boolean } | null = null,
+    /** recycling by tenants served (DATABASE_CONNECTION_MAX_TENANTS); null: lifetime only */
+    readonly budget: TenantBudget | null = null,
   ) {
     if (groups.length === 0) throw new Error('TenantPools needs at least one group');
     this.groupShares = groups.map((g) => new GroupShare(poolMax(g)));
@@ -44,10 +48,11 @@ export class TenantPools {
   forTenant(tenantId: number): Knex {
     const index = tenantId % this.groups.length;
     const group = this.groups[index];
-    if (!this.share) return group;
+    if (!this.share && !this.budget) return group;
     let knex = this.perTenant.get(tenantId);
     if (!knex) {
-      knex = sharedKnex(group, new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index]));
+      const share = this.share ? new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index]) : null;
+      knex = sharedKnex(group, share, this.budget ? { tenantId, budget: this.budget } : undefined);
       this.perTenant.set(tenantId, knex);
     }
     return knex;
@@ -64,7 +69,10 @@ function poolMax(knex: Knex): number {
 
 export function createTenantPools(env: PoolEnv, databaseUrl: string, logger?: Logger): TenantPools {
   const perGroup = Math.max(1, Math.ceil(env.DATABASE_POOL_MAX / env.DATABASE_POOL_GROUPS));
-  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () => createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger));
+  const budget = env.DATABASE_CONNECTION_MAX_TENANTS > 0 ? new TenantBudget(env.DATABASE_CONNECTION_MAX_TENANTS) : null;
+  const groups = Array.from({ length: env.DATABASE_POOL_GROUPS }, () =>
+    createKnex({ ...env, DATABASE_POOL_MAX: perGroup }, databaseUrl, env.DATABASE_STATEMENT_TIMEOUT_MS, logger, budget?.keep),
+  );
   const limit = Math.max(1, Math.floor((perGroup * env.DATABASE_TENANT_SHARE_PERCENT) / 100));
-  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS, borrow: env.DATABASE_TENANT_SHARE_BORROW });
+  return new TenantPools(groups, limit >= perGroup ? null : { limit, waitMs: env.DATABASE_TENANT_WAIT_MS, borrow: env.DATABASE_TENANT_SHARE_BORROW }, budget);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error';
+import type { TenantBudget } from './tenant-budget';
 
 interface Waiter {
   resolve: () => void;
@@ -151,10 +152,11 @@ export interface ShareCounts {
 }
 
 /**
- * A knex on the same pool whose connection acquire passes through the tenant's share first.
+ * A knex on the same pool whose connection acquire passes through the tenant's share first (when
+ * there is one) and notes the tenant on the connection's budget (when there is one).
  * Transactions acquire through the same client, so they count too.
  */
-export function sharedKnex(group: Knex, share: TenantShare): Knex {
+export function sharedKnex(group: Knex, share: TenantShare | null, budget?: { tenantId: number; budget: TenantBudget }): Knex {
   const clone = group.withUserParams({});
   const client = clone.client as any;
   const acquire = client.acquireConnection.bind(client);
@@ -162,18 +164,19 @@ export function sharedKnex(group: Knex, share: TenantShare): Knex {
   // knex releases a streamed query's connection twice; only the first one gives the slot back
   const holding = new WeakSet<object>();
   client.acquireConnection = async () => {
-    await share.enter();
+    await share?.enter();
     try {
       const connection = await acquire();
       holding.add(connection);
+      budget?.budget.touch(connection, budget.tenantId);
       return connection;
     } catch (err) {
-      share.leave();
+      share?.leave();
       throw err;
     }
   };
   client.releaseConnection = async (connection: object) => {
-    if (holding.delete(connection)) share.leave();
+    if (holding.delete(connection)) share?.leave();
     return release(connection);
   };
   return clone;

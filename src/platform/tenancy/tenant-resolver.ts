@@ -29,8 +29,11 @@ interface CacheLike<K, V> {
 @singleton()
 export class TenantResolver {
   /**
-   * Known and unknown hosts in separate LRU caches of TENANT_HOST_CACHE_MAX entries each, so a
-   * flood of random Host values neither grows memory without bound nor evicts the real hosts.
+   * Known and unknown hosts in separate LRU caches, so a flood of random Host values neither grows
+   * memory without bound nor evicts the real hosts. Unknown hosts: TENANT_HOST_CACHE_MAX. Known
+   * hosts and tenants hold only real tenants, so they are sized to the deployment
+   * (TENANT_CACHE_MAX, default 100,000): an LRU smaller than the tenants requested in turn misses
+   * on every request (with 10,000 tenants and a bound of 10,000 it sat at the edge).
    */
   private readonly knownHosts: LRUCache<string, Cached<number | null>>;
   private readonly unknownHosts: LRUCache<string, Cached<number | null>>;
@@ -47,10 +50,9 @@ export class TenantResolver {
     @inject(ENV) private readonly env: Env,
     @inject(LOGGER) private readonly logger: Logger,
   ) {
-    const max = env.TENANT_HOST_CACHE_MAX;
-    this.knownHosts = new LRUCache({ max });
-    this.unknownHosts = new LRUCache({ max });
-    this.byId = new LRUCache({ max });
+    this.knownHosts = new LRUCache({ max: env.TENANT_CACHE_MAX });
+    this.unknownHosts = new LRUCache({ max: env.TENANT_HOST_CACHE_MAX });
+    this.byId = new LRUCache({ max: env.TENANT_CACHE_MAX });
     this.byHost = {
       get: (host) => this.knownHosts.get(host) ?? this.unknownHosts.get(host),
       set: (host, entry) => {
@@ -61,8 +63,8 @@ export class TenantResolver {
   }
 
   /** Entries held now (tests check the bound). */
-  cacheSizes(): { knownHosts: number; unknownHosts: number; tenants: number; max: number } {
-    return { knownHosts: this.knownHosts.size, unknownHosts: this.unknownHosts.size, tenants: this.byId.size, max: this.knownHosts.max };
+  cacheSizes(): { knownHosts: number; unknownHosts: number; tenants: number; max: number; tenantMax: number } {
+    return { knownHosts: this.knownHosts.size, unknownHosts: this.unknownHosts.size, tenants: this.byId.size, max: this.unknownHosts.max, tenantMax: this.knownHosts.max };
   }
 
   async start(): Promise<void> {
