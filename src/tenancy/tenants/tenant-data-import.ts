@@ -19,6 +19,8 @@ function need(map: RefMap, kind: string, ref: string, where: string): number {
  * tenant migrations are the one place that creates them.
  */
 export class DataImport {
+  /** Rows each table received in multi-row inserts: the importer analyzes the large ones. */
+  readonly bulkRows = new Map<string, number>();
   private readonly orgs: RefMap = new Map();
   private readonly roles: RefMap = new Map();
   private readonly groups: RefMap = new Map();
@@ -185,6 +187,7 @@ export class DataImport {
 
   /** Multi-row inserts; large documents (benchmark, big customers) would take minutes row by row. */
   private async insertBatched(table: string, rows: Record<string, unknown>[], returning?: string[]): Promise<any[]> {
+    this.bulkRows.set(table, (this.bulkRows.get(table) ?? 0) + rows.length);
     const out: any[] = [];
     for (let i = 0; i < rows.length; i += 1000) {
       const q = this.db.table(table).insert(rows.slice(i, i + 1000));

@@ -66,3 +66,20 @@ describe('tenant import', () => {
     expect(error?.message).toMatch(/invalid tenant-import\/1 document at format/);
   });
 });
+
+describe('statistics after a large import', () => {
+  it('analyzes the tables that received 1,000 rows or more, and leaves small ones to autovacuum', async () => {
+    const doc = readDemoDocument('acme');
+    for (let i = 0; i < 1000; i++) doc.persons.push({ user_name: `bulk${i}`, firstname: 'Bulk', lastname: `Person ${i}`, organisation: 'acme' });
+    const slug = `large-${randomBytes(3).toString('hex')}`;
+    const lines: string[] = [];
+    await t.container.resolve(TenantImporter).import(doc, { slug, hosts: [`${slug}.test`], onProgress: (m) => lines.push(m) });
+    const schema = schemaNameForSlug(slug);
+    // ANALYZE sets reltuples; a table never analyzed (nor vacuumed) has -1
+    const tuples = async (table: string) =>
+      Number((await knex.raw('select c.reltuples from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relname = ?', [schema, table])).rows[0].reltuples);
+    expect(await tuples('persons')).toBe(1007);
+    expect(await tuples('organisations')).toBe(-1);
+    expect(lines.some((l) => l.includes('statistics gathered for persons'))).toBe(true);
+  });
+});
