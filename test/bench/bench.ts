@@ -182,7 +182,7 @@ async function main() {
   // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
   const SCALE_BASE = Number(flags['scale-base']);
   if (T > SCALE_BASE) {
-    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out!, runLoad, say });
+    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out!, runLoad, say, idle: IDLE, idleSettle: IDLE_SETTLE });
     return;
   }
   const work = flags.data ? path.resolve(flags.data) : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));

@@ -15,7 +15,7 @@ import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { SpareSchemas } from '../../src/tenancy/tenants/placement/spare-schemas';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { BENCH_PASSWORD, BENCH_SECRET, smallTenant } from './generate-tenants';
-import { PeakSampler, pidsMatching } from './proc-stats';
+import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
 
 /**
  * `npm run bench -- --tenants 10000` (any count above 1,000): the scale comparison of issue 22.
@@ -33,6 +33,9 @@ export interface ScaleOptions {
   out: string;
   runLoad: (config: any) => Promise<any>;
   say: (m: string) => void;
+  /** Seconds of no traffic measured after the API is up (0: none), starting `idleSettle` s after it answered. */
+  idle: number;
+  idleSettle: number;
 }
 
 interface Stage {
@@ -50,6 +53,8 @@ interface Stage {
   settleSeconds: number;
   /** 1-minute load average of the machine at the start and end of the timed run */
   load: [number, number];
+  /** CPU cores at rest per group (api, postgres, redis, workers); null when --idle 0. */
+  idle: Record<string, number> | null;
 }
 
 const loadAverage = () => Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -138,6 +143,8 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       await waitFor(`${base}/readyz`);
+      const idle = o.idle > 0 ? await idleCores(api.pid!, path.join(work, 'pg'), o.idleSettle, o.idle) : null;
+      if (idle) o.say(`  idle ${o.idle} s from ${o.idleSettle} s after start: ${sum(idle).toFixed(3)} cores (${Object.entries(idle).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')})`);
       const token = swt();
       const requests = Array.from({ length: target }, (_, i) => ({ method: 'GET', path: '/api/person', headers: { Host: `bench${String(i + 1).padStart(4, '0')}.bench.localhost`, Authorization: token } }));
       // Steady state: every tenant once (cold: its first rows, catalog entries and caches), then once
@@ -182,6 +189,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
         rssMiB: (sampler.peaks.get('postgres') ?? 0) / 2 ** 20,
         settleSeconds,
         load,
+        idle,
       });
     }
   } finally {
@@ -215,6 +223,32 @@ export function renderScale(stages: Stage[]): string {
     row('PostgreSQL RSS peak (sum of backends), MiB', (s) => s.rssMiB.toFixed(0)),
     row('spare schemas made, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.spareSeconds).toFixed(1)),
     row('tenants created from spares, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.importSeconds).toFixed(1)),
+    row('idle cores, api + postgres + redis + workers (target < 0.02)', (s) => (s.idle ? `${sum(s.idle).toFixed(3)} (${Object.values(s.idle).map((v) => v.toFixed(3)).join(' / ')})` : 'not measured')),
     row('machine load average (1 min), start / end of the timed run', (s) => `${s.load[0].toFixed(1)} / ${s.load[1].toFixed(1)}`),
   ].join('\n');
+}
+
+const sum = (v: Record<string, number>) => Object.values(v).reduce((a, b) => a + b, 0);
+
+/**
+ * CPU cores each group used over `seconds` of no traffic, from `settle` s after the API answered:
+ * the API process, its worker processes, PostgreSQL (closed backends count in the postmaster's
+ * reaped time) and Redis. The idle target of issue 23 holds at any tenant count.
+ */
+async function idleCores(apiPid: number, pgDir: string, settle: number, seconds: number): Promise<Record<string, number>> {
+  const groups: Record<string, () => number[]> = {
+    api: () => [apiPid],
+    postgres: () => pidsMatching(pgDir),
+    redis: () => descendantsOf(process.pid).filter((p) => commOf(p) === 'redis-server'),
+    workers: () => descendantsOf(apiPid).filter((p) => p !== apiPid),
+  };
+  const snapshot = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p, { reaped: true })]))]));
+  await sleep(settle * 1000);
+  const c0 = snapshot();
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const c1 = snapshot();
+  const elapsed = (Date.now() - t0) / 1000;
+  const total = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  return Object.fromEntries(Object.keys(groups).map((k) => [k, (total(c1[k]) - total(c0[k])) / elapsed]));
 }
