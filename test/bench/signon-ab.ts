@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import http from 'node:http';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
-import { startLocalPostgres, startLocalRedis, freePort } from '../../src/platform/dev/local-services';
-import { BENCH_PASSWORD } from './generate-tenants';
+import { startLocalPostgres, startLocalRedis } from '../../src/platform/dev/local-services';
+import { login, startCheckoutApi } from './ab-support';
 import { runLoad } from './load-runner';
 import { cpuSeconds } from './proc-stats';
 
@@ -24,28 +23,6 @@ const { values: flags } = parseArgs({
 const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const HOST = 'large.bench.localhost';
 
-function send(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await send(url)).status === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 async function main() {
   const work = path.resolve(flags.data!);
   const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: true, fsync: false });
@@ -55,21 +32,10 @@ async function main() {
   try {
     const apis: { name: string; base: string; child: ChildProcess; cookie: string }[] = [];
     for (const [name, dir] of [['a', flags.a!], ['b', flags.b!]] as const) {
-      const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(dir, 'src/main.ts')], {
-        cwd: dir,
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: 'error', HOST: '127.0.0.1' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      children.push(child);
-      const base = `http://127.0.0.1:${port}`;
-      await waitFor(`${base}/readyz`);
-      const body = JSON.stringify({ user_name: 'p0', password: BENCH_PASSWORD, login: 1 });
-      const r = await send(`${base}/api/login`, { method: 'POST', headers: { Host: HOST, 'Content-Type': 'application/json' }, body });
-      const cookie = r.headers['set-cookie']?.find((c) => c.startsWith('tg-visit='))?.split(';')[0];
-      if (!cookie) throw new Error(`login on ${name} failed: ${r.status} ${r.text}`);
-      apis.push({ name, base, child, cookie });
-      say(`${name}: ${dir} on ${base}`);
+      const api = await startCheckoutApi(name, dir, pg.url, redis.url);
+      children.push(api.child);
+      apis.push({ ...api, cookie: await login(api.base, HOST, 'p0') });
+      say(`${name}: ${dir} on ${api.base}`);
     }
     const events: number[] = await knex.withSchema('tenant_large').table('events').where('max_participants', 2).where('starts_at', '>', new Date()).orderBy('id').limit(200).pluck('id');
     const half = Math.floor(events.length / 2);

@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { ClusterNodeOptions, RedisTarget } from './redis-target';
 
@@ -21,12 +22,18 @@ const MAX_RETRIES_PER_REQUEST = 1;
  * Commands issued in one turn of the event loop go out in one write: a request's session GETEX
  * and rate-limit script were a write syscall each, about 11% of the API's CPU on GET /api/person;
  * batched, 4% (bench, 32 connections). ioredis never batches MULTI, SUBSCRIBE and the like.
- * Scripts are left out: in an auto-pipeline ioredis 6 sometimes answers a script's batch with
- * fewer results than commands (TypeError "results[i] is not iterable", the callers never
- * answered), and on a cluster it picks the slot of an EVALSHA by its hash, not its key
- * (redis/ioredis#2109). rlflxIncr is rate-limiter-flexible's script.
+ * Raw EVAL/EVALSHA stay out: on a cluster ioredis picks the slot of an EVALSHA by its hash, not
+ * its key (redis/ioredis#2109).
+ * rlflxIncr (rate-limiter-flexible's script, a custom command) is batched on one server: ioredis
+ * 6.0 misaligns a batch's answers ("results[i] is not iterable", callers never answered) only
+ * when the command is first defined while a batch is open (redis/ioredis#1931, fixed after 6.0.0
+ * by #2180), so it is defined with the client, before any batch exists (defineRateLimitScript).
+ * The API's rate-limit write was 4% of its CPU on GET /api/person on its own. On a cluster it
+ * stays out of batches: ioredis loads scripts per node before a cluster batch, untested here.
  */
-const AUTO_PIPELINING = { enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['eval', 'evalsha', 'rlflxIncr', 'rlflxIncrBuffer'] };
+const RATE_LIMIT_SCRIPT = ['rlflxIncr', 'rlflxIncrBuffer'];
+const AUTO_PIPELINING = { enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['eval', 'evalsha'] };
+const CLUSTER_AUTO_PIPELINING = { ...AUTO_PIPELINING, autoPipeliningIgnoredCommands: [...AUTO_PIPELINING.autoPipeliningIgnoredCommands, ...RATE_LIMIT_SCRIPT] };
 const reconnectDelay = (times: number) => Math.min(times * 100, 1000);
 
 /** The one way the product opens a Redis connection (BullMQ's own connections derive from it). */
@@ -34,9 +41,19 @@ export function createRedisClient(target: RedisTarget, name: string, logger: Log
   const client =
     target.kind === 'single'
       ? new Redis(target.url, { maxRetriesPerRequest: MAX_RETRIES_PER_REQUEST, enableOfflineQueue: true, retryStrategy: reconnectDelay, ...AUTO_PIPELINING })
-      : failFastOnceReady(new Cluster(target.nodes, { ...clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST), ...AUTO_PIPELINING }));
+      : failFastOnceReady(new Cluster(target.nodes, { ...clusterOptions(target.redisOptions, MAX_RETRIES_PER_REQUEST), ...CLUSTER_AUTO_PIPELINING }));
+  defineRateLimitScript(client);
   client.on('error', (err: Error) => logger.warn({ err: err.message }, `${name} connection error`));
   return client;
+}
+
+/**
+ * rate-limiter-flexible defines its script (rlflxIncr) on the client whenever a limiter is made;
+ * one made now defines it before any auto-pipeline batch is open, so every batch knows it. Later
+ * limiters define the same script again, which open batches already have.
+ */
+export function defineRateLimitScript(client: RedisClient): void {
+  new RateLimiterRedis({ storeClient: client, points: 1, duration: 1 });
 }
 
 /**
