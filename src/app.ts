@@ -10,15 +10,16 @@ import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
 import { allRoutes } from './features';
-import { docsRoutes } from './platform/openapi/docs-routes';
+import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
 import { tenantCors, csrfGuard } from './identity';
 import { platformRoutes, platformPaths, adminPageRoutes } from './tenancy';
-import { queueDashboard } from './platform/queue/queue-dashboard';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './platform/queue/queue-dashboard';
 import { filesHttp } from './courses';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
+import { series, whenBody } from './platform/http/middleware-series';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -30,15 +31,16 @@ export function buildApp(container: DependencyContainer): Express {
   // Bracket form (person_data[email]=x) and repeated keys (ids=1&ids=2) in query strings.
   app.set('query parser', parseQueryString);
 
-  app.use(requestLogging(logger));
-  app.use(httpMetrics(container));
+  // Middleware every request passes run as one router layer each (series: why, there).
+  app.use(series(requestLogging(logger), httpMetrics(container)));
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
-  app.use(queueDashboard(container));
+  const dashboard = queueDashboard(container);
+  if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard);
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
-  app.use(docsRoutes(allRoutes, version, platformPaths()));
+  mountDocs(app, allRoutes, version, platformPaths());
   app.use('/api', apiRouter(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
@@ -60,15 +62,18 @@ export function buildApp(container: DependencyContainer): Express {
 function apiRouter(container: DependencyContainer): express.Router {
   const env = container.resolve(ENV);
   const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
-  api.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit }));
-  // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
-  api.use(inputGuard());
-  api.use(cookieParser());
-  api.use(tenantCors(container));
-  api.use(tenantMiddleware(container));
-  api.use(apiRateLimit(container));
-  api.use(csrfGuard());
+  api.use(
+    series(
+      whenBody(express.json({ limit: '1mb' }), express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit })),
+      // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
+      inputGuard(),
+      cookieParser(),
+      tenantCors(container),
+      tenantMiddleware(container),
+      apiRateLimit(container),
+      csrfGuard(),
+    ),
+  );
   // Multipart upload and raw download of files; everything else goes through defineRoute.
   api.use(filesHttp(container));
   api.use(mountRoutes(allRoutes));

@@ -61,11 +61,14 @@ export class PersonCompetencesRepository {
 
   /**
    * A new registration supersedes the current one; the old row stays as history. Run on a
-   * transaction's repository (`tx.get`): two identical registrations at once both find no current
-   * row and one insert hits person_competences_current (a unique violation the caller may retry).
+   * transaction's repository (`tx.get`). Registrations of one person and competence take turns
+   * (a transaction-scoped advisory lock): without it, of twenty identical registrations at once
+   * each found the same current row, all but one insert hit person_competences_current, and a
+   * loser could lose every retry (409).
    */
   async supersedeWith(row: NewRegistration): Promise<RegistrationRow> {
     const db = this.db;
+    await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`person_competence:${db.schema}:${row.person_id}:${row.competence_id}`]);
     await db
       .table('person_competences')
       .where({ person_id: row.person_id, competence_id: row.competence_id })

@@ -4,13 +4,16 @@ import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
 import { maybeRequestScope } from '../tenancy/request-scope';
 import { routeTemplate } from '../metrics/route-template';
+import { withLazyChildren } from '../logging/lazy-child-logger';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** One JSON line per request: request id, tenant, route template, status, duration, user id. */
 export function requestLogging(logger: Logger) {
+  // pino-http derives its logger with child() once at setup: that one is real, its per-request children lazy
+  const setup = Object.create(logger, { child: { value: (b: object, o: object) => withLazyChildren(logger.child(b, o)) } });
   return pinoHttp({
-    logger,
+    logger: setup,
     // Our serializers read the raw request and response: pino-http's default wrapping first copies
     // every request into a standard object (headers, parsed query string, ...) for each request's
     // child logger, most of a fast call's logging cost.

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { RouteDefinition } from '../http/define-route';
 import { buildOpenApiDocument, errorcodeTable, type OpenApiPaths } from './openapi-document';
@@ -37,13 +37,14 @@ past it 429 with Retry-After.
 A POST, PUT or DELETE authenticated by the tg-visit cookie from an Origin (or Referer) that is neither the tenant's host nor
 listed in cors.origins is refused (403); SWT requests and requests without either header pass.`;
 
-/** GET /api/openapi.json and the rendered docs at /docs; the same on every host. */
-export function docsRoutes(routes: readonly RouteDefinition[], version: string, paths?: OpenApiPaths): Router {
+/**
+ * GET /api/openapi.json and the rendered docs at /docs; the same on every host. Added to the app
+ * at their paths, not as a router of their own that every request would walk through.
+ */
+export function mountDocs(app: Express, routes: readonly RouteDefinition[], version: string, paths?: OpenApiPaths): void {
   const document = buildOpenApiDocument(routes, { version, description: DESCRIPTION, paths });
-  const router = Router();
-  router.get('/api/openapi.json', (_req, res) => {
+  app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
-  router.use('/docs', swaggerUi.serveFiles(document), swaggerUi.setup(document, { customSiteTitle: 'API docs' }));
-  return router;
+  app.use('/docs', swaggerUi.serveFiles(document), swaggerUi.setup(document, { customSiteTitle: 'API docs' }));
 }

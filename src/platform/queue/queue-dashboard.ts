@@ -20,23 +20,25 @@ function sameToken(given: string, expected: string): boolean {
 /**
  * Bull Board for operators at /platform/queues, behind PLATFORM_ADMIN_TOKEN
  * (Authorization: Bearer <token>). Without the variable the dashboard does not exist (404).
+ * Mounted at its path by the app (app.use(QUEUE_DASHBOARD_PATH, ...)), so other requests do not
+ * walk through its router.
  */
-export function queueDashboard(container: DependencyContainer): Router {
+export function queueDashboard(container: DependencyContainer): Router | null {
   const router = Router();
   const token = container.resolve(ENV).PLATFORM_ADMIN_TOKEN;
-  if (!token) return router;
+  if (!token) return null;
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: container.resolve(QueueRegistry).all().map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
     serverAdapter,
   });
-  router.use(QUEUE_DASHBOARD_PATH, (req: Request, _res: Response, next: NextFunction) => {
+  router.use((req: Request, _res: Response, next: NextFunction) => {
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!given || !sameToken(given, token)) throw new ApiError(401, 'operator token required (Authorization: Bearer <PLATFORM_ADMIN_TOKEN>)');
     next();
   });
-  router.use(QUEUE_DASHBOARD_PATH, serverAdapter.getRouter());
+  router.use(serverAdapter.getRouter());
   return router;
 }
