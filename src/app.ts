@@ -75,7 +75,7 @@ function apiRouter(container: DependencyContainer): express.Router {
     ),
   );
   // Multipart upload and raw download of files; everything else goes through defineRoute.
-  api.use(filesHttp(container));
+  api.use('/files', filesHttp(container));
   api.use(mountRoutes(allRoutes));
   api.use((req) => {
     throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);

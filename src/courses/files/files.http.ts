@@ -17,7 +17,7 @@ function authenticated(req: Request) {
 }
 
 /**
- * Mounted before the routes: POST /files checks the login before reading the upload
+ * Mounted at /api/files, before the routes: POST /files checks the login before reading the upload
  * (multer, in memory, at most UPLOAD_MAX_BYTES, one file) and hands the file on to the
  * defineRoute handler as input.file; GET /files/:id/content streams the bytes.
  */
@@ -26,7 +26,7 @@ export function filesHttp(root: DependencyContainer): Router {
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, files: 1, fields: 20, fieldSize: 64 * 1024 } }).single('file');
   const router = Router();
 
-  router.post('/files', (req: Request, res: Response, next: NextFunction) => {
+  router.post('/', (req: Request, res: Response, next: NextFunction) => {
     authenticated(req);
     if (!req.is('multipart/form-data')) return next();
     upload(req, res, (err: unknown) => {
@@ -44,7 +44,7 @@ export function filesHttp(root: DependencyContainer): Router {
     });
   });
 
-  router.get('/files/:file_id/content', async (req: Request, res: Response) => {
+  router.get('/:file_id/content', async (req: Request, res: Response) => {
     const { scope, user } = authenticated(req);
     const id = Number(req.params.file_id);
     if (!/^\d+$/.test(String(req.params.file_id)) || id < 1 || id > 2147483647) throw ApiError.malformed('file_id', 'must be a positive id');
