@@ -84,11 +84,13 @@ export class MessagesRepository {
 
   /**
    * The message and its outbox rows in one statement (so both or neither, without a
-   * transaction's extra round trips); returns both as stored.
+   * transaction's extra round trips); returns both as stored. Both inserts are named statements
+   * (TenantDb.prepared): planned once per connection, not per message.
    */
   async insert(m: NewMessage): Promise<StoredMessage> {
     const { deliveries, ...message } = m;
-    const { rows } = await this.db.raw(
+    const { rows } = await this.db.prepared(
+      'messages.insert',
       `with m as (
          insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium)
          values (?, ?, ?, ?, ?, ?::text[], ?, ?) returning *),
@@ -114,7 +116,8 @@ export class MessagesRepository {
    * address for one of the media (nothing is written then).
    */
   async insertToUserName(userName: string, m: Omit<NewMessage, 'recipient_id' | 'deliveries'>, media: readonly Medium[]): Promise<{ person?: Recipient; stored?: StoredMessage }> {
-    const { rows } = await this.db.raw(
+    const { rows } = await this.db.prepared(
+      'messages.insert-to-user',
       `with p as (?),
        want as (
          select x.medium, case x.medium when 'email' then p.email else p.mobile end as address
