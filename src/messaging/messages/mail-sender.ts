@@ -3,7 +3,6 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { ENV } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
-import { connectSmtpSocket } from './smtp-socket';
 
 export interface OutgoingMail {
   from: string;
@@ -25,7 +24,7 @@ export class MailSender {
 
   async send(mail: OutgoingMail): Promise<string> {
     if (!this.env.SMTP_URL) throw new PermanentDeliveryError('e-mail is not configured on this server (SMTP_URL is not set)');
-    this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 10, logger: false, getSocket: connectSmtpSocket } as any);
+    this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 10, logger: false } as any);
     try {
       const info = await this.transport.sendMail({
         from: mail.from,
