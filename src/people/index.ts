@@ -26,10 +26,10 @@ export { PersonDirectory, identificationBucket, type PersonColumn, type PersonKe
 export { passwordChangeReason, type PasswordState } from './persons/password-state';
 export { PendingPasswords, PENDING_PASSWORD_HOURS, randomPassword, type PendingPasswordRow } from './persons/pending-passwords';
 export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from './person-access';
-export { policies } from './person-policies';
+export { policies, personNotFound, type DeferredTarget } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
-export { joinPersons, joinOrganisations, userNameOf, personsInOrganisations, organisationsNamed } from './person-queries';
+export { joinPersons, joinOrganisations, userNameOf, personNamed, personsInOrganisations, organisationsNamed } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 export * from './person-ports';
 export { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from './persons/new-person-notifier';

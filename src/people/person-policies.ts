@@ -30,6 +30,38 @@ function person(rule: PersonRule, param: string, action: Action): AccessRule<Tar
 }
 
 /**
+ * A superuser's call about a person named in the input, not looked up yet: a superuser may act on
+ * every person of the tenant, so all that is left to decide is whether the person exists, and the
+ * handler answers that in its own statement (an INSERT ... SELECT from `personNamed`), which must
+ * answer 404 (`personNotFound`) when it finds nobody.
+ */
+export interface DeferredTarget {
+  deferred: true;
+  user_name: string;
+}
+
+/** The 404 of an unknown person named by a parameter, as the person rules word it. */
+export const personNotFound = (userName: string) => ApiError.notFound(`person ${userName}`);
+
+/**
+ * As `person`, but a superuser naming someone gets a DeferredTarget instead of a lookup: the
+ * handler's one statement finds the person and writes, saving a round trip per call where a
+ * superuser sends in bulk. Everyone else is resolved and checked as by `person`.
+ */
+function personDeferredForSuperuser(rule: PersonRule, param: string, action: Action): AccessRule<TargetPerson | DeferredTarget> {
+  const resolved = person(rule, param, action);
+  return {
+    ...resolved,
+    async check(ctx: AccessCheck, input: Record<string, unknown>) {
+      const named = input[param] as string | undefined;
+      // every person rule allows a superuser on every person of the tenant
+      if (ctx.user.superuser && named !== undefined) return { deferred: true, user_name: named };
+      return resolved.check(ctx, input);
+    },
+  };
+}
+
+/**
  * A GET's target person from TenantDataCache (fresh by the persons table's change notices): the
  * lookup was the one query left on cached reads such as GET /api/personcompetences. Writes look
  * the person up in the database, as they act on it. A copy is handed out: cached values are frozen.
@@ -85,6 +117,8 @@ function superuserOrSuperadmin(action: string): AccessRule<undefined> {
 export const policies = {
   ...access,
   selfOrManager: (param: string, action: Action) => person('selfOrManager', param, action),
+  /** selfOrManager, but a superuser's target is left to the handler's statement (DeferredTarget). */
+  selfOrManagerDeferredForSuperuser: (param: string, action: Action) => personDeferredForSuperuser('selfOrManager', param, action),
   selfOrActingManager: (param: string, action: Action) => person('selfOrActingManager', param, action),
   actingManager: (param: string, action: Action) => person('actingManager', param, action),
   selfOrSuperuser: (param: string, action: Action) => person('selfOrSuperuser', param, action),

@@ -36,3 +36,8 @@ export function organisationsNamed(db: TenantDb, ids: readonly number[], externa
     w.whereIn('id', [...ids]).orWhereIn('extern_organisation_id', [...externalIds]);
   });
 }
+
+/** The person with this user name (no row: none), the columns asked for: e.g. a CTE an INSERT ... SELECT reads. */
+export function personNamed(db: TenantDb, userName: string, columns: readonly string[]): Knex.QueryBuilder {
+  return db.table('persons').select(columns).where('user_name', userName);
+}

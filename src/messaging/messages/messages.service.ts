@@ -6,7 +6,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
-import { PersonAccess, PersonDirectory } from '../../people';
+import { PersonAccess, PersonDirectory, personNotFound, type DeferredTarget } from '../../people';
 import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
 import { SenderRateLimit } from './sender-rate-limit';
 
@@ -46,8 +46,58 @@ export class MessagesService {
     @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
-  /** `person`: the recipient, resolved and allowed by the route (self, their manager, a superuser). */
-  async send(user: Principal, person: Recipient, input: SendMessageInput): Promise<MessageView> {
+  /**
+   * `target`: the recipient, resolved and allowed by the route (self, their manager, a superuser),
+   * or, for a superuser, only named (DeferredTarget): then the lookup and the insert are one
+   * statement when the input needs nothing else of the person.
+   */
+  async send(user: Principal, target: Recipient | DeferredTarget, input: SendMessageInput): Promise<MessageView> {
+    if (!('deferred' in target)) return this.sendTo(user, target, input);
+    // the route defers only a superuser's target: a superuser may send to every person of the tenant
+    if (!user.superuser) throw new Error('a deferred message recipient for a caller who is not a superuser');
+    const quick = await this.sendInOneStatement(user, target.user_name, input);
+    return 'view' in quick ? quick.view : this.sendTo(user, quick.person, input);
+  }
+
+  /**
+   * A superuser's message to a person named by user name: the lookup and the insert in one round
+   * trip. Input that needs the person first (reply_to "manager") or is in error, and a recipient
+   * without the address a medium needs, go the usual way (`sendTo`), which answers as before.
+   */
+  private async sendInOneStatement(user: Principal, userName: string, input: SendMessageInput): Promise<{ view: MessageView } | { person: Recipient }> {
+    const plan = this.planWithoutPerson(input);
+    if (!plan) {
+      const person = await this.access.lookup(user, userName);
+      if (!person) throw personNotFound(userName);
+      return { person };
+    }
+    await this.rateLimit.consume(user); // superusers are not counted: a no-op, kept so the rule lives in one place
+    const { person, stored } = await this.repo.insertToUserName(
+      userName,
+      { kind: 'message', sender_id: user.personId, title: input.title, text: input.text, cc: plan.cc, reply_to: plan.replyTo, send_medium: plan.medium },
+      plan.media,
+    );
+    if (!person) throw personNotFound(userName);
+    if (!stored) return { person };
+    return { view: { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries } };
+  }
+
+  /** cc, reply_to and media when they are valid and need nothing of the recipient; else undefined. */
+  private planWithoutPerson(input: SendMessageInput): { cc: string[]; replyTo: string | null; medium: SendMedium; media: Medium[] } | undefined {
+    let cc: string[];
+    try {
+      cc = parseCc(input.cc, this.tenant.config.get('messages.max_cc'));
+    } catch {
+      return undefined;
+    }
+    const raw = input.reply_to;
+    if (raw && (raw.toLowerCase() === 'manager' || !email.safeParse(raw).success)) return undefined;
+    const medium = input.send_medium ?? 'email';
+    return { cc, replyTo: raw || null, medium, media: medium === 'both' ? ['email', 'sms'] : [medium] };
+  }
+
+  /** `person`: the recipient, resolved and allowed (self, their manager, a superuser). */
+  private async sendTo(user: Principal, person: Recipient, input: SendMessageInput): Promise<MessageView> {
     const medium = input.send_medium ?? 'email';
     const cc = parseCc(input.cc, this.tenant.config.get('messages.max_cc'));
     const deliveries: { medium: Medium; address: string }[] = [];

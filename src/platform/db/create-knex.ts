@@ -1,6 +1,7 @@
 import knex, { type Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Env } from '../config/env';
+import { boundNamedStatements } from './named-statements';
 
 /**
  * A pool (the platform pool, or one tenant connection group). Every physical connection starts with an empty
@@ -17,7 +18,7 @@ export function createKnex(
   /** tenant groups: recycles a connection once it has served too many tenants (TenantBudget.keep) */
   validate?: (connection: object) => boolean,
 ): Knex {
-  return knex({
+  return boundNamedStatements(knex({
     // knex's own warnings (a connection lost, an acquire that failed) go to our log, not the console
     ...(logger ? { log: knexLog(logger) } : {}),
     client: 'pg',
@@ -33,7 +34,7 @@ export function createKnex(
       ...(validate ? { validate } : {}),
     },
     acquireConnectionTimeout: 10_000,
-  });
+  }));
 }
 
 function knexLog(logger: Logger) {

@@ -54,6 +54,14 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
    * the caller's account again on every request. Leave it out when in doubt.
    */
   keepsAccounts?: true;
+  /**
+   * A write to none of the tables cached answers are made of (tenant migration 130's
+   * TENANT_DATA_TABLES) and to no account, e.g. a message and its outbox rows: after it, this
+   * process drops nothing it cached of the tenant (implies keepsAccounts), so a burst of such
+   * writes neither reads the caller's account again nor empties the tenant's cached reads.
+   * A test should prove the route's writes announce no tenant_data_changed. Leave it out when in doubt.
+   */
+  keepsCachedData?: true;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
   errors?: ErrorCode[];
   input: S;

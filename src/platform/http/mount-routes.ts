@@ -102,7 +102,7 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
     result = await route.handler(ctx, parsed.data);
   } finally {
     // What this request changed must not be served from this process's cache to the next one.
-    if (route.method !== 'get') {
+    if (route.method !== 'get' && !route.keepsCachedData) {
       const cache = scope.container.resolve(PrincipalCache);
       if (route.keepsAccounts) cache.forgetData(scope.tenant.schema);
       else cache.forgetSchema(scope.tenant.schema);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { statementName } from '../db/named-statements';
 
 /**
  * The only database handle that tenant code receives. Every query it builds is
@@ -27,6 +28,16 @@ export class TenantDb {
   /** Raw SQL. Write `??` for identifiers and pass db.ref(...) as the binding. */
   raw<T = any>(sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Knex.Raw<T> {
     return this.knex.raw(sql, bindings as any) as Knex.Raw<T>;
+  }
+
+  /**
+   * Raw SQL run as a named (prepared) statement: parsed and planned once per connection, for hot
+   * statements only (src/platform/db/named-statements.ts). `key` names the statement in the code;
+   * the name also digests the SQL text, which includes the tenant's schema.
+   */
+  prepared<T = any>(key: string, sql: string, bindings: readonly Knex.RawBinding[] = []): Knex.Raw<T> {
+    const raw = this.raw<T>(sql, bindings);
+    return raw.options({ name: statementName(key, raw.toSQL().sql) }) as Knex.Raw<T>;
   }
 
   /** Knex helpers that need no table (fn.now(), ref to columns, etc.). */

@@ -4,6 +4,7 @@ import { client, createTestApp, importDemoTenant, type TestApp, type DemoTenant 
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { KNEX } from '../../../src/platform/tokens';
 import { PrincipalCache } from '../../../src/platform/auth/principal-cache';
+import { cachesSettled } from '../../support/cache-settle';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -70,13 +71,31 @@ describe('principal cache', () => {
     const event = (await knex.withSchema(acme.schema).table('events').where('starts_at', '>', new Date()).whereNull('parent_id').first('id')).id;
     expect((await admin.post(`/api/personevents/${event}`).send({ user_name: 'siri' })).status).toBeLessThan(500);
     expect((await siri.get('/api/persons')).status).toBe(403);
-    // ... until any other write request of the tenant in this process
+    // ... and so does a write of nothing cached (keepsCachedData: a message and its outbox rows) ...
     expect((await admin.post('/api/messages').send({ user_name: 'siri', title: 'Hello', text: 'x' })).status).toBe(200);
+    expect((await siri.get('/api/persons')).status).toBe(403);
+    // ... until any other write request of the tenant in this process
+    const created = await admin.post('/api/organisations').send({ organisation_data: JSON.stringify({ name: 'Principal cache test unit' }) });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect((await siri.get('/api/persons')).status).toBe(200);
     await silentUpdate(acme.schema, 'siri', { superuser: false });
 
     await knex.withSchema(acme.schema).table('persons').where({ user_name: 'siri' }).delete();
     await eventually('siri is logged out', async () => (await siri.get('/api/person')).status === 401);
+  });
+
+  it('a message (keepsCachedData) drops nothing cached: it announces no tenant_data_changed and bumps no data version', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const versions = t.container.resolve(PrincipalCache);
+    const count = () => Number(versions.dataVersion(acme.schema)!.split(':')[1]);
+    await cachesSettled(t, knex, acme.schema);
+    const before = count();
+    const res = await admin.post('/api/messages').send({ user_name: 'ola', title: 'No cache drop', text: 'x' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // the marker's own notification is the only bump: the message's writes (messages, the outbox)
+    // fire no tenant_data_changed, and the route does not drop the tenant's cached reads
+    await cachesSettled(t, knex, acme.schema);
+    expect(count()).toBe(before + 1);
   });
 
   it('the same person id in two tenants never shares an entry', async () => {
