@@ -1,7 +1,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/platform/dev/local-services';
+import knexFactory, { type Knex } from 'knex';
+import { freePort, startLocalPostgres, startLocalRedis } from '../../src/platform/dev/local-services';
 import { BENCH_PASSWORD } from './generate-tenants';
 
 /** Shared by the side-by-side comparisons (signon-ab.ts, get-ab.ts): two checkouts, one PostgreSQL and Redis. */
@@ -59,4 +60,47 @@ export async function login(base: string, host: string, userName: string, passwo
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+export interface AbBed {
+  pg: { url: string };
+  redis: { url: string };
+  knex: Knex;
+  /** Starts one checkout's API; stopped when the run ends. */
+  start(name: string, dir: string, nodeArgs?: string[]): Promise<CheckoutApi>;
+}
+
+/**
+ * Runs a side-by-side comparison as a script: PostgreSQL and Redis from a data dir the bench
+ * provisioned, the APIs it starts stopped at the end, the process' exit code from the outcome.
+ */
+export function runAb(dataDir: string, body: (bed: AbBed) => Promise<void>): void {
+  const main = async () => {
+    const work = path.resolve(dataDir);
+    const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: true, fsync: false });
+    const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
+    const knex = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 2 } });
+    const children: ChildProcess[] = [];
+    const start = async (name: string, dir: string, nodeArgs: string[] = []) => {
+      const api = await startCheckoutApi(name, dir, pg.url, redis.url, nodeArgs);
+      children.push(api.child);
+      return api;
+    };
+    try {
+      await body({ pg, redis, knex, start });
+    } finally {
+      for (const c of children) c.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 1500));
+      await knex.destroy();
+      await redis.stop();
+      await pg.stop();
+    }
+  };
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

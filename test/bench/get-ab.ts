@@ -1,10 +1,6 @@
 import 'reflect-metadata';
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import knexFactory from 'knex';
-import { startLocalPostgres, startLocalRedis } from '../../src/platform/dev/local-services';
-import { login, median, startCheckoutApi, type CheckoutApi } from './ab-support';
+import { login, median, runAb, type CheckoutApi } from './ab-support';
 import { runLoad, type LoadRequest } from './load-runner';
 import { cpuSeconds } from './proc-stats';
 
@@ -36,51 +32,29 @@ async function requestsFor(api: CheckoutApi, hosts: string[]): Promise<LoadReque
   return out;
 }
 
-async function main() {
-  const work = path.resolve(flags.data!);
-  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: true, fsync: false });
-  const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
-  const knex = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 2 } });
-  const children: ChildProcess[] = [];
-  try {
-    const hosts: string[] = (await knex('platform.tenant_hosts').select('host')).map((r: { host: string }) => r.host);
-    const sides: { api: CheckoutApi; requests: LoadRequest[]; cpu: number[]; rps: number[] }[] = [];
-    for (const [name, dir] of [['a', flags.a!], ['b', flags.b!]] as const) {
-      const api = await startCheckoutApi(name, dir, pg.url, redis.url, flags[`${name}-node-args`]!.split(/\s+/).filter(Boolean));
-      children.push(api.child);
-      sides.push({ api, requests: await requestsFor(api, hosts), cpu: [], rps: [] });
-      say(`${name}: ${dir} on ${api.base}, ${hosts.length} tenants`);
-    }
-    const load = (s: (typeof sides)[number], seconds: number) => runLoad({ url: s.api.base, requests: s.requests, connections: Number(flags.connections), duration: seconds });
-    for (const s of sides) await load(s, 3); // warm: every tenant met, code paths compiled
-    for (let round = 0; round < Number(flags.rounds); round++) {
-      const order = round % 2 ? [sides[1], sides[0]] : sides;
-      for (const s of order) {
-        const cpu0 = cpuSeconds(s.api.child.pid!);
-        const r = await load(s, Number(flags.seconds));
-        const ms = ((cpuSeconds(s.api.child.pid!) - cpu0) * 1000) / Math.max(1, r.total);
-        if (r.errors || r.non2xx) say(`${s.api.name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-        s.cpu.push(ms);
-        s.rps.push(r.requestsPerSecond);
-        say(`round ${round + 1} ${s.api.name}: ${r.requestsPerSecond.toFixed(0)} req/s, p99 ${r.p99} ms, API CPU ${ms.toFixed(3)} ms/request`);
-      }
-    }
-    const [a, b] = sides;
-    say(`median API CPU ms/request a ${median(a.cpu).toFixed(3)}, b ${median(b.cpu).toFixed(3)}: b/a ${(median(b.cpu) / median(a.cpu)).toFixed(3)}`);
-    say(`median req/s a ${median(a.rps).toFixed(0)}, b ${median(b.rps).toFixed(0)}: b/a ${(median(b.rps) / median(a.rps)).toFixed(3)}`);
-  } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
-    await knex.destroy();
-    await redis.stop();
-    await pg.stop();
+runAb(flags.data!, async ({ knex, start }) => {
+  const hosts: string[] = (await knex('platform.tenant_hosts').select('host')).map((r: { host: string }) => r.host);
+  const sides: { api: CheckoutApi; requests: LoadRequest[]; cpu: number[]; rps: number[] }[] = [];
+  for (const [name, dir] of [['a', flags.a!], ['b', flags.b!]] as const) {
+    const api = await start(name, dir, flags[`${name}-node-args`]!.split(/\s+/).filter(Boolean));
+    sides.push({ api, requests: await requestsFor(api, hosts), cpu: [], rps: [] });
+    say(`${name}: ${dir} on ${api.base}, ${hosts.length} tenants`);
   }
-}
-
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+  const load = (s: (typeof sides)[number], seconds: number) => runLoad({ url: s.api.base, requests: s.requests, connections: Number(flags.connections), duration: seconds });
+  for (const s of sides) await load(s, 3); // warm: every tenant met, code paths compiled
+  for (let round = 0; round < Number(flags.rounds); round++) {
+    const order = round % 2 ? [sides[1], sides[0]] : sides;
+    for (const s of order) {
+      const cpu0 = cpuSeconds(s.api.child.pid!);
+      const r = await load(s, Number(flags.seconds));
+      const ms = ((cpuSeconds(s.api.child.pid!) - cpu0) * 1000) / Math.max(1, r.total);
+      if (r.errors || r.non2xx) say(`${s.api.name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+      s.cpu.push(ms);
+      s.rps.push(r.requestsPerSecond);
+      say(`round ${round + 1} ${s.api.name}: ${r.requestsPerSecond.toFixed(0)} req/s, p99 ${r.p99} ms, API CPU ${ms.toFixed(3)} ms/request`);
+    }
+  }
+  const [a, b] = sides;
+  say(`median API CPU ms/request a ${median(a.cpu).toFixed(3)}, b ${median(b.cpu).toFixed(3)}: b/a ${(median(b.cpu) / median(a.cpu)).toFixed(3)}`);
+  say(`median req/s a ${median(a.rps).toFixed(0)}, b ${median(b.rps).toFixed(0)}: b/a ${(median(b.rps) / median(a.rps)).toFixed(3)}`);
+});
