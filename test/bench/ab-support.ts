@@ -36,11 +36,11 @@ export interface CheckoutApi {
 }
 
 /** The API of one checkout, started as `npm start` does, on the given PostgreSQL and Redis. */
-export async function startCheckoutApi(name: string, dir: string, databaseUrl: string, redisUrl: string, nodeArgs: string[] = []): Promise<CheckoutApi> {
+export async function startCheckoutApi(name: string, dir: string, databaseUrl: string, redisUrl: string, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CheckoutApi> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(dir, 'src/main.ts')], {
     cwd: dir,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1' },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -66,8 +66,8 @@ export interface AbBed {
   pg: { url: string };
   redis: { url: string };
   knex: Knex;
-  /** Starts one checkout's API; stopped when the run ends. */
-  start(name: string, dir: string, nodeArgs?: string[]): Promise<CheckoutApi>;
+  /** Starts one checkout's API (`env` over the defaults, e.g. SMTP_URL); stopped when the run ends. */
+  start(name: string, dir: string, nodeArgs?: string[], env?: NodeJS.ProcessEnv): Promise<CheckoutApi>;
 }
 
 /**
@@ -81,8 +81,8 @@ export function runAb(dataDir: string, body: (bed: AbBed) => Promise<void>): voi
     const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
     const knex = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 2 } });
     const children: ChildProcess[] = [];
-    const start = async (name: string, dir: string, nodeArgs: string[] = []) => {
-      const api = await startCheckoutApi(name, dir, pg.url, redis.url, nodeArgs);
+    const start = async (name: string, dir: string, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) => {
+      const api = await startCheckoutApi(name, dir, pg.url, redis.url, nodeArgs, env);
       children.push(api.child);
       return api;
     };
