@@ -14,6 +14,7 @@ import * as m110 from './110_webhooks';
 import * as m120 from './120_outbox_notify';
 import * as m130 from './130_tenant_data_notify';
 import * as m140 from './140_webhook_notify';
+import * as m150 from './150_outbox_priority';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -32,4 +33,5 @@ export const tenantMigrations: Migration[] = [
   { name: '120_outbox_notify', up: m120.up },
   { name: '130_tenant_data_notify', up: m130.up },
   { name: '140_webhook_notify', up: m140.up },
+  { name: '150_outbox_priority', up: m150.up },
 ];

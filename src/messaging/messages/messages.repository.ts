@@ -35,6 +35,9 @@ export interface DeliveryRow {
   updated_at: Date;
 }
 
+/** A delivery as read back: the relay's own column (priority) stays out. */
+export const DELIVERY_COLUMNS = ['id', 'message_id', 'medium', 'address', 'state', 'attempts', 'last_error', 'provider_id', 'relayed_at', 'sent_at', 'updated_at'] as const;
+
 export interface MessageWithNames extends MessageRow {
   recipient_user_name: string;
   sender_user_name: string | null;
@@ -57,9 +60,12 @@ export interface StoredMessage {
   deliveries: DeliveryRow[];
 }
 
+/** A delivery's `priority` (migration 150): password mail (1) is relayed ahead of the rest (0). */
+const PRIORITY = `(case when m.kind = 'password' then 1 else 0 end)`;
+
 /** The tail of both inserts: the message and its deliveries (CTEs m and d) as one row. */
 const STORED = `select to_jsonb(m) - 'created_at' as message, m.created_at,
-         coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' order by d.medium) from d), '[]') as deliveries,
+         coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' order by d.medium) from d), '[]') as deliveries,
          (select max(d.updated_at) from d) as deliveries_updated_at`;
 
 interface StoredRow {
@@ -95,8 +101,8 @@ export class MessagesRepository {
          insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium)
          values (?, ?, ?, ?, ?, ?::text[], ?, ?) returning *),
        d as (
-         insert into ?? (message_id, medium, address)
-         select m.id, x.medium, x.address from m, jsonb_to_recordset(?::jsonb) as x(medium text, address text)
+         insert into ?? (message_id, medium, address, priority)
+         select m.id, x.medium, x.address, ${PRIORITY} from m, jsonb_to_recordset(?::jsonb) as x(medium text, address text)
          returning *)
        ${STORED} from m`,
       [
@@ -128,8 +134,8 @@ export class MessagesRepository {
           where not exists (select 1 from want where coalesce(want.address, '') = '')
          returning *),
        d as (
-         insert into ?? (message_id, medium, address)
-         select m.id, want.medium, want.address from m, want
+         insert into ?? (message_id, medium, address, priority)
+         select m.id, want.medium, want.address, ${PRIORITY} from m, want
          returning *)
        select to_jsonb(p) as person, s.* from p left join lateral (${STORED} from m) s on true`,
       [
@@ -160,6 +166,6 @@ export class MessagesRepository {
 
   async deliveriesOf(messageIds: number[]): Promise<DeliveryRow[]> {
     if (messageIds.length === 0) return [];
-    return this.db.table('message_deliveries').whereIn('message_id', messageIds).orderBy('medium');
+    return this.db.table('message_deliveries').whereIn('message_id', messageIds).orderBy('medium').select([...DELIVERY_COLUMNS]);
   }
 }

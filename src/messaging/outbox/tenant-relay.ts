@@ -19,8 +19,8 @@ export interface TenantLook {
   moved: number;
   /** Rows that could not move now (batch limit, queue full): the tenant comes back after pollMs. */
   leftOver: boolean;
-  /** Rows not finished yet (queued, sending, waiting for a retry): looked at again every reconcileMs. */
-  inFlight: boolean;
+  /** Rows not finished yet (queued, sending, waiting for a retry): looked at again every reconcileMs. Undefined: not checked by this look (what was known stands). */
+  inFlight?: boolean;
 }
 
 export interface TenantRelayOptions {
