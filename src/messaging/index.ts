@@ -19,6 +19,7 @@ import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './messages/outbox-age';
 import { OutboxMetrics } from './messages/outbox-metrics';
 import { MailSender } from './messages/mail-sender';
+import { MessageInsertBatcher } from './messages/message-insert-batcher';
 import { SmsSender } from './messages/sms-sender';
 import { deliverMessageJob } from './messages/deliver-message.job';
 import { deliverBatchJob } from './messages/deliver-batch.job';
@@ -40,6 +41,8 @@ export const messagingModule: AppModule = {
     c.registerSingleton(MailSender);
     c.registerSingleton(SmsSender);
     c.registerSingleton(OutboxAge);
+    // one per container: its queues of a tenant's waiting messages are the process's
+    c.registerSingleton(MessageInsertBatcher);
     c.register(RELAY_TIMING, { useValue: DEFAULT_RELAY_TIMING });
     c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
     for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });

@@ -29,7 +29,7 @@ export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from
 export { policies, personNotFound, type DeferredTarget } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
-export { joinPersons, joinOrganisations, userNameOf, personNamed, personsInOrganisations, organisationsNamed } from './person-queries';
+export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 export * from './person-ports';
 export { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from './persons/new-person-notifier';

@@ -41,3 +41,8 @@ export function organisationsNamed(db: TenantDb, ids: readonly number[], externa
 export function personNamed(db: TenantDb, userName: string, columns: readonly string[]): Knex.QueryBuilder {
   return db.table('persons').select(columns).where('user_name', userName);
 }
+
+/** The persons whose user name is among `userNames` (a sub-query of user names, e.g. from a CTE), the columns asked for. */
+export function personsNamedIn(db: TenantDb, userNames: Knex.Raw, columns: readonly string[]): Knex.QueryBuilder {
+  return db.table('persons').select(columns).whereIn('user_name', userNames as any);
+}

@@ -1,92 +1,20 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { joinPersons, personNamed } from '../../people';
-import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
+import { joinPersons } from '../../people';
+import { DELIVERY_COLUMNS, PRIORITY, STORED, stored, type Medium, type MessageWithNames, type NewMessage, type StoredMessage, type DeliveryRow } from './message-rows';
+import { MessageInsertBatcher } from './message-insert-batcher';
+import type { ToUserName, ToUserNameResult } from './insert-to-user-name';
 
-export type Medium = 'email' | 'sms';
-export type SendMedium = 'email' | 'sms' | 'both';
-export type DeliveryState = 'queued' | 'sending' | 'sent' | 'failed';
-
-export interface MessageRow {
-  id: number;
-  kind: 'message' | 'password';
-  sender_id: number | null;
-  recipient_id: number;
-  title: string;
-  text: string;
-  cc: string[];
-  reply_to: string | null;
-  send_medium: SendMedium;
-  created_at: Date;
-}
-
-export interface DeliveryRow {
-  id: number;
-  message_id: number;
-  medium: Medium;
-  address: string;
-  state: DeliveryState;
-  attempts: number;
-  last_error: string | null;
-  provider_id: string | null;
-  relayed_at: Date | null;
-  sent_at: Date | null;
-  updated_at: Date;
-}
-
-/** A delivery as read back: the relay's own column (priority) stays out. */
-export const DELIVERY_COLUMNS = ['id', 'message_id', 'medium', 'address', 'state', 'attempts', 'last_error', 'provider_id', 'relayed_at', 'sent_at', 'updated_at'] as const;
-
-export interface MessageWithNames extends MessageRow {
-  recipient_user_name: string;
-  sender_user_name: string | null;
-}
-
-export interface NewMessage {
-  kind: MessageRow['kind'];
-  sender_id: number | null;
-  recipient_id: number;
-  title: string;
-  text: string;
-  cc: string[];
-  reply_to: string | null;
-  send_medium: SendMedium;
-  deliveries: { medium: Medium; address: string }[];
-}
-
-export interface StoredMessage {
-  message: MessageRow;
-  deliveries: DeliveryRow[];
-}
-
-/** A delivery's `priority` (migration 150): password mail (1) is relayed ahead of the rest (0). */
-const PRIORITY = `(case when m.kind = 'password' then 1 else 0 end)`;
-
-/** The tail of both inserts: the message and its deliveries (CTEs m and d) as one row. */
-const STORED = `select to_jsonb(m) - 'created_at' as message, m.created_at,
-         coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' order by d.medium) from d), '[]') as deliveries,
-         (select max(d.updated_at) from d) as deliveries_updated_at`;
-
-interface StoredRow {
-  message: Omit<MessageRow, 'created_at'>;
-  created_at: Date;
-  deliveries: Omit<DeliveryRow, 'updated_at' | 'relayed_at' | 'sent_at'>[];
-  deliveries_updated_at: Date;
-}
-
-function stored(row: StoredRow): StoredMessage {
-  return {
-    // timestamps come back as pg Dates, like every other read, not as JSON strings
-    message: { ...row.message, created_at: row.created_at },
-    deliveries: row.deliveries.map((d) => ({ ...d, relayed_at: null, sent_at: null, updated_at: row.deliveries_updated_at })),
-  };
-}
+export type { Medium, SendMedium, DeliveryState, MessageRow, DeliveryRow, MessageWithNames, NewMessage, StoredMessage } from './message-rows';
 
 /** Messages and their deliveries; the deliveries not yet relayed are the outbox. */
 @injectable()
 export class MessagesRepository {
-  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(MessageInsertBatcher) private readonly batcher: MessageInsertBatcher,
+  ) {}
 
   /**
    * The message and its outbox rows in one statement (so both or neither, without a
@@ -117,38 +45,13 @@ export class MessagesRepository {
 
   /**
    * Finds the recipient by user name and stores the message with one delivery per medium to the
-   * recipient's address, in one statement: one round trip where a lookup and an insert took two.
-   * person: undefined when there is no such person; stored: undefined when the recipient lacks an
-   * address for one of the media (nothing is written then).
+   * recipient's address, in one statement (`insert-to-user-name.ts`); messages of the tenant that
+   * wait meanwhile go together in one statement (`MessageInsertBatcher`). person: undefined when
+   * there is no such person; stored: undefined when the recipient lacks an address for one of the
+   * media (nothing is written then).
    */
-  async insertToUserName(userName: string, m: Omit<NewMessage, 'recipient_id' | 'deliveries'>, media: readonly Medium[]): Promise<{ person?: Recipient; stored?: StoredMessage }> {
-    const { rows } = await this.db.prepared(
-      'messages.insert-to-user',
-      `with p as (?),
-       want as (
-         select x.medium, case x.medium when 'email' then p.email else p.mobile end as address
-           from p, jsonb_array_elements_text(?::jsonb) with ordinality as x(medium, n) order by x.n),
-       m as (
-         insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium)
-         select ?, ?, p.id, ?, ?, ?::text[], ?, ? from p
-          where not exists (select 1 from want where coalesce(want.address, '') = '')
-         returning *),
-       d as (
-         insert into ?? (message_id, medium, address, priority)
-         select m.id, want.medium, want.address, ${PRIORITY} from m, want
-         returning *)
-       select to_jsonb(p) as person, s.* from p left join lateral (${STORED} from m) s on true`,
-      [
-        personNamed(this.db, userName, RECIPIENT_COLUMNS),
-        JSON.stringify(media),
-        this.db.ref('messages'),
-        m.kind, m.sender_id, m.title, m.text, m.cc, m.reply_to, m.send_medium,
-        this.db.ref('message_deliveries'),
-      ],
-    );
-    const row = rows[0] as (StoredRow & { person: Recipient }) | undefined;
-    if (!row) return {};
-    return { person: row.person, stored: row.message ? stored(row) : undefined };
+  insertToUserName(userName: string, message: ToUserName['message'], media: readonly Medium[]): Promise<ToUserNameResult> {
+    return this.batcher.insertToUserName(this.db, { userName, message, media });
   }
 
   private withNames() {
