@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { ENV, LOGGER } from './platform/tokens';
 import { requestLogging } from './platform/http/request-logging';
@@ -20,7 +21,6 @@ import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-
 import { series, whenBody } from './platform/http/middleware-series';
 import { installLazyCookies } from './platform/http/lazy-cookies';
 import { weakEtag } from './platform/http/weak-etag';
-import { staticHelmet } from './platform/http/static-helmet';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -43,8 +43,7 @@ export function buildApp(container: DependencyContainer): Express {
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard);
   // Cross-Origin-Resource-Policy: same-origin stays: browsers apply it to no-cors loads only,
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
-  // helmet()'s default headers, found once at start-up and set in one loop (static-helmet.ts).
-  app.use(staticHelmet());
+  app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
   mountDocs(app, allRoutes, version, platformPaths());
   app.use('/api', apiRouter(container));
