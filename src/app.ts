@@ -20,7 +20,6 @@ import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 import { series, whenBody } from './platform/http/middleware-series';
 import { installLazyCookies } from './platform/http/lazy-cookies';
-import { weakEtag } from './platform/http/weak-etag';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -33,8 +32,6 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('query parser', parseQueryString);
   // req.cookies / req.signedCookies as cookie-parser gives them, parsed on first read (lazy-cookies.ts).
   installLazyCookies(app.request);
-  // express's weak ETag format, computed with one crypto.hash call (weak-etag.ts).
-  app.set('etag', weakEtag);
 
   // Middleware every request passes run as one router layer each (series: why, there).
   app.use(series(requestLogging(logger, app), httpMetrics(container)));
