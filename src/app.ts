@@ -1,6 +1,5 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import cookieParser from 'cookie-parser';
 import type { DependencyContainer } from 'tsyringe';
 import { ENV, LOGGER } from './platform/tokens';
 import { requestLogging } from './platform/http/request-logging';
@@ -20,6 +19,7 @@ import { filesHttp } from './courses';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 import { series, whenBody } from './platform/http/middleware-series';
+import { installLazyCookies } from './platform/http/lazy-cookies';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -30,9 +30,11 @@ export function buildApp(container: DependencyContainer): Express {
   app.set('trust proxy', env.TRUST_PROXY);
   // Bracket form (person_data[email]=x) and repeated keys (ids=1&ids=2) in query strings.
   app.set('query parser', parseQueryString);
+  // req.cookies / req.signedCookies as cookie-parser gives them, parsed on first read (lazy-cookies.ts).
+  installLazyCookies(app.request);
 
   // Middleware every request passes run as one router layer each (series: why, there).
-  app.use(series(requestLogging(logger), httpMetrics(container)));
+  app.use(series(requestLogging(logger, app), httpMetrics(container)));
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
   const dashboard = queueDashboard(container);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard);
@@ -67,7 +69,6 @@ function apiRouter(container: DependencyContainer): express.Router {
       whenBody(express.json({ limit: '1mb' }), express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit })),
       // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
       inputGuard(),
-      cookieParser(),
       tenantCors(container),
       tenantMiddleware(container),
       apiRateLimit(container),

@@ -5,6 +5,7 @@ import type { RequestScope } from '../../platform/tenancy/request-scope';
 import type { Principal } from '../../platform/auth/principal';
 import { SessionStore } from './session-store';
 import { PrincipalLoader } from './principal-loader';
+import { requestCookie } from '../../platform/http/lazy-cookies';
 
 export const SESSION_COOKIE = 'tg-visit';
 
@@ -15,7 +16,7 @@ export class SessionAuthScheme implements AuthScheme {
   constructor(@inject(SessionStore) private readonly sessions: SessionStore) {}
 
   async authenticate(req: Request, scope: RequestScope): Promise<Principal | null> {
-    const sessionId = req.cookies?.[SESSION_COOKIE];
+    const sessionId = requestCookie(req, SESSION_COOKIE);
     if (typeof sessionId !== 'string' || sessionId === '') return null;
     const session = await this.sessions.touch(scope.tenant, sessionId);
     if (!session) return null;
