@@ -34,7 +34,7 @@ export function buildApp(container: DependencyContainer): Express {
   installLazyCookies(app.request);
 
   // Middleware every request passes run as one router layer each (series: why, there).
-  app.use(series(requestLogging(logger, app), httpMetrics(container)));
+  app.use(series(requestLogging(logger), httpMetrics(container)));
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
   const dashboard = queueDashboard(container);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard);

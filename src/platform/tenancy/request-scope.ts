@@ -63,7 +63,7 @@ const SCOPED_LOG = Symbol('scopedLog');
 
 /**
  * The request's logger with tenant and user bound, made on first use: most requests log
- * nothing but the access line (which carries tenant and user in its own object), and a
+ * nothing but pino-http's access line (which carries tenant and user in its own object), and a
  * child logger per request is a measurable share of a fast call.
  */
 export function requestLog(req: Request, fallback: Logger): Logger {
