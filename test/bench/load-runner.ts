@@ -30,6 +30,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   durationSeconds: number;
+  /** When the first request went out (epoch ms). */
+  startedAtMs: number;
 }
 
 /** One autocannon run in a process of its own (load-worker.ts). */

@@ -33,6 +33,7 @@ type Group = (typeof GROUPS)[number];
 
 runAb(flags.data!, async ({ start }) => {
   let mails = 0;
+  let lastMailAt = 0;
   const sink = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -40,6 +41,7 @@ runAb(flags.data!, async ({ start }) => {
       stream.on('data', () => {});
       stream.on('end', () => {
         mails++;
+        lastMailAt = Date.now();
         cb();
       });
     },
@@ -85,9 +87,9 @@ runAb(flags.data!, async ({ start }) => {
       await sendAll(api, requestsOf(cookie, Number(flags.warm), `${name}${round}w`));
       const count = Number(flags.count);
       const c0 = cpuOf(api);
-      const t0 = Date.now();
       const r = await sendAll(api, requestsOf(cookie, count, `${name}${round}`));
-      const seconds = (Date.now() - t0) / 1000;
+      // from the first POST (after the load generator's start-up) until the sink had the last mail
+      const seconds = (lastMailAt - r.startedAtMs) / 1000;
       const c1 = cpuOf(api);
       const ms = Object.fromEntries(GROUPS.map((g) => [g, ((c1[g] - c0[g]) * 1000) / count])) as Record<Group, number>;
       results[name].rate.push(count / seconds);

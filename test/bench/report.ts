@@ -20,6 +20,8 @@ export interface Row {
   statements?: number;
   seconds?: number;
   note?: string;
+  /** When the load generator's first request went out (epoch ms; not printed). */
+  startedAtMs?: number;
 }
 
 const f = (v: number | undefined, digits = 0) => (v === undefined ? '' : v.toFixed(digits));
