@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { SMTPServer } from 'smtp-server';
+import { startCountingSink } from './counting-sink';
 import type { Knex } from 'knex';
 import { startLocalPostgres, startLocalRedis, freePort } from '../../src/platform/dev/local-services';
 import { loadEnv } from '../../src/platform/config/env';
@@ -196,22 +196,8 @@ async function main() {
   say(`work dir ${work}; ${T} tenants, ${DURATION}s per scenario, ${CONNECTIONS} connections`);
   const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(flags.data), fsync: false, extraFlags: flags['top-statements'] ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [] });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
-  let mailCount = 0;
-  let lastMailAt = 0;
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        mailCount++;
-        lastMailAt = Date.now();
-        cb();
-      });
-    },
-  });
-  const smtpPort = await freePort();
-  await new Promise<void>((r) => smtp.listen(smtpPort, '127.0.0.1', () => r()));
+  const smtp = await startCountingSink();
+  const smtpPort = smtp.port;
   const env = loadEnv({ LOG_LEVEL: 'warn' });
   const c = buildContainer(env, { databaseUrl: pg.url, redisUrl: redis.url });
   const knex: Knex = c.resolve(KNEX);
@@ -457,7 +443,7 @@ async function main() {
     const MESSAGES_COLD = 1000;
     const N = 5000;
     const sendMessages = async (name: string, count: number, tag: string, endToEnd: string) => {
-      const before = mailCount;
+      const before = smtp.count;
       const msgs = Array.from({ length: count }, (_, i) => ({ method: 'POST', path: '/api/messages', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `Bench ${tag} ${i}`, text: 'Benchmark message', send_medium: 'email' }) }));
       const m0 = Date.now();
       const e2eGroups = groupsOf(apiPid);
@@ -466,13 +452,13 @@ async function main() {
       const posted = await measure(name, { url: base, requests: msgs, amount: count }, { always: true });
       const accepted = count - (posted!.errors ?? 0);
       const until = Date.now() + 300_000;
-      while (mailCount - before < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while (smtp.count - before < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       // from the first POST (after the load generator's start-up) until the sink had the last mail
-      const mailSeconds = (lastMailAt - (posted!.startedAtMs ?? m0)) / 1000;
+      const mailSeconds = (smtp.lastMailAt - (posted!.startedAtMs ?? m0)) / 1000;
       // the whole pipeline's CPU from the first POST until the sink has every mail (the bench process: SMTP sink and bookkeeping)
       const e2eUsed = cpuUsed(e2eCpu0, cpuOf(e2eGroups));
       const sink = process.cpuUsage(sink0);
-      const delivered = mailCount - before;
+      const delivered = smtp.count - before;
       const e2eMs = scale(e2eUsed, 1000 / Math.max(1, delivered));
       const totalMs = GROUPS.reduce((sum, k) => sum + e2eMs[k], 0);
       rows.push({

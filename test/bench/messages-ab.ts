@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SMTPServer } from 'smtp-server';
-import { freePort } from '../../src/platform/dev/local-services';
+import { startCountingSink } from './counting-sink';
 import { login, median, runAb, type CheckoutApi } from './ab-support';
 import { runLoad, type LoadRequest } from './load-runner';
 import { commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
@@ -32,22 +31,8 @@ const GROUPS = ['api', 'workers', 'postgres', 'redis', 'sink'] as const;
 type Group = (typeof GROUPS)[number];
 
 runAb(flags.data!, async ({ start }) => {
-  let mails = 0;
-  let lastMailAt = 0;
-  const sink = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        mails++;
-        lastMailAt = Date.now();
-        cb();
-      });
-    },
-  });
-  const smtpPort = await freePort();
-  await new Promise<void>((r) => sink.listen(smtpPort, '127.0.0.1', () => r()));
+  const sink = await startCountingSink();
+  const smtpPort = sink.port;
   const pgDir = path.join(path.resolve(flags.data!), 'pg');
   const results: Record<'a' | 'b', { rate: number[]; ms: Record<Group, number[]> }> = {
     a: { rate: [], ms: { api: [], workers: [], postgres: [], redis: [], sink: [] } },
@@ -60,13 +45,13 @@ runAb(flags.data!, async ({ start }) => {
       body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `AB ${tag} ${i}`, text: 'Benchmark message', send_medium: 'email' }),
     }));
   const sendAll = async (api: CheckoutApi, requests: LoadRequest[]) => {
-    const before = mails;
+    const before = sink.count;
     const r = await runLoad({ url: api.base, requests, amount: requests.length, connections: Number(flags.connections) });
     const accepted = requests.length - r.errors - r.non2xx;
     if (accepted < requests.length) say(`${api.name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
     const until = Date.now() + 300_000;
-    while (mails - before < accepted && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
-    if (mails - before < accepted) throw new Error(`${api.name}: ${mails - before} of ${accepted} delivered`);
+    while (sink.count - before < accepted && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+    if (sink.count - before < accepted) throw new Error(`${api.name}: ${sink.count - before} of ${accepted} delivered`);
     return r;
   };
   const cpuOf = (api: CheckoutApi): Record<Group, number> => {
@@ -89,7 +74,7 @@ runAb(flags.data!, async ({ start }) => {
       const c0 = cpuOf(api);
       const r = await sendAll(api, requestsOf(cookie, count, `${name}${round}`));
       // from the first POST (after the load generator's start-up) until the sink had the last mail
-      const seconds = (lastMailAt - r.startedAtMs) / 1000;
+      const seconds = (sink.lastMailAt - r.startedAtMs) / 1000;
       const c1 = cpuOf(api);
       const ms = Object.fromEntries(GROUPS.map((g) => [g, ((c1[g] - c0[g]) * 1000) / count])) as Record<Group, number>;
       results[name].rate.push(count / seconds);

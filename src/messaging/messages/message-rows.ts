@@ -36,15 +36,8 @@ export interface MessageWithNames extends MessageRow {
   sender_user_name: string | null;
 }
 
-export interface NewMessage {
-  kind: MessageRow['kind'];
-  sender_id: number | null;
-  recipient_id: number;
-  title: string;
-  text: string;
-  cc: string[];
-  reply_to: string | null;
-  send_medium: SendMedium;
+/** A message to store: its row without what the database assigns, and a delivery per medium. */
+export interface NewMessage extends Omit<MessageRow, 'id' | 'created_at'> {
   deliveries: { medium: Medium; address: string }[];
 }
 
