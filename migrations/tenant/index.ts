@@ -15,6 +15,7 @@ import * as m120 from './120_outbox_notify';
 import * as m130 from './130_tenant_data_notify';
 import * as m140 from './140_webhook_notify';
 import * as m150 from './150_outbox_priority';
+import * as m160 from './160_webhook_relay_ranges';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -34,4 +35,5 @@ export const tenantMigrations: Migration[] = [
   { name: '130_tenant_data_notify', up: m130.up },
   { name: '140_webhook_notify', up: m140.up },
   { name: '150_outbox_priority', up: m150.up },
+  { name: '160_webhook_relay_ranges', up: m160.up },
 ];

@@ -2,6 +2,7 @@ import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ENV, LOGGER, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
 import { ROOT_CONTAINER, type QueueDefinition } from '../../platform/queue/job-definition';
@@ -28,6 +29,38 @@ const JOB_ATTEMPTS = 1000;
 interface Row {
   id: number;
   stale: boolean;
+}
+
+export interface DueDeliveries {
+  /** In id order: at most `limit` rows of each kind, so the first `limit` are the `limit` lowest ids of both. */
+  due: Row[];
+  /** Whether any delivery is pending or sending (waiting retries included). */
+  in_flight: boolean;
+}
+
+/**
+ * The deliveries a look at a tenant may move, in id order: those not relayed yet, and those
+ * relayed whose next attempt is OUTBOX_REDELIVER_AFTER_SECONDS past (stale: the job vanished or
+ * its worker died); and whether any delivery is in flight. Each kind is one range of its own
+ * partial index (tenant migration 160) read in the order taken with a LIMIT, so a pass reads
+ * about the rows it moves, never the deliveries waiting for a retry (a receiver that is down).
+ * Taking the `limit` lowest ids of the result gives what one scan of both kinds in id order gave,
+ * unless more than `limit` rows are stale: then the most overdue go first.
+ */
+export async function dueDeliveries(db: TenantDb, redeliverAfterSeconds: number, limit: number): Promise<DueDeliveries> {
+  const table = db.ref('webhook_deliveries');
+  const inFlight = `state in ('pending', 'sending')`;
+  const { rows } = await db.raw(
+    `select coalesce((select json_agg(d order by d.id) from (
+              (select id, true as stale from ?? where relayed_at is not null and ${inFlight}
+                  and next_attempt_at < now() - make_interval(secs => ?)
+                order by next_attempt_at, id limit ?)
+              union all
+              (select id, false as stale from ?? where relayed_at is null and ${inFlight} order by id limit ?)) d), '[]') as due,
+            (select 1 from ?? where ${inFlight} order by id limit 1) is not null as in_flight`,
+    [table, redeliverAfterSeconds, limit, table, limit, table],
+  );
+  return rows[0];
 }
 
 /**
@@ -100,18 +133,9 @@ export class WebhookRelay implements BackgroundWorker {
     if (!tenant) return nothing;
     const db = openTenantScope(this.root, tenant).resolve(TENANT_DB);
     const batch = this.timing.perTenantBatch;
-    let found: { due: Row[]; in_flight: boolean };
+    let found: DueDeliveries;
     try {
-      const { rows } = await db.raw(
-        `select coalesce((select json_agg(d order by d.id) from (
-                  select id, relayed_at is not null as stale from ??
-                   where state in ('pending', 'sending')
-                     and (relayed_at is null or next_attempt_at < now() - make_interval(secs => ?))
-                   order by id limit ?) d), '[]') as due,
-                exists (select 1 from ?? where state in ('pending', 'sending')) as in_flight`,
-        [db.ref('webhook_deliveries'), this.env.OUTBOX_REDELIVER_AFTER_SECONDS, batch + 1, db.ref('webhook_deliveries')],
-      );
-      found = rows[0];
+      found = await dueDeliveries(db, this.env.OUTBOX_REDELIVER_AFTER_SECONDS, batch + 1);
     } catch (err) {
       // a tenant whose schema has not been migrated to webhooks yet has nothing to relay
       if ((err as { code?: string }).code === '42P01') return nothing;
