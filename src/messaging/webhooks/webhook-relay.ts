@@ -48,9 +48,15 @@ export interface DueDeliveries {
  * unless more than `limit` rows are stale: then the most overdue go first.
  */
 export async function dueDeliveries(db: TenantDb, redeliverAfterSeconds: number, limit: number): Promise<DueDeliveries> {
+  const { rows } = await dueDeliveriesQuery(db, redeliverAfterSeconds, limit);
+  return rows[0];
+}
+
+/** The statement of dueDeliveries (test/messaging/webhooks/webhook-relay-ranges.test.ts reads its plan). */
+export function dueDeliveriesQuery(db: TenantDb, redeliverAfterSeconds: number, limit: number): Knex.Raw {
   const table = db.ref('webhook_deliveries');
   const inFlight = `state in ('pending', 'sending')`;
-  const { rows } = await db.raw(
+  return db.raw(
     `select coalesce((select json_agg(d order by d.id) from (
               (select id, true as stale from ?? where relayed_at is not null and ${inFlight}
                   and next_attempt_at < now() - make_interval(secs => ?)
@@ -60,7 +66,6 @@ export async function dueDeliveries(db: TenantDb, redeliverAfterSeconds: number,
             (select 1 from ?? where ${inFlight} order by id limit 1) is not null as in_flight`,
     [table, redeliverAfterSeconds, limit, table, limit, table],
   );
-  return rows[0];
 }
 
 /**
