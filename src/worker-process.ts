@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Logger } from 'pino';
-import { profilingFlags } from './platform/processes/profiling-flags';
+import { childNodeFlags } from './platform/processes/node-flags';
 
 const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 
@@ -14,7 +14,7 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger, grace
   let stopped = false;
   let child = launch();
   function launch() {
-    const c = spawn(process.execPath, [...profilingFlags(), '--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
+    const c = spawn(process.execPath, [...childNodeFlags(), '--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
     c.on('exit', (code, signal) => {
       if (stopped) return;
       logger.error({ code, signal }, 'worker process exited; restarting in 2s');

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import knexFactory, { type Knex } from 'knex';
 import { freePort, startLocalPostgres, startLocalRedis } from '../../src/platform/dev/local-services';
 import { BENCH_PASSWORD } from './generate-tenants';
+import { startFlags } from './start-flags';
 
 /** Shared by the side-by-side comparisons (signon-ab.ts, get-ab.ts): two checkouts, one PostgreSQL and Redis. */
 
@@ -38,7 +39,7 @@ export interface CheckoutApi {
 /** The API of one checkout, started as `npm start` does, on the given PostgreSQL and Redis. */
 export async function startCheckoutApi(name: string, dir: string, databaseUrl: string, redisUrl: string, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CheckoutApi> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(dir, 'src/main.ts')], {
+  const child = spawn(process.execPath, [...startFlags(dir), ...nodeArgs, '--import', 'tsx', path.join(dir, 'src/main.ts')], {
     cwd: dir,
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -16,6 +16,7 @@ import { SpareSchemas } from '../../src/tenancy/tenants/placement/spare-schemas'
 import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { BENCH_PASSWORD, BENCH_SECRET, smallTenant } from './generate-tenants';
 import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
+import { startFlags } from './start-flags';
 
 /**
  * `npm run bench -- --tenants 10000` (any count above 1,000): the scale comparison of issue 22.
@@ -138,7 +139,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
 
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      api = spawn(process.execPath, [...TSX, path.resolve(__dirname, '../../src/main.ts')], {
+      api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
         env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });

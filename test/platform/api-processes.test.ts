@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startLocalPostgres, startLocalRedisCluster, type LocalService } from '../../src/platform/dev/local-services';
 import { startSmtpSink, waitFor } from '../messaging/messages/delivery-peers';
 import { ACME_PASSWORDS } from '../support/login';
+import { PRODUCT_NODE_FLAGS } from '../../src/platform/processes/node-flags';
 
 /**
  * `npm start` with WEB_CONCURRENCY=2 on a PostgreSQL of its own and a 3-master Redis Cluster:
@@ -135,6 +136,17 @@ describe('npm start with WEB_CONCURRENCY=2', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => call('GET', '/api/person?limit=1', { cookie })));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(answers.map((a) => a.pid))).toEqual(new Set(startedPids()));
+  });
+
+  it("starts its API processes and its worker process with the product's node flags", () => {
+    const argsOf = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const workerProcess = fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d) && fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] === String(product.pid))
+      .map(Number)
+      .find((pid) => argsOf(pid).some((a) => a.endsWith('workers/main.ts')));
+    expect(workerProcess).toBeDefined();
+    for (const pid of [...startedPids(), workerProcess!]) expect(argsOf(pid)).toEqual(expect.arrayContaining([...PRODUCT_NODE_FLAGS]));
   });
 
   it('a config item changed through one process is applied at once by the other', async () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { profilingFlags } from './profiling-flags';
+import { childNodeFlags } from './node-flags';
 import { serveClusterMetrics } from '../metrics/cluster-metrics';
 
 /** The API alone (src/api.ts): what every API process runs. */
@@ -30,7 +30,7 @@ export interface ApiProcesses {
  */
 export async function startApiProcesses(options: { count: number; env: NodeJS.ProcessEnv; logger: Logger }): Promise<ApiProcesses> {
   const { count, env, logger } = options;
-  cluster.setupPrimary({ exec: API_ENTRY, execArgv: [...profilingFlags(), '--import', 'tsx'] });
+  cluster.setupPrimary({ exec: API_ENTRY, execArgv: [...childNodeFlags(), '--import', 'tsx'] });
   serveClusterMetrics();
   let stopping = false;
   const running = new Set<Worker>();
