@@ -61,7 +61,7 @@ function sendOptions(res: Response, methods: string[], next: NextFunction): void
  * dispatch built closures and match objects on every request (router.next and handle were 13% of
  * the bytes GET /api/person allocated).
  */
-export function routeMatcher(routes: readonly MatchedRoute[], { answerOptions = true } = {}): (req: Request, res: Response, next: NextFunction) => void {
+export function routeMatcher(routes: readonly MatchedRoute[]): (req: Request, res: Response, next: NextFunction) => void {
   const compiled: Compiled[] = routes.map((r) => ({
     method: r.method.toUpperCase(),
     path: r.path,
@@ -98,7 +98,7 @@ export function routeMatcher(routes: readonly MatchedRoute[], { answerOptions = 
         }
         return;
       }
-      if (method === 'OPTIONS' && answerOptions) (allowed ??= []).push(...route.allow);
+      if (method === 'OPTIONS') (allowed ??= []).push(...route.allow);
     }
     if (allowed) sendOptions(res, allowed, next);
     else next();
