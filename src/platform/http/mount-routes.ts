@@ -11,6 +11,7 @@ import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../auth/principal';
 import { requestLog, requestScope, type RequestScope } from '../tenancy/request-scope';
 import { routeMatcher } from './route-match';
+import { firstSegment } from './middleware-series';
 import { PrincipalCache } from '../auth/principal-cache';
 import { checkInputValues } from './input-guard';
 import { LIMIT_MAX } from './param-types';
@@ -111,12 +112,6 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
   const fields = (parsed.data as { fields?: string[] })?.fields;
   result = withNote(result, clampNote(raw, parsed.data));
   return { result, rendered: render(route, result, fields) };
-}
-
-/** The first path segment, lower case as express matches ('/Persons/p1' -> 'persons'). */
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
 }
 
 /**
