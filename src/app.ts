@@ -18,7 +18,7 @@ import { QUEUE_DASHBOARD_PATH, queueDashboard } from './platform/queue/queue-das
 import { filesHttp } from './courses';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
-import { series, whenBody } from './platform/http/middleware-series';
+import { series, underSegment, whenBody } from './platform/http/middleware-series';
 import { installLazyCookies } from './platform/http/lazy-cookies';
 
 /** The express app without listen(); tests drive it with supertest. */
@@ -43,7 +43,7 @@ export function buildApp(container: DependencyContainer): Express {
   app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
   mountDocs(app, allRoutes, version, platformPaths());
-  app.use('/api', apiRouter(container));
+  app.use('/api', apiHandler(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
   // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
@@ -59,27 +59,26 @@ export function buildApp(container: DependencyContainer): Express {
 
 /**
  * The tenant API. Mounted before the operator's and the admin page's routers, which own no path
- * under /api, so that an API call does not walk through them first.
+ * under /api, so that an API call does not walk through them first. One series, not a router:
+ * express's app layer for /api already sets req.baseUrl and restores it, and a router's
+ * handle/next per request was a measurable share of a fast call (src/platform/http/README.md).
  */
-function apiRouter(container: DependencyContainer): express.Router {
-  const env = container.resolve(ENV);
-  const api = express.Router();
-  api.use(
-    series(
-      whenBody(express.json({ limit: '1mb' }), express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit })),
-      // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
-      inputGuard(),
-      tenantCors(container),
-      tenantMiddleware(container),
-      apiRateLimit(container),
-      csrfGuard(),
-    ),
+function apiHandler(container: DependencyContainer): express.RequestHandler {
+  // Multipart upload and raw download of files (the router falls through to their defineRoute routes).
+  const files = express.Router();
+  files.use('/files', filesHttp(container));
+  return series(
+    whenBody(express.json({ limit: '1mb' }), express.urlencoded({ extended: true, limit: '1mb', parameterLimit: QS_OPTIONS.parameterLimit })),
+    // NUL, lone surrogates and nesting are refused here, before any route or service sees them.
+    inputGuard(),
+    tenantCors(container),
+    tenantMiddleware(container),
+    apiRateLimit(container),
+    csrfGuard(),
+    underSegment('files', files),
+    mountRoutes(allRoutes),
+    (req) => {
+      throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);
+    },
   );
-  // Multipart upload and raw download of files; everything else goes through defineRoute.
-  api.use('/files', filesHttp(container));
-  api.use(mountRoutes(allRoutes));
-  api.use((req) => {
-    throw new ApiError(404, `unknown API call: ${req.method} ${req.baseUrl}${req.path}`);
-  });
-  return api;
 }

@@ -39,6 +39,31 @@ describe('route dispatch', () => {
     expect(outside.body).toMatchObject({ valid: false, errorcode: 404 });
   });
 
+  it('serves HEAD from GET routes and answers OPTIONS with the methods of the matching routes', async () => {
+    const head = await request(t.app).head('/api/person').set('Host', acme.host).set('Cookie', cookie);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toMatch(/^application\/json/);
+    expect(head.text ?? '').toBe('');
+    const options = await request(t.app).options('/api/persons/someone').set('Host', acme.host).set('Cookie', cookie);
+    expect(options.status).toBe(200);
+    expect(options.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    expect(options.text).toBe('DELETE, GET, HEAD, PUT');
+    const none = await request(t.app).options('/api/nothing').set('Host', acme.host).set('Cookie', cookie);
+    expect(none.status).toBe(404);
+  });
+
+  it('decodes path parameters and refuses a bad percent-encoding before the method is known', async () => {
+    const api = client(t, acme.host, cookie);
+    const own = (await api.get('/api/person')).body.person[0].user_name as string;
+    const encoded = own.replace(/./g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    expect((await api.get(`/api/persons/${encoded}`)).body.persons?.[0]?.user_name).toBe(own);
+    for (const method of ['get', 'patch'] as const) {
+      const res = await request(t.app)[method]('/api/persons/%E0%A4%A').set('Host', acme.host).set('Cookie', cookie);
+      expect(res.status, method).toBe(400);
+      expect(res.body, method).toMatchObject({ valid: false, errorcode: 420 });
+    }
+  });
+
   it('still serves the routes around the API: OpenAPI document, health, the admin page', async () => {
     expect((await request(t.app).get('/api/openapi.json')).body.openapi).toMatch(/^3\./);
     expect((await request(t.app).get('/healthz')).status).toBe(200);

@@ -38,3 +38,17 @@ export function whenBody(...parsers: RequestHandler[]): RequestHandler {
     parse(req, res, next);
   };
 }
+
+/** The first path segment, lower case as express matches ('/Persons/p1' -> 'persons'). */
+export function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/**
+ * A handler only for the paths under one first segment (as app.use('/files', ...) matches: any case, the
+ * segment followed by '/' or the end); every other request goes on without passing it.
+ */
+export function underSegment(segment: string, handler: RequestHandler): RequestHandler {
+  return (req, res, next) => (firstSegment(req.path) === segment ? handler(req, res, next) : next());
+}

@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
@@ -10,7 +10,8 @@ import { REDIS } from '../tokens';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../auth/principal';
 import { requestLog, requestScope, type RequestScope } from '../tenancy/request-scope';
-import { rememberRouteTemplate } from '../metrics/route-template';
+import { routeMatcher } from './route-match';
+import { firstSegment } from './middleware-series';
 import { PrincipalCache } from '../auth/principal-cache';
 import { checkInputValues } from './input-guard';
 import { LIMIT_MAX } from './param-types';
@@ -113,16 +114,10 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
   return { result, rendered: render(route, result, fields) };
 }
 
-/** The first path segment, lower case as express matches ('/Persons/p1' -> 'persons'). */
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
-}
-
 /**
  * Turns route definitions into express handlers: login, 418, input validation, access rule,
  * envelope. express tries a router's routes one by one, so the routes are grouped by their first
- * path segment (one router per resource) and a request is handed to its group by a Map lookup:
+ * path segment (one matcher per resource, route-match.ts) and a request is handed to its group by a Map lookup:
  * GET /api/events no longer tests some 50 route patterns first.
  */
 export function mountRoutes(routes: readonly RouteDefinition[]): (req: Request, res: Response, next: NextFunction) => void {
@@ -140,38 +135,35 @@ export function mountRoutes(routes: readonly RouteDefinition[]): (req: Request, 
   };
 }
 
-function routeGroup(routes: readonly RouteDefinition[]): Router {
-  const router = Router();
-  for (const route of routes) {
-    router[route.method](route.path, async (req: Request, res: Response) => {
-      rememberRouteTemplate(req);
-      const scope = requestScope(req);
-      const principal = scope.principal;
-      if (route.access.login) requireUser(principal);
-      if (principal?.mustChangePassword && !route.duringPasswordChange) throw mustChangePassword(principal);
-      // Query and body were checked by inputGuard; path parameters are only known here.
-      checkInputValues(req.params);
-      const raw = mergedInput(req);
-      const call = IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
-      const earlier = await call?.begin();
-      if (earlier) return replay(res, earlier);
-      let result: RouteResult;
-      let rendered: Rendered;
-      try {
-        ({ result, rendered } = await run(req, route, scope, raw));
-      } catch (err) {
-        // Client errors are answers too (the same request gets the same 4xx); 5xx may pass on retry.
-        if (call && err instanceof ApiError && err.status < 500) await call.finish({ status: err.status, body: errorEnvelope(err), headers: err.headers });
-        else await call?.abandon();
-        throw err;
-      }
-      if (call) {
-        // A cookie must not be handed out twice (logout clears one): such answers run each time.
-        if (result.cookies?.length || 'redirect' in rendered) await call.abandon();
-        else await call.finish(rendered);
-      }
-      send(res, result, rendered);
-    });
+function routeGroup(routes: readonly RouteDefinition[]): ReturnType<typeof routeMatcher> {
+  return routeMatcher(routes.map((route) => ({ method: route.method, path: route.path, handle: (req: Request, res: Response) => serve(route, req, res) })));
+}
+
+async function serve(route: RouteDefinition, req: Request, res: Response): Promise<void> {
+  const scope = requestScope(req);
+  const principal = scope.principal;
+  if (route.access.login) requireUser(principal);
+  if (principal?.mustChangePassword && !route.duringPasswordChange) throw mustChangePassword(principal);
+  // Query and body were checked by inputGuard; path parameters are only known here.
+  checkInputValues(req.params);
+  const raw = mergedInput(req);
+  const call = IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
+  const earlier = await call?.begin();
+  if (earlier) return replay(res, earlier);
+  let result: RouteResult;
+  let rendered: Rendered;
+  try {
+    ({ result, rendered } = await run(req, route, scope, raw));
+  } catch (err) {
+    // Client errors are answers too (the same request gets the same 4xx); 5xx may pass on retry.
+    if (call && err instanceof ApiError && err.status < 500) await call.finish({ status: err.status, body: errorEnvelope(err), headers: err.headers });
+    else await call?.abandon();
+    throw err;
   }
-  return router;
+  if (call) {
+    // A cookie must not be handed out twice (logout clears one): such answers run each time.
+    if (result.cookies?.length || 'redirect' in rendered) await call.abandon();
+    else await call.finish(rendered);
+  }
+  send(res, result, rendered);
 }

@@ -12,7 +12,7 @@ export function routeTemplate(req: Request): string {
   return req.route ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
 }
 
-/** Remembers the template of the matched route (mountRoutes calls it first thing). */
-export function rememberRouteTemplate(req: Request): void {
-  if (req.route) (req as any)[TEMPLATE] = `${req.baseUrl ?? ''}${req.route.path}`;
+/** Remembers the template of the matched route (route-match.ts, before the route runs). */
+export function setRouteTemplate(req: Request, template: string): void {
+  (req as any)[TEMPLATE] = template;
 }

@@ -25,6 +25,21 @@ describe('operators see the queues', () => {
     expect((await request(without.app).get('/platform/queues/api/queues').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(404);
   });
 
+  it('the dashboard gets no helmet headers (its page needs inline scripts); every other path does', async () => {
+    const page = await request(withToken.app).get('/Platform/Queues/').set('Authorization', `Bearer ${TOKEN}`);
+    expect(page.status).toBe(200);
+    const refused = await request(withToken.app).get('/platform/queues/api/queues');
+    for (const res of [page, refused]) {
+      expect(res.headers['content-security-policy']).toBeUndefined();
+      expect(res.headers['x-frame-options']).toBeUndefined();
+    }
+    for (const [app, path] of [[withToken.app, '/platform/queuesx'], [withToken.app, '/platform/tenants'], [without.app, '/platform/queues']] as const) {
+      const res = await request(app).get(path);
+      expect(res.headers['content-security-policy'], path).toContain("default-src 'self'");
+      expect(res.headers['x-frame-options'], path).toBe('SAMEORIGIN');
+    }
+  });
+
   it('GET /readyz without the operator token says only ready or not, with any other token too', async () => {
     for (const app of [withToken.app, without.app]) {
       expect((await request(app).get('/readyz')).body).toEqual({ valid: true, message: 'ready' });
