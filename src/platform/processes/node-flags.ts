@@ -4,12 +4,13 @@
  * when the process starts, and v8.setFlagsFromString afterwards changes nothing (measured).
  *
  * --max-semi-space-size=64: the young generation (where a request's short-lived objects live)
- * may grow to 64 MiB per semi-space instead of node's 16. A scavenge costs in proportion to what
- * survives it (the objects of requests still in flight), not to the garbage, so four times the room
- * means about a quarter of the scavenges for the same work. GET /api/person: 0.89-0.96 × the API's
- * CPU per request (get-ab.ts, alternating rounds); peak RSS of the API under load 359 → 456 MB
- * (128 MiB: a further 0.95-0.97 × CPU for 524 MB; 32 MiB: 0.97). Node's own guidance: benchmark
- * 16, 32, 64 and 128 (node --help, --max-semi-space-size). Details: ./README.md.
+ * may grow to 64 MiB per semi-space instead of node's 16. GET /api/person: 0.89-0.96 × the API's
+ * CPU per request (get-ab.ts, alternating rounds), 1.05-1.15 × the req/s; 341 scavenges instead of
+ * 1,217 for the same rounds, with about the same total pause on the request thread (4.6 s against
+ * 4.7 s): the saving is not in those pauses, most likely in the process's other threads (V8
+ * scavenges in parallel, waking its helper threads each time). Peak RSS of the API under load 359 → 456 MB (128 MiB: a further
+ * 0.95-0.97 × CPU for 524 MB; 32 MiB: 0.97). Node's own guidance: benchmark 16, 32, 64 and 128
+ * (node's CLI documentation, --max-semi-space-size). Details: ./README.md.
  */
 export const PRODUCT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
 
