@@ -48,24 +48,18 @@ async function main(): Promise<void> {
   // env, not the resolved URL: an embedded PostgreSQL is a developer's machine, so the demo is wanted.
   await seedDemoTenantsIfWanted(container, env, say);
   const childEnv = { ...process.env, DATABASE_URL: databaseUrl, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
-  let api: { close(): Promise<void>; port: number };
-  if (env.WEB_CONCURRENCY > 1) {
-    // each API process builds its own container; this one's work (migrations, demo seed) is done
-    await closeContainer(container);
-    const processes = await startApiProcesses({ count: env.WEB_CONCURRENCY, env: childEnv, logger });
-    say(`${env.WEB_CONCURRENCY} API processes listening on port ${env.PORT}: ${processes.pids().join(', ')}`);
-    api = { close: () => processes.stop(), port: env.PORT };
-  } else {
-    const server = await startServer(container);
-    api = {
-      port: server.port,
-      async close() {
-        await server.close();
-        await closeContainer(container);
-      },
-    };
-  }
+  // The workers boot before the API listens, not in its first seconds of serving: a boot (about a
+  // second of CPU and a first sweep of every tenant's outbox) would make the first requests after
+  // a start queue behind it on a small machine.
   const workers = startWorkerProcess(childEnv, logger, env.SHUTDOWN_GRACE_MS);
+  let api: { close(): Promise<void>; port: number };
+  try {
+    await workers.ready;
+    api = await startApi();
+  } catch (err) {
+    await workers.stop();
+    throw err;
+  }
   say(`ready: try  curl -H 'Host: acme.localhost' http://localhost:${api.port}/api/configitems/cors.origins`);
 
   // SIGTERM: no new requests (refused or 503), in-flight requests and running jobs finish (each at
@@ -76,6 +70,24 @@ async function main(): Promise<void> {
       for (const s of local.reverse()) await s.stop().catch(() => {});
     },
   });
+
+  async function startApi(): Promise<{ close(): Promise<void>; port: number }> {
+    if (env.WEB_CONCURRENCY > 1) {
+      // each API process builds its own container; this one's work (migrations, demo seed) is done
+      await closeContainer(container);
+      const processes = await startApiProcesses({ count: env.WEB_CONCURRENCY, env: childEnv, logger });
+      say(`${env.WEB_CONCURRENCY} API processes listening on port ${env.PORT}: ${processes.pids().join(', ')}`);
+      return { close: () => processes.stop(), port: env.PORT };
+    }
+    const server = await startServer(container);
+    return {
+      port: server.port,
+      async close() {
+        await server.close();
+        await closeContainer(container);
+      },
+    };
+  }
 }
 
 main().catch((err) => {

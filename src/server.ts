@@ -5,6 +5,7 @@ import { buildApp } from './app';
 import { ENV, LOGGER } from './platform/tokens';
 import { TenantResolver } from './platform/tenancy/tenant-resolver';
 import { PrincipalCache } from './platform/auth/principal-cache';
+import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
 
 export interface RunningServer {
@@ -18,7 +19,19 @@ export interface RunningServer {
 export async function startServer(container: DependencyContainer, port?: number): Promise<RunningServer> {
   const env = container.resolve(ENV);
   const logger: Logger = container.resolve(LOGGER);
-  await container.resolve(TenantResolver).start();
+  // Before listening, so that the first requests after a start find what steady ones do: every
+  // tenant in the cache and the connections of their clusters open.
+  const tenants = container.resolve(TenantResolver);
+  await tenants.start();
+  const preloaded = await tenants.preload();
+  const clusters = container.resolve(CLUSTERS);
+  // best effort: a cluster that is down (or no longer declared) fails its own tenants' requests, not the start
+  await Promise.all(
+    preloaded.clusters
+      .filter((name) => clusters.has(name))
+      .map((name) => clusters.pools(name).openConnections().catch((err) => logger.warn({ cluster: name, err: (err as Error).message }, 'could not open connections before ready'))),
+  );
+  logger.info(preloaded, 'tenant cache preloaded, connections open');
   await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
   const drain = new HttpDrain(app);

@@ -9,13 +9,34 @@ const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 /** Beyond the worker's own grace: time to close its connections before it is killed. */
 const KILL_MARGIN_MS = 10_000;
 
-/** Runs the workers in a child process of their own, restarted if it dies. */
-export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger, graceMs: number): { stop(): Promise<void> } {
+/** The longest npm start waits for the worker process to boot before the API starts anyway. */
+const READY_WAIT_MS = 60_000;
+
+/** What workers/main.ts sends its parent once every worker runs. */
+export const WORKERS_READY = 'workers-ready';
+
+/**
+ * Runs the workers in a child process of their own, restarted if it dies. `ready` settles when the
+ * first one has booted (it says so over IPC), has exited, or READY_WAIT_MS passed.
+ */
+export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger, graceMs: number): { ready: Promise<void>; stop(): Promise<void> } {
   let stopped = false;
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const readyWait = setTimeout(() => {
+    logger.warn(`worker process not ready after ${READY_WAIT_MS / 1000} s; starting the API anyway`);
+    markReady();
+  }, READY_WAIT_MS);
+  readyWait.unref();
+  void ready.then(() => clearTimeout(readyWait));
   let child = launch();
   function launch() {
-    const c = spawn(process.execPath, [...childNodeFlags(), '--import', 'tsx', WORKERS_ENTRY], { env, stdio: 'inherit' });
+    const c = spawn(process.execPath, [...childNodeFlags(), '--import', 'tsx', WORKERS_ENTRY], { env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+    c.on('message', (m) => {
+      if (m === WORKERS_READY) markReady();
+    });
     c.on('exit', (code, signal) => {
+      markReady();
       if (stopped) return;
       logger.error({ code, signal }, 'worker process exited; restarting in 2s');
       setTimeout(() => {
@@ -25,6 +46,7 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv, logger: Logger, grace
     return c;
   }
   return {
+    ready,
     /** SIGTERM (the worker lets running jobs finish within graceMs), SIGKILL if it has not exited soon after. */
     stop: () =>
       new Promise<void>((resolve) => {

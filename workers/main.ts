@@ -5,6 +5,7 @@ import { buildContainer, closeContainer } from '../src/container';
 import { TenantResolver } from '../src/platform/tenancy/tenant-resolver';
 import { startWorkers } from '../src/platform/queue/worker-runtime';
 import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
+import { WORKERS_READY } from '../src/worker-process';
 
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   await container.resolve(TenantResolver).start();
   const runtime = await startWorkers(container);
   logger.info({ workers: runtime.names }, 'workers started');
+  // under npm start: the API waits for this before it listens (src/worker-process.ts)
+  process.send?.(WORKERS_READY);
   // SIGTERM: running jobs finish (at most SHUTDOWN_GRACE_MS), no new ones start, then exit 0.
   onShutdownSignal(logger, {
     drain: () => runtime.stop(),

@@ -35,12 +35,16 @@ import { startFlags } from './start-flags';
  *                       skips provisioning (and its rows)
  *   --only REGEX        run only the scenarios whose name matches (the ceiling always runs)
  *   --warmup S          run each timed scenario untimed for S seconds first (steady state)
- *   --top-statements    load pg_stat_statements and print the statements that took most time
+ *   --top-statements    load pg_stat_statements and print the statements that took most time (planning
+ *                       included): those of each API start with its cold run, and those of the rest
  *   --api-node-args=S   extra node flags for the API process, e.g. --api-node-args="--cpu-prof --cpu-prof-dir=prof"
  *                       (after the flags of package.json's start script, which the API always gets, as under npm start)
  *   --yardstick-node-args=S  node flags for the ceiling and the reference (default none: node's defaults), e.g.
  *                       --yardstick-node-args=--max-semi-space-size=64 to measure them with the product's flags
- *   --cold S            length of the cold runs of GET /api/person right after an API start (default --duration)
+ *   --cold S            length of the cold runs of GET /api/person right after an API start (default 60: the
+ *                       issue's "first minute after start")
+ *   --cold-leading S    the cold rows also give the p99 of their first S seconds (default 10: the first touch
+ *                       of every tenant falls into them)
  *   --api-log-level L   the API's LOG_LEVEL (default warn: no line per request; info measures the request log's cost)
  *   --idle S            length of the idle-cost window, no traffic (default 60; 0 skips it)
  *   --idle-settle S     seconds from the API's first ready answer to the idle window (default 5: the
@@ -61,7 +65,8 @@ const { values: flags } = parseArgs({
     'yardstick-node-args': { type: 'string', default: '' },
     'top-statements': { type: 'boolean', default: false },
     warmup: { type: 'string', default: '0' },
-    cold: { type: 'string' },
+    cold: { type: 'string', default: '60' },
+    'cold-leading': { type: 'string', default: '10' },
     idle: { type: 'string', default: '60' },
     'idle-settle': { type: 'string', default: '5' },
     'noisy-rounds': { type: 'string', default: '3' },
@@ -74,7 +79,8 @@ const T = Number(flags.tenants);
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections);
 const WARMUP = Number(flags.warmup);
-const COLD = Number(flags.cold ?? flags.duration);
+const COLD = Number(flags.cold);
+const COLD_LEADING = Number(flags['cold-leading']);
 const IDLE = Number(flags.idle);
 const IDLE_SETTLE = Number(flags['idle-settle']);
 const COMPETENCELEVEL_CALLS = 1;
@@ -176,7 +182,7 @@ async function compareWithProduct(base: string, referenceBase: string, sample: {
 async function printTopStatements(knex: Knex, when = 'during the scenarios'): Promise<void> {
   const { rows } = await knex.raw(
     `select calls, round(total_exec_time::numeric, 0) as exec_ms, round(total_plan_time::numeric, 0) as plan_ms,
-            round((total_exec_time / calls)::numeric, 3) as mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+            round((total_exec_time / nullif(calls, 0))::numeric, 3) as mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
        from public.pg_stat_statements order by total_exec_time + total_plan_time desc limit 25`,
   );
   say(`top statements by time ${when} (pg_stat_statements):`);
@@ -199,7 +205,7 @@ async function main() {
   const extra: Record<string, unknown> = { tenants: T, duration: DURATION, connections: CONNECTIONS, cores: os.cpus().length };
   const children: ChildProcess[] = [];
   say(`work dir ${work}; ${T} tenants, ${DURATION}s per scenario, ${CONNECTIONS} connections`);
-  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(flags.data), fsync: false, extraFlags: flags['top-statements'] ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [] });
+  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(flags.data), fsync: false, extraFlags: flags['top-statements'] ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on'] : [] });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
   const smtp = await startCountingSink();
   const smtpPort = smtp.port;
@@ -338,6 +344,7 @@ async function main() {
         cpuMs: scale(used, 1000 / Math.max(1, r.total)),
         statements: s0 === undefined ? undefined : (s1! - s0) / Math.max(1, r.total),
         startedAtMs: r.startedAtMs,
+        ...(r.leading ? { note: `first ${r.leading.seconds} s: p99 ${Math.round(r.leading.p99)} ms over ${r.leading.total} requests` } : {}),
       };
       rows.push(row);
       measured.push(row);
@@ -380,8 +387,13 @@ async function main() {
     for (const [name, requests] of [[SESSION, sessionRequests], [SWT, swtRequests]] as const) {
       if (!wanted(name)) continue;
       say(`starting the API again for a cold ${name}`);
+      if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
       await restartApi();
-      await measure(`${name}, cold (first ${COLD} s after start)`, { url: base, requests, duration: COLD }, { warmup: 0, always: true });
+      await measure(`${name}, cold (first ${COLD} s after start)`, { url: base, requests, duration: COLD, leadingSeconds: COLD_LEADING }, { warmup: 0, always: true });
+      if (flags['top-statements']) {
+        await printTopStatements(knex, `in the API's start and ${name}, cold`);
+        await knex.raw('select public.pg_stat_statements_reset()');
+      }
       // steady: every tenant's session asked once more (untimed), so each has met this API process, then --warmup s
       await runLoad({ connections: Math.min(CONNECTIONS, requests.length), url: base, requests, amount: requests.length });
       await measure(`${name}, steady`, { url: base, requests }, { always: true });

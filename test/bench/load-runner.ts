@@ -18,6 +18,8 @@ export interface Load {
   connections?: number;
   timeout?: number;
   duration?: number;
+  /** also report the p99 of the responses within this many seconds of the start */
+  leadingSeconds?: number;
 }
 
 /** What load-worker.ts prints. */
@@ -32,6 +34,8 @@ export interface LoadResult {
   durationSeconds: number;
   /** When the first request went out (epoch ms). */
   startedAtMs: number;
+  /** with Load.leadingSeconds: the responses within those first seconds */
+  leading?: { seconds: number; total: number; p99: number };
 }
 
 /** One autocannon run in a process of its own (load-worker.ts). */

@@ -13,6 +13,15 @@ interface LoadConfig {
   /** seconds before a request counts as timed out (default 10) */
   timeout?: number;
   requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+  /** also report the p99 of the responses that completed within this many seconds of the start */
+  leadingSeconds?: number;
+}
+
+/** The q-quantile of some latencies (ms), the way autocannon's histogram reads it: the smallest value with q of them at or below it. */
+function quantile(latencies: number[], q: number): number {
+  if (latencies.length === 0) return 0;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 async function main() {
@@ -21,15 +30,29 @@ async function main() {
   // instead hands each request the next item, so every item is sent once per round.
   let cursor = 0;
   const next = (req: any) => ({ ...req, ...config.requests[cursor++ % config.requests.length] });
-  const result = await autocannon({
-    url: config.url,
-    connections: config.connections,
-    ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
-    requests: [{ setupRequest: next }] as any,
-    timeout: config.timeout ?? 10,
-    // autocannon ends a run (and stamps its duration) on its next sample tick: with the default 1 s a
-    // run of a fixed amount was reported up to a second long; 100 ms bounds that to a tenth
-    sampleInt: 100,
+  // latencies (ms) of the responses within the leading window, when one is asked for
+  const leading: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(
+      {
+        url: config.url,
+        connections: config.connections,
+        ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
+        requests: [{ setupRequest: next }] as any,
+        timeout: config.timeout ?? 10,
+        // autocannon ends a run (and stamps its duration) on its next sample tick: with the default 1 s a
+        // run of a fixed amount was reported up to a second long; 100 ms bounds that to a tenth
+        sampleInt: 100,
+      },
+      (err, r) => (err ? reject(err) : resolve(r)),
+    );
+    if (config.leadingSeconds) {
+      // the first requests go out on a later tick
+      const until = Date.now() + config.leadingSeconds * 1000;
+      run.on('response', (_client, _status, _bytes, latency) => {
+        if (Date.now() <= until) leading.push(latency);
+      });
+    }
   });
   const summary = {
     // completed requests over the run's own wall time: the per-second sample mean under-counts
@@ -43,6 +66,7 @@ async function main() {
     durationSeconds: result.duration,
     /** When the first request went out (epoch ms): the start of an end-to-end window, after this process's own start-up. */
     startedAtMs: new Date(result.start).getTime(),
+    ...(config.leadingSeconds ? { leading: { seconds: config.leadingSeconds, total: leading.length, p99: quantile(leading, 0.99) } } : {}),
   };
   process.stdout.write(JSON.stringify(summary));
 }

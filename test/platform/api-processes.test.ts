@@ -149,6 +149,20 @@ describe('npm start with WEB_CONCURRENCY=2', () => {
     for (const pid of [...startedPids(), workerProcess!]) expect(argsOf(pid)).toEqual(expect.arrayContaining([...PRODUCT_NODE_FLAGS]));
   });
 
+  it('boots the worker process first, and each API process fills its tenant cache and opens its connections before it listens', () => {
+    const at = (test: (l: Record<string, any>) => boolean) => lines.findIndex(test);
+    const workersStarted = at((l) => l.msg === 'workers started');
+    expect(workersStarted).toBeGreaterThanOrEqual(0);
+    for (const pid of startedPids()) {
+      const listening = at((l) => l.pid === pid && l.msg === 'API listening');
+      const preloaded = lines.find((l) => l.pid === pid && l.msg === 'tenant cache preloaded, connections open');
+      expect(listening).toBeGreaterThan(workersStarted);
+      // the demo tenants (acme, globex), on the one cluster
+      expect(preloaded, `process ${pid}`).toMatchObject({ tenants: 2, clusters: ['main'] });
+      expect(lines.indexOf(preloaded!)).toBeLessThan(listening);
+    }
+  });
+
   it('a config item changed through one process is applied at once by the other', async () => {
     const cookie = await login('admin');
     const policy = async () => {

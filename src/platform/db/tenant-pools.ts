@@ -58,6 +58,21 @@ export class TenantPools {
     return knex;
   }
 
+  /**
+   * Opens every connection of every group, each then left idle in its pool (until the pool's idle
+   * timeout): the API does this before it answers ready, so its first requests do not wait for
+   * connection set-up (a backend start and a SCRAM exchange each).
+   */
+  async openConnections(): Promise<void> {
+    await Promise.all(
+      this.groups.map(async (g) => {
+        const client = g.client as { acquireConnection(): Promise<object>; releaseConnection(c: object): Promise<unknown> };
+        const connections = await Promise.all(Array.from({ length: poolMax(g) }, () => client.acquireConnection()));
+        await Promise.all(connections.map((c) => client.releaseConnection(c)));
+      }),
+    );
+  }
+
   async destroy(): Promise<void> {
     await Promise.all(this.groups.map((g) => g.destroy()));
   }

@@ -7,8 +7,12 @@ import type { Env } from '../config/env';
 import { TenantStore } from './tenant-store';
 import type { Tenant } from './tenant';
 import { isValidHostName } from './host-name';
+import { MAIN_CLUSTER } from '../clusters/clusters';
 
 export const TENANT_CHANGED_CHANNEL = 'platform:tenant-changed';
+
+/** Tenants per statement of the start-up preload (each row carries its hosts and config items). */
+const PRELOAD_PAGE = 1000;
 
 interface Cached<T> {
   value: T;
@@ -76,6 +80,35 @@ export class TenantResolver {
     // After a reconnect we may have missed messages: start over from the database.
     subscriber.on('ready', () => this.clear());
     await subscriber.subscribe(TENANT_CHANGED_CHANNEL);
+  }
+
+  /**
+   * Fills the cache with every tenant (up to TENANT_CACHE_MAX), a page of PRELOAD_PAGE per
+   * statement, before the API answers ready: otherwise the first request of each tenant after a
+   * start waits for its two lookups, and with many tenants those first requests queue behind each
+   * other. Call after start(), so that a change published meanwhile wins (a page read while the
+   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached
+   * and the clusters they are placed on.
+   */
+  async preload(): Promise<{ tenants: number; clusters: string[] }> {
+    const clusters = new Set<string>();
+    let cached = 0;
+    let afterId = 0;
+    while (cached < this.env.TENANT_CACHE_MAX) {
+      const generation = this.generation;
+      const page = await this.store.loadPage(afterId, Math.min(PRELOAD_PAGE, this.env.TENANT_CACHE_MAX - cached));
+      if (page.length === 0) break;
+      afterId = page[page.length - 1].id;
+      if (generation !== this.generation) continue;
+      const expires = Date.now() + this.ttl();
+      for (const tenant of page) {
+        this.byId.set(tenant.id, { value: tenant, expires });
+        for (const host of tenant.hosts) this.byHost.set(host, { value: tenant.id, expires });
+        clusters.add(tenant.cluster ?? MAIN_CLUSTER);
+      }
+      cached += page.length;
+    }
+    return { tenants: cached, clusters: [...clusters] };
   }
 
   async stop(): Promise<void> {

@@ -41,10 +41,20 @@ export class TenantStore {
 
   /** The tenant with its hosts and config items, in one statement (it runs on cache misses of requests). */
   async load(id: number): Promise<Tenant | null> {
-    const row: (TenantRow & { hosts: string[]; items: { item_id: string; value: unknown }[] }) | undefined = await this.db
+    const row: LoadedRow | undefined = await this.loadQuery().where('t.id', id).first();
+    return row ? tenantOf(row) : null;
+  }
+
+  /** Up to `limit` tenants with an id above `afterId`, in id order, each as load() makes it (start-up preload). */
+  async loadPage(afterId: number, limit: number): Promise<Tenant[]> {
+    const rows: LoadedRow[] = await this.loadQuery().where('t.id', '>', afterId).orderBy('t.id').limit(limit);
+    return rows.map(tenantOf);
+  }
+
+  private loadQuery(): Knex.QueryBuilder {
+    return this.db
       .table('tenants as t')
-      .where('t.id', id)
-      .first(
+      .select(
         't.*',
         this.db.knex.raw('array(select h.host from ?? h where h.tenant_id = t.id order by h.host) as hosts', [this.db.ref('tenant_hosts')]),
         this.db.knex.raw(
@@ -52,19 +62,6 @@ export class TenantStore {
           [this.db.ref('config_items')],
         ),
       );
-    if (!row) return null;
-    const { hosts, items } = row;
-    return {
-      id: row.id,
-      slug: row.slug,
-      name: row.name,
-      schema: row.schema_name,
-      cluster: row.cluster,
-      status: row.status,
-      hosts,
-      config: configOf(items),
-      migrationFailedAt: row.migration_failed_at,
-    };
   }
 
   /**
@@ -160,6 +157,22 @@ export class TenantStore {
       newValue: r.new_value,
     }));
   }
+}
+
+type LoadedRow = TenantRow & { hosts: string[]; items: { item_id: string; value: unknown }[] };
+
+function tenantOf(row: LoadedRow): Tenant {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    schema: row.schema_name,
+    cluster: row.cluster,
+    status: row.status,
+    hosts: row.hosts,
+    config: configOf(row.items),
+    migrationFailedAt: row.migration_failed_at,
+  };
 }
 
 function configOf(items: readonly { item_id: string; value: unknown }[]): TenantConfig {
