@@ -318,7 +318,6 @@ async function main() {
     }
     if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
 
-    const measured: Row[] = [];
     /**
      * One timed autocannon run. `server`: the process whose CPU is the "api" column (the API,
      * or the ceiling / reference server). `warmup`: untimed seconds first (default --warmup).
@@ -347,7 +346,6 @@ async function main() {
         ...(r.leading ? { note: `first ${r.leading.seconds} s: p99 ${Math.round(r.leading.p99)} ms over ${r.leading.total} requests` } : {}),
       };
       rows.push(row);
-      measured.push(row);
       say(`${scenario}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${row.errors}, CPU ms/request ${GROUPS.map((k) => `${k} ${row.cpuMs![k].toFixed(2)}`).join(', ')}`);
       return row;
     };
@@ -504,9 +502,11 @@ async function main() {
       await sendMessages('POST /api/messages (5,000, e-mail)', N, 'steady', 'messages end to end to the SMTP sink');
     }
     sampler.stop();
-    for (const r of measured) {
-      r.ratio = r.rps! / ceilingRps;
-      r.refRatio = r.rps! / referenceRow!.rps!;
+    // every row with a rate, the noisy neighbour's and the messages end to end (messages/s) included
+    for (const r of rows) {
+      if (r.rps === undefined) continue;
+      r.ratio = r.rps / ceilingRps;
+      r.refRatio = r.rps / referenceRow!.rps!;
     }
     if (flags['top-statements']) await printTopStatements(knex);
     extra.peakRssApiMiB = (sampler.peaks.get('api') ?? 0) / 2 ** 20;

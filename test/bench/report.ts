@@ -25,6 +25,8 @@ export interface Row {
 }
 
 const f = (v: number | undefined, digits = 0) => (v === undefined ? '' : v.toFixed(digits));
+/** A ratio: two decimals, or two significant digits below 0.01 (the competence level's, one call against thousands a second). */
+const ratio = (v: number | undefined) => (v === undefined ? '' : v !== 0 && Math.abs(v) < 0.01 ? v.toPrecision(2) : v.toFixed(2));
 const perGroup = (v: PerGroup | undefined, digits: number) => (v ? GROUPS.map((g) => f(v[g], digits)).join(' / ') : '');
 
 /** The markdown table printed at the end and written next to the JSON. */
@@ -34,7 +36,7 @@ export function renderTable(rows: Row[], extra: Record<string, unknown>): string
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors ?? ''} | ${f(r.ratio, 2)} | ${f(r.refRatio, 2)} | ${perGroup(r.cpu, 2)} | ${perGroup(r.cpuMs, 2)} | ${f(r.statements, 1)} | ${f(r.seconds, 1)} | ${r.note ?? ''} |`,
+        `| ${r.scenario} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors ?? ''} | ${ratio(r.ratio)} | ${ratio(r.refRatio)} | ${perGroup(r.cpu, 2)} | ${perGroup(r.cpuMs, 2)} | ${f(r.statements, 1)} | ${f(r.seconds, 1)} | ${r.note ?? ''} |`,
     ),
     '',
     Object.entries(extra)
