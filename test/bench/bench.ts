@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createHmac } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startCountingSink } from './counting-sink';
@@ -16,7 +15,7 @@ import { migrateAll, forEachBounded } from '../../src/platform/migrations/migrat
 import { tenantMigrations } from '../../migrations/tenant';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
-import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant } from './generate-tenants';
+import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant, swtToken } from './generate-tenants';
 import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
 import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './report';
 import { runLoad, type Load } from './load-runner';
@@ -109,13 +108,6 @@ async function waitFor(url: string, headers: Record<string, string> = {}, timeou
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${url}`);
-}
-
-function swtToken(userName: string): string {
-  // within the default api.oauth.max_token_lifetime_seconds (a day): a run takes minutes
-  const body = `Issuer=bench&ExpiresOn=${Math.floor(Date.now() / 1000) + 3600}&username=${userName}`;
-  const sig = createHmac('sha256', Buffer.from(BENCH_SECRET, 'utf8')).update(body).digest('base64');
-  return `${body}&HMACSHA256=${encodeURIComponent(sig)}`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+
 /** Seeded generators of tenant-import/1 documents for the benchmark (same seed, same data). */
 
 export function prng(seed: number): () => number {
@@ -14,6 +16,14 @@ export function prng(seed: number): () => number {
 
 export const BENCH_SECRET = 'bench-swt-shared-secret-0123456789';
 export const BENCH_PASSWORD = 'Bench-Pass-1';
+
+/** An SWT for a user of the bench tenants (they trust BENCH_SECRET), valid an hour. */
+export function swtToken(userName: string): string {
+  // within the default api.oauth.max_token_lifetime_seconds (a day): a run takes minutes
+  const body = `Issuer=bench&ExpiresOn=${Math.floor(Date.now() / 1000) + 3600}&username=${userName}`;
+  const sig = createHmac('sha256', Buffer.from(BENCH_SECRET, 'utf8')).update(body).digest('base64');
+  return `${body}&HMACSHA256=${encodeURIComponent(sig)}`;
+}
 /**
  * The per-caller API rate limit stays on (its Redis call is part of every request's cost) but so
  * high that one bench user sending thousands of requests a second is never refused.

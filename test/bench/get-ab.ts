@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { login, median, runAb, type CheckoutApi } from './ab-support';
 import { runLoad, type LoadRequest } from './load-runner';
 import { cpuSeconds } from './proc-stats';
+import { swtToken } from './generate-tenants';
 
 /**
- * GET /api/person with a session over every tenant, two checkouts compared on one machine:
- *   tsx test/bench/get-ab.ts --data DIR --a CHECKOUT_A --b CHECKOUT_B [--rounds 6] [--seconds 5] [--path /api/person]
+ * GET /api/person with a session (or SWT, --auth swt) over every tenant, two checkouts compared on one machine:
+ *   tsx test/bench/get-ab.ts --data DIR --a CHECKOUT_A --b CHECKOUT_B [--rounds 6] [--seconds 5] [--path /api/person] [--auth session|swt]
  *     [--a-node-args ARGS] [--b-node-args ARGS]   (node flags for one side's API, e.g. GC settings)
  * DIR is a data dir the bench provisioned (npm run bench -- --data DIR). Each checkout runs its own
  * API on the same PostgreSQL and Redis. The rounds alternate (a b, then b a, ...), each side alone
@@ -18,6 +19,7 @@ const { values: flags } = parseArgs({
     data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' },
     rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' },
     path: { type: 'string', default: '/api/person' },
+    auth: { type: 'string', default: 'session' },
     'a-node-args': { type: 'string', default: '' }, 'b-node-args': { type: 'string', default: '' },
   },
 });
@@ -25,6 +27,7 @@ const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().
 
 async function requestsFor(api: CheckoutApi, hosts: string[]): Promise<LoadRequest[]> {
   const out: LoadRequest[] = [];
+  if (flags.auth === 'swt') return hosts.map((host) => ({ method: 'GET', path: flags.path!, headers: { Host: host, Authorization: `SWT ${swtToken(host.startsWith('large.') ? 'p0' : 'user')}` } }));
   for (const host of hosts) {
     const cookie = await login(api.base, host, host.startsWith('large.') ? 'p0' : 'user');
     out.push({ method: 'GET', path: flags.path!, headers: { Host: host, Cookie: cookie } });
