@@ -50,11 +50,22 @@ export async function forEachMigratedChunk(
  */
 export async function tenantsWithPending(knex: Knex, tenants: readonly ScanTenant[], outbox: OutboxTable): Promise<number[]> {
   const found: number[] = [];
-  const states = outbox.pendingStates.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ');
   await forEachMigratedChunk(knex, tenants, outbox.table, async (parts) => {
-    const sql = parts.map(() => `(select ?::int as id where exists (select 1 from ??.?? where state in (${states})))`).join(' union all ');
-    const { rows } = await knex.raw(sql, parts.flatMap((t) => [t.id, t.schema, outbox.table]));
+    const { rows } = await pendingProbe(knex, parts, outbox);
     for (const r of rows as { id: number }[]) found.push(r.id);
   });
   return found;
+}
+
+/**
+ * The sweep's statement for some tenants. Each part reads the first pending id in id order: the
+ * partial index of pending rows (on id) gives it without a sort, so the planner takes it whatever
+ * the statistics say. An `exists` probe left the choice open (PostgreSQL drops a sub-query's order
+ * inside exists): with many pending rows behind a long delivered history it chose a sequential scan
+ * that expected a pending row within the first pages and read the whole history instead.
+ */
+export function pendingProbe(knex: Knex, parts: readonly ScanTenant[], outbox: OutboxTable): Knex.Raw {
+  const states = outbox.pendingStates.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ');
+  const sql = parts.map(() => `(select ?::int as id from (select id from ??.?? where state in (${states}) order by id limit 1) first_pending)`).join(' union all ');
+  return knex.raw(sql, parts.flatMap((t) => [t.id, t.schema, outbox.table]));
 }
