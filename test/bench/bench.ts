@@ -24,7 +24,7 @@ import { runScaleBench } from './scale-bench';
 import { startFlags } from './start-flags';
 
 /**
- * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out bench-results]
+ * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out DIR (default $TMPDIR/bench-results)]
  * Starts the product as a user would, provisions the tenants, measures its idle cost and every
  * scenario against the ceiling of a bare express app and a hand-written reference
  * (reference-server.ts), and writes JSON + markdown.
@@ -57,7 +57,8 @@ const { values: flags } = parseArgs({
     tenants: { type: 'string', default: '1000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
-    out: { type: 'string', default: 'bench-results' },
+    // outside the checkout: the repository's top level holds only the agreed layout
+    out: { type: 'string', default: path.join(os.tmpdir(), 'bench-results') },
     data: { type: 'string' },
     only: { type: 'string' },
     'api-node-args': { type: 'string', default: '' },
