@@ -75,11 +75,12 @@ export interface PersonKey {
 /** The sections of GET /api/persons/:user_name/export that other modules fill. */
 export type PersonExportSection = 'personcompetences' | 'personevents' | 'surveyanswers' | 'messages' | 'files';
 
-/** What a module did for an erasure: details for the person.erased audit entry, work after the commit. */
+/**
+ * What a module did for an erasure: details for the person.erased audit entry. What cannot roll
+ * back with the transaction (file bytes) it registers with tx.afterCommit, logging its failures.
+ */
 export interface ErasureStep {
   details?: Record<string, unknown>;
-  /** What cannot roll back with the transaction (file bytes); failures are logged, not thrown. */
-  afterCommit?(): Promise<void>;
 }
 
 /**

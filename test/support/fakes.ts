@@ -1,5 +1,6 @@
 import type { InjectionToken } from 'tsyringe';
 import type { Transaction, UnitOfWork } from '../../src/platform/tenancy/unit-of-work';
+import { OUTBOUND_EVENTS } from '../../src/platform/outbound/outbound-events';
 import { TenantConfig } from '../../src/platform/config-items/tenant-config';
 
 /**
@@ -8,20 +9,24 @@ import { TenantConfig } from '../../src/platform/config-items/tenant-config';
  * knex: the rules are tested through the repository interfaces they use.
  */
 export function fakeUnitOfWork(repositories: [InjectionToken<any>, object][]): Pick<UnitOfWork, 'run'> & { runs: number } {
-  const byToken = new Map<InjectionToken<any>, object>(repositories);
-  const tx: Transaction = {
-    db: undefined as never,
-    get<R>(token: InjectionToken<R>): R {
-      const found = byToken.get(token);
-      if (!found) throw new Error(`no fake for ${String(token)}`);
-      return found as R;
-    },
-  };
+  const byToken = new Map<InjectionToken<any>, object>([[OUTBOUND_EVENTS, { record: async () => undefined }], ...repositories]);
   const uow = {
     runs: 0,
-    run<T>(work: (t: Transaction) => Promise<T>): Promise<T> {
+    /** As the real one: the work registered for after the commit runs once the work succeeded, never after a failure. */
+    async run<T>(work: (t: Transaction) => Promise<T>): Promise<T> {
       uow.runs++;
-      return work(tx);
+      const pending: (() => unknown)[] = [];
+      const tx: Transaction = {
+        get<R>(token: InjectionToken<R>): R {
+          const found = byToken.get(token);
+          if (!found) throw new Error(`no fake for ${String(token)}`);
+          return found as R;
+        },
+        afterCommit: (w) => void pending.push(w),
+      };
+      const result = await work(tx);
+      for (const w of pending) await w();
+      return result;
     },
   };
   return uow;

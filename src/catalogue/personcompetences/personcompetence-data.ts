@@ -26,7 +26,7 @@ export class PersonCompetenceData implements PersonDataHolder {
 
   /** A placeholder answers no role-admin question; comments may name anyone. */
   async erase(tx: Transaction, personId: number): Promise<void> {
-    await tx.db.table('role_admins').where('person_id', personId).delete();
-    await tx.db.table('person_competences').where('person_id', personId).whereNotNull('comments').update({ comments: null });
+    await tx.get(TENANT_DB).table('role_admins').where('person_id', personId).delete();
+    await tx.get(TENANT_DB).table('person_competences').where('person_id', personId).whereNotNull('comments').update({ comments: null });
   }
 }

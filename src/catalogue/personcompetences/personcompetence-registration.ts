@@ -10,7 +10,7 @@ import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { isUniqueViolation } from '../../platform/errors/error-classes';
-import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
+import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 
 export interface RegistrationInput {
   user_name?: string;
@@ -65,7 +65,6 @@ export class PersonCompetenceRegistration {
     @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
     @inject(TenantClock) private readonly clock: TenantClock,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
 
   async competence(id: number): Promise<CompetenceRow> {
@@ -128,7 +127,6 @@ export class PersonCompetenceRegistration {
       if (input.passed === undefined && input.skill_level !== undefined) row.passed = input.skill_level;
     }
     const registration = await this.store(row, c, person);
-    await this.events.committed();
     return { registration, person, competence: c };
   }
 
@@ -142,7 +140,7 @@ export class PersonCompetenceRegistration {
       try {
         return await this.uow.run(async (tx) => {
           const created = await tx.get(PersonCompetencesRepository).supersedeWith(row);
-          await this.events.record(tx, 'personcompetence.registered', registrationData(created, c, person));
+          await tx.get(OUTBOUND_EVENTS).record('personcompetence.registered', registrationData(created, c, person));
           return created;
         });
       } catch (err) {
@@ -194,7 +192,7 @@ export class PersonCompetenceRegistration {
     const removed = await this.uow.run(async (tx) => {
       const n = await tx.get(PersonCompetencesRepository).deleteAll(person.id, c.id);
       if (n > 0) {
-        await this.events.record(tx, 'personcompetence.deleted', {
+        await tx.get(OUTBOUND_EVENTS).record('personcompetence.deleted', {
           personcompetence_id: current?.id ?? null,
           competence_id: c.id,
           title: c.title,
@@ -207,7 +205,6 @@ export class PersonCompetenceRegistration {
       return n;
     });
     if (removed === 0) throw ApiError.notFound(`registration of "${c.title}" for ${person.user_name}`);
-    await this.events.committed();
     return { person, competence: c, registration: current, removed };
   }
 }

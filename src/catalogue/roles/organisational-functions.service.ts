@@ -28,7 +28,6 @@ export class OrganisationalFunctions {
     @inject(RolesRepository) private readonly roles: RolesRepository,
     @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   async organisation(id: number): Promise<{ id: number; name: string }> {
@@ -87,14 +86,15 @@ export class OrganisationalFunctions {
     const fn = person.organisation_id === null ? undefined : (await this.available(person.organisation_id)).find((f) => f.role_id === roleId);
     if (!fn) throw ApiError.notFound(`organisational function ${roleId} in ${person.user_name}'s organisation`);
     const key = { person_id: person.id, role_id: roleId };
-    await this.uow.run(async ({ db: trx }) => {
+    await this.uow.run(async (tx) => {
+      const trx = tx.get(TENANT_DB);
       const changed =
         action === 'update'
           ? (await trx.table('person_roles').insert(key).onConflict(['person_id', 'role_id']).ignore().returning('role_id')).length
           : await trx.table('person_roles').where(key).delete();
       if (!changed) return;
       const details = { added: action === 'update' ? [roleId] : [], removed: action === 'off' ? [roleId] : [], via: 'organisationalfunction' };
-      await this.audit.record({ type: 'roles.changed', actor: user.userName, subject: person.user_name, details }, trx);
+      await tx.get(AuditTrail).record({ type: 'roles.changed', actor: user.userName, subject: person.user_name, details });
     });
     return this.present(fn, person.organisation_id!, action === 'update');
   }

@@ -28,16 +28,16 @@ export class PersonRolesStore implements PersonRoles {
   }
 
   async replace(tx: Transaction, personId: number, roleIds: number[]): Promise<void> {
-    await tx.db.table('person_roles').where({ person_id: personId }).delete();
-    if (roleIds.length) await tx.db.table('person_roles').insert(roleIds.map((role_id) => ({ person_id: personId, role_id })));
+    await tx.get(TENANT_DB).table('person_roles').where({ person_id: personId }).delete();
+    if (roleIds.length) await tx.get(TENANT_DB).table('person_roles').insert(roleIds.map((role_id) => ({ person_id: personId, role_id })));
   }
 
   async add(tx: Transaction, personId: number, roleId: number): Promise<void> {
-    await tx.db.table('person_roles').insert({ person_id: personId, role_id: roleId }).onConflict(['person_id', 'role_id']).ignore();
+    await tx.get(TENANT_DB).table('person_roles').insert({ person_id: personId, role_id: roleId }).onConflict(['person_id', 'role_id']).ignore();
   }
 
   remove(tx: Transaction, personId: number, roleIds: number[]): Promise<number> {
-    return tx.db.table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
+    return tx.get(TENANT_DB).table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
   }
 
   missing(ids: number[]): Promise<number[]> {

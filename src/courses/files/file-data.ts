@@ -24,14 +24,14 @@ export class FileData implements PersonDataHolder {
   }
 
   async erase(tx: Transaction, personId: number): Promise<ErasureStep> {
-    const keys: string[] = (await tx.db.table('files').where('person_id', personId).delete().returning('storage_key')).map((k: { storage_key: string }) => k.storage_key);
-    return {
-      details: { files_deleted: keys.length },
-      afterCommit: async () => {
-        for (const key of keys) {
-          await this.store.remove(this.tenant.schema, key).catch((err) => this.log.error({ err, personId }, 'erasure: removing a file failed'));
-        }
-      },
-    };
+    const keys: string[] = (await tx.get(TENANT_DB).table('files').where('person_id', personId).delete().returning('storage_key')).map((k: { storage_key: string }) => k.storage_key);
+    // The bytes cannot roll back with the rows: removed once the erasure committed. A failure leaves
+    // no personal data readable through the API (the rows are gone); it is logged for a retry by hand.
+    tx.afterCommit(async () => {
+      for (const key of keys) {
+        await this.store.remove(this.tenant.schema, key).catch((err) => this.log.error({ err, personId }, 'erasure: removing a file failed'));
+      }
+    });
+    return { details: { files_deleted: keys.length } };
   }
 }

@@ -10,7 +10,7 @@ import { checkJoin, type JoinClock, type JoinFacts, type JoinPerson } from '../e
 import { JoinCheckRepository } from '../events/join-check.repository';
 import { PersonEventsRepository, type OrderRef } from './personevents.repository';
 import { presentPersonEvent, type PersonEventRow } from './person-event.presenter';
-import { OUTBOUND_EVENTS, type OutboundEvents, type OutboundEventType } from '../../platform/outbound/outbound-events';
+import { OUTBOUND_EVENTS, type OutboundEventType } from '../../platform/outbound/outbound-events';
 import { WAITLIST_NOTIFIER, type WaitlistNotifier } from './waitlist-notifier';
 
 /** Facts that block nothing: checkJoin with them judges only what needs no table. */
@@ -35,13 +35,11 @@ export class SignOnService {
     @inject(TenantClock) private readonly clock: JoinClock,
     // Optional: without messaging, promotion happens silently.
     @inject(WAITLIST_NOTIFIER, { isOptional: true }) private readonly notifier?: WaitlistNotifier,
-    // Optional as well: without messaging, no webhook events are written.
-    @inject(OUTBOUND_EVENTS, { isOptional: true }) private readonly outbound?: OutboundEvents,
   ) {}
 
   /** The person event as it is in `tx` (after the change), to the webhooks. */
   private async recordEvent(tx: Transaction, type: OutboundEventType, personEventId: number): Promise<void> {
-    await this.outbound?.record(tx, type, async () => presentPersonEvent(await tx.get(PersonEventsRepository).byId(personEventId)));
+    await tx.get(OUTBOUND_EVENTS).record(type, async () => presentPersonEvent(await tx.get(PersonEventsRepository).byId(personEventId)));
   }
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
@@ -71,7 +69,7 @@ export class SignOnService {
       // Needs no lock: a refused sign-on rolls the new order back with everything else.
       const ordered = orders ? this.orderFor(repo, person, order) : Promise.resolve(null);
       ordered.catch(() => undefined); // awaited below unless the lock fails first
-      this.outbound?.expect?.(tx, 'personevent.signed_on');
+      tx.get(OUTBOUND_EVENTS).expect?.('personevent.signed_on');
       const event = await this.lockEvent(tx, eventId);
       if (event.parent_id !== null) {
         throw new ApiError(409, `event ${eventId} is a module of event ${event.parent_id}; sign on to the course event instead`);
@@ -103,10 +101,9 @@ export class SignOnService {
         order_reference: chosen?.reference ?? null,
       };
       // a wait-list place too: data.status says which
-      await this.outbound?.record(tx, 'personevent.signed_on', presentPersonEvent(row));
+      await tx.get(OUTBOUND_EVENTS).record('personevent.signed_on', presentPersonEvent(row));
       return row;
     });
-    await this.outbound?.committed();
     const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
     return { personEvent, message: [head, ...notes].join('; ') };
   }
@@ -147,8 +144,6 @@ export class SignOnService {
       }
       return { id: live, promoted };
     });
-    if (promoted.length) await notifier?.committed?.();
-    await this.outbound?.committed();
     const personEvent = await this.personEvents.byId(id);
     const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
     return { personEvent, message: `${person.user_name} is signed off${tail}` };

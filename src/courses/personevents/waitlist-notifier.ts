@@ -16,11 +16,10 @@ export interface Promotion {
 export interface WaitlistNotifier {
   /**
    * Writes the notice in `tx`, the sign-off's transaction, so promotion and notice commit
-   * together. `promotion` carries what the notice tells, so the notifier reads no course table.
+   * together (the notifier wakes the delivery with tx.afterCommit). `promotion` carries what the
+   * notice tells, so the notifier reads no course table.
    */
   notifyPromoted(tx: Transaction, personEventId: number, promotion: Promotion): Promise<void>;
-  /** After the commit: wake the relay. */
-  committed?(): Promise<void>;
 }
 
 export const WAITLIST_NOTIFIER: InjectionToken<WaitlistNotifier> = Symbol('WaitlistNotifier');

@@ -30,9 +30,9 @@ export class SurveyAnswerData implements PersonDataHolder {
   }
 
   async erase(tx: Transaction, personId: number): Promise<void> {
-    const answers: { id: number; data: { items: SurveyItem[] } }[] = await tx.db.table('survey_answers').where('person_id', personId).select('id', 'data');
+    const answers: { id: number; data: { items: SurveyItem[] } }[] = await tx.get(TENANT_DB).table('survey_answers').where('person_id', personId).select('id', 'data');
     for (const a of answers) {
-      await tx.db.table('survey_answers').where('id', a.id).update({ data: JSON.stringify({ items: blankFreeText(a.data.items ?? []) }) });
+      await tx.get(TENANT_DB).table('survey_answers').where('id', a.id).update({ data: JSON.stringify({ items: blankFreeText(a.data.items ?? []) }) });
     }
   }
 }

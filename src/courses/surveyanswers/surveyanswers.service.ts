@@ -125,7 +125,8 @@ export class SurveyAnswersService {
     }
     validateItems(tree, data.items, true);
     const files = this.decodeFiles(data);
-    const id = await this.uow.run(async ({ db: tx }) => {
+    const id = await this.uow.run(async (t) => {
+      const tx = t.get(TENANT_DB);
       const [row] = await tx
         .table('survey_answers')
         .insert({ survey_id: tree.survey.id, person_id: who.personId ?? null, organisation_id: who.organisationId ?? null, data: JSON.stringify({ items: [] }), created_by: user.personId })
@@ -165,7 +166,8 @@ export class SurveyAnswersService {
       const f = await this.db.table('files').where({ id: it.file_id, survey_answer_id: id }).first('id');
       if (!f) throw ApiError.malformed(`${path}[file_id]`, `file ${it.file_id} does not belong to survey answer ${id}`);
     }
-    await this.uow.run(async ({ db: tx }) => {
+    await this.uow.run(async (t) => {
+      const tx = t.get(TENANT_DB);
       const row = await tx.table('survey_answers').where({ id }).forUpdate().first('locked');
       if (row.locked) {
         throw new ApiError(409, `survey answer ${id} is locked and cannot be changed; submit a new answer with POST /api/surveyanswer`);

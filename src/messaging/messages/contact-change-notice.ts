@@ -1,5 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
 import type { ContactChange, ContactChangeNotifier } from '../../people';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from './outbox-signal';
@@ -12,7 +14,10 @@ const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile n
  */
 @injectable()
 export class ContactChangeNotice implements ContactChangeNotifier {
-  constructor(@inject(OutboxSignal) private readonly signal: OutboxSignal) {}
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+  ) {}
 
   async write(tx: Transaction, change: ContactChange): Promise<void> {
     const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
@@ -31,9 +36,6 @@ export class ContactChangeNotice implements ContactChangeNotifier {
       send_medium: 'email',
       deliveries: [{ medium: 'email', address: change.oldEmail }],
     });
-  }
-
-  committed(tenantId: number): Promise<void> {
-    return this.signal.notify(tenantId);
+    tx.afterCommit(() => this.signal.notify(this.tenant.id));
   }
 }

@@ -30,7 +30,6 @@ export class DeliveryAdminService {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
     @inject(QueueRegistry) private readonly queues: QueueRegistry,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
   ) {}
@@ -56,7 +55,8 @@ export class DeliveryAdminService {
    * inside the transaction: the relay cannot see the row before it is gone.
    */
   async retry(user: Principal, deliveryId: number): Promise<DeliveryRow> {
-    const row = await this.uow.run(async ({ db: trx }) => {
+    const row = await this.uow.run(async (tx) => {
+      const trx = tx.get(TENANT_DB);
       const found = await trx
         .table('message_deliveries as d')
         .join('messages as m', 'm.id', 'd.message_id')
@@ -71,18 +71,17 @@ export class DeliveryAdminService {
         .where({ id: deliveryId })
         .update({ state: 'queued', relayed_at: null, updated_at: trx.fn.now() })
         .returning('*');
-      await this.audit.record(
+      await tx.get(AuditTrail).record(
         {
           type: 'delivery.retried',
           actor: user.userName,
           subject: String(deliveryId),
           details: { message_id: found.message_id, medium: found.medium, previous_error: found.last_error },
         },
-        trx,
       );
+      tx.afterCommit(() => this.signal.notify(this.tenant.id));
       return updated as DeliveryRow;
     });
-    await this.signal.notify(this.tenant.id);
     return row;
   }
 

@@ -10,7 +10,7 @@ import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { PendingPasswords } from '../../people';
-import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
+import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { messageFailedData } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
@@ -55,7 +55,6 @@ export class DeliveryService {
     @inject(SmsSender) private readonly sms: SmsSender,
     @inject(PendingPasswords) private readonly passwords: PendingPasswords,
     @inject(ENV) private readonly env: Env,
-    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
 
@@ -140,11 +139,10 @@ export class DeliveryService {
     if (!rows.length) return;
     await this.uow.run(async (tx) => {
       for (const { id, reason } of rows) {
-        await tx.db.table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.db.fn.now() });
-        await this.events.record(tx, 'message.failed', () => messageFailedData(tx.db, id));
+        await tx.get(TENANT_DB).table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.get(TENANT_DB).fn.now() });
+        await tx.get(OUTBOUND_EVENTS).record('message.failed', () => messageFailedData(tx.get(TENANT_DB), id));
       }
     });
-    await this.events.committed();
   }
 
   private async send(d: DeliveryRow, m: MessageRow): Promise<string> {

@@ -173,9 +173,8 @@ export class OutboxRelay implements BackgroundWorker {
    */
   private async expire(scope: DependencyContainer, redeliver: number): Promise<{ expired: number; inFlight: boolean } | null> {
     try {
-      const events = scope.resolve(OUTBOUND_EVENTS);
       const result = await scope.resolve(UnitOfWork).run(async (tx) => {
-        const trx = tx.db;
+        const trx = tx.get(TENANT_DB);
         const { rows } = await trx.raw(
           `with expired as (
              update ?? d set state = 'failed', last_error = ?, updated_at = now()
@@ -190,10 +189,9 @@ export class OutboxRelay implements BackgroundWorker {
           [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver, trx.ref('message_deliveries')],
         );
         const { ids, in_flight: inFlight } = rows[0] as { ids: number[]; in_flight: boolean };
-        for (const id of ids) await events.record(tx, 'message.failed', () => messageFailedData(trx, id));
+        for (const id of ids) await tx.get(OUTBOUND_EVENTS).record('message.failed', () => messageFailedData(trx, id));
         return { expired: ids.length, inFlight };
       });
-      await events.committed();
       if (result.expired) this.logger.warn({ deliveries: result.expired }, 'outbox relay: deliveries expired undelivered');
       return result;
     } catch (err) {

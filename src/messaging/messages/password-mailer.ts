@@ -30,20 +30,17 @@ export class PasswordMailer {
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
   /** Queues the mail (SMS when the person has a mobile but no e-mail). False when the person cannot be reached. */
   async sendNewPassword(personId: number, reason: PasswordMailReason): Promise<boolean> {
-    const written = await this.uow.run((tx) => this.write(tx, personId, reason));
-    if (written) await this.signal.notify(this.tenant.id);
-    return written;
+    return this.uow.run((tx) => this.write(tx, personId, reason));
   }
 
   /**
    * Writes the mail and its audit entry in `tx`, so a caller's transaction (the person's
-   * creation) commits them with its own change or not at all; the caller signals the relay
-   * after commit (committed()). False when the person has neither e-mail nor mobile.
+   * creation) commits them with its own change or not at all; the relay is woken after the
+   * commit. False when the person has neither e-mail nor mobile.
    */
   async write(tx: Transaction, personId: number, reason: PasswordMailReason): Promise<boolean> {
     const person = await tx.get(PersonDirectory).find({ id: personId }, RECIPIENT_COLUMNS);
@@ -69,11 +66,8 @@ export class PasswordMailer {
     });
     // forgot_password comes from someone not logged in; send_login from the person's creation
     const actor = reason === 'forgot_password' ? 'anonymous' : reason === 'operator_reset' ? 'operator' : 'system';
-    await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } }, tx.db);
+    await tx.get(AuditTrail).record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } });
+    tx.afterCommit(() => this.signal.notify(this.tenant.id));
     return true;
-  }
-
-  committed(): Promise<void> {
-    return this.signal.notify(this.tenant.id);
   }
 }

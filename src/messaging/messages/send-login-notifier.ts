@@ -12,8 +12,4 @@ export class SendLoginNotifier implements NewPersonNotifier {
     const sent = await this.mailer.write(tx, person.personId, 'send_login');
     if (!sent) throw new Error(`${person.userName} has neither e-mail nor mobile to send a login to`);
   }
-
-  committed(): Promise<void> {
-    return this.mailer.committed();
-  }
 }

@@ -33,9 +33,6 @@ export class WaitlistPromotionNotifier implements WaitlistNotifier {
       send_medium: medium,
       deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
     });
-  }
-
-  committed(): Promise<void> {
-    return this.signal.notify(this.tenant.id);
+    tx.afterCommit(() => this.signal.notify(this.tenant.id));
   }
 }

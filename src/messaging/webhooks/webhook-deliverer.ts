@@ -48,7 +48,8 @@ export class WebhookDeliverer {
     if (!d) return { outcome: 'skipped' };
     if (!d.enabled) {
       // listed with the attempts, so the admin sees why the event never went out
-      await this.uow.run(async ({ db: trx }) => {
+      await this.uow.run(async (tx) => {
+        const trx = tx.get(TENANT_DB);
         await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: 'not sent: the endpoint is disabled', duration_ms: 0 });
         await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: 'endpoint disabled', updated_at: trx.fn.now() });
       });
@@ -58,7 +59,7 @@ export class WebhookDeliverer {
     const secrets = d.previous_valid && d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
     const headers = { 'webhook-id': d.uid, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(d.uid, timestamp, d.body, secrets) };
     const result = await this.targets.post(d.url, headers, d.body);
-    return this.uow.run((tx) => this.record(tx.db, d, result));
+    return this.uow.run((tx) => this.record(tx.get(TENANT_DB), d, result));
   }
 
   private async claim(deliveryId: number): Promise<Claimed | undefined> {

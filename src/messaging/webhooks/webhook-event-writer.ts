@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../../platform/tokens';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
 import type { OutboundEventData, OutboundEvents, OutboundEventType } from '../../platform/outbound/outbound-events';
 import { WebhookSignal } from './webhook-signal';
 
@@ -33,45 +33,46 @@ export async function writeWebhookEvent(
 /**
  * The webhooks feature's OutboundEvents: an event goes to every enabled endpoint of the tenant
  * subscribed to its type. Without one, nothing is written (one read of the small endpoints table per change).
+ * Bound to one transaction (tx.get): the first event written wakes the relay after the commit.
  */
 @injectable()
 export class WebhookEventWriter implements OutboundEvents {
   private wrote = false;
-  /** Endpoint reads started by expect(), per transaction and type. */
-  private readonly early = new WeakMap<Transaction, Map<OutboundEventType, Promise<{ id: number }[]>>>();
+  /** Endpoint reads started by expect(), per type. */
+  private readonly early = new Map<OutboundEventType, Promise<{ id: number }[]>>();
 
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TRANSACTION) private readonly tx: Transaction,
     @inject(WebhookSignal) private readonly signal: WebhookSignal,
   ) {}
 
-  private endpoints(db: TenantDb, type: OutboundEventType): Promise<{ id: number }[]> {
-    return db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id').then((rows: { id: number }[]) => rows);
+  private endpoints(type: OutboundEventType): Promise<{ id: number }[]> {
+    return this.db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id').then((rows: { id: number }[]) => rows);
   }
 
-  expect(tx: Transaction, type: OutboundEventType): void {
-    const read = this.endpoints(tx.db, type);
+  expect(type: OutboundEventType): void {
+    const read = this.endpoints(type);
     read.catch(() => undefined); // a failure is met again by record(); unasked, it is no unhandled rejection
-    const byType = this.early.get(tx) ?? new Map<OutboundEventType, Promise<{ id: number }[]>>();
-    byType.set(type, read);
-    this.early.set(tx, byType);
+    this.early.set(type, read);
   }
 
-  async record(tx: Transaction, type: OutboundEventType, data: OutboundEventData): Promise<void> {
-    const db = tx.db;
-    const early = this.early.get(tx)?.get(type);
-    this.early.get(tx)?.delete(type);
-    const endpoints = await (early ?? this.endpoints(db, type));
+  async record(type: OutboundEventType, data: OutboundEventData): Promise<void> {
+    const early = this.early.get(type);
+    this.early.delete(type);
+    const endpoints = await (early ?? this.endpoints(type));
     if (endpoints.length === 0) return;
     const resolved = typeof data === 'function' ? await data() : data;
     if (!resolved) return;
-    await writeWebhookEvent(db, this.tenant, type, resolved, endpoints.map((e) => e.id));
-    this.wrote = true;
+    await this.writeTo(type, resolved, endpoints.map((e) => e.id));
   }
 
-  async committed(): Promise<void> {
-    if (!this.wrote) return;
-    this.wrote = false;
-    await this.signal.notify(this.tenant.id);
+  /** One event to the endpoints named (the test event goes to one endpoint, whatever it subscribes to). */
+  async writeTo(type: string, data: Record<string, unknown>, endpointIds: number[]): Promise<{ eventId: number; uid: string }> {
+    const written = await writeWebhookEvent(this.db, this.tenant, type, data, endpointIds);
+    if (!this.wrote) this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
+    this.wrote = true;
+    return written;
   }
 }

@@ -1,16 +1,13 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../../platform/tokens';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
-import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import { WebhooksRepository, type AttemptRow, type EndpointRow } from './webhooks.repository';
 import { WebhookTargets } from './webhook-targets';
-import { WebhookSignal } from './webhook-signal';
 import { newWebhookSecret } from './webhook-secret';
-import { TEST_EVENT_TYPE, writeWebhookEvent } from './webhook-event-writer';
+import { TEST_EVENT_TYPE, WebhookEventWriter } from './webhook-event-writer';
 
 /** During this long after a rotation the previous secret signs too. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -32,12 +29,9 @@ export interface EndpointChange {
 @injectable()
 export class WebhooksService {
   constructor(
-    @inject(TENANT) private readonly tenant: Tenant,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
     @inject(WebhooksRepository) private readonly repo: WebhooksRepository,
     @inject(WebhookTargets) private readonly targets: WebhookTargets,
-    @inject(WebhookSignal) private readonly signal: WebhookSignal,
   ) {}
 
   private async endpointFor(id: number): Promise<EndpointRow> {
@@ -59,7 +53,7 @@ export class WebhooksService {
     const events = [...new Set(input.events)];
     const id = await this.uow.run(async (tx) => {
       const newId = await tx.get(WebhooksRepository).insert({ url, events, description: input.description ?? '', secret: newWebhookSecret() });
-      await this.audit.record({ type: 'webhook.created', actor: user.userName, subject: String(newId), details: { url, events } }, tx.db);
+      await tx.get(AuditTrail).record({ type: 'webhook.created', actor: user.userName, subject: String(newId), details: { url, events } });
       return newId;
     });
     return (await this.repo.byId(id))!;
@@ -82,7 +76,7 @@ export class WebhooksService {
       if (!(await repo.lockById(id))) throw ApiError.notFound(`webhook ${id}`);
       await repo.update(id, change);
       const details = { ...input };
-      await this.audit.record({ type: 'webhook.updated', actor: user.userName, subject: String(id), details }, tx.db);
+      await tx.get(AuditTrail).record({ type: 'webhook.updated', actor: user.userName, subject: String(id), details });
     });
     return (await this.repo.byId(id))!;
   }
@@ -91,7 +85,7 @@ export class WebhooksService {
     const row = await this.endpointFor(id);
     await this.uow.run(async (tx) => {
       await tx.get(WebhooksRepository).delete(id);
-      await this.audit.record({ type: 'webhook.deleted', actor: user.userName, subject: String(id), details: { url: row.url } }, tx.db);
+      await tx.get(AuditTrail).record({ type: 'webhook.deleted', actor: user.userName, subject: String(id), details: { url: row.url } });
     });
     return row;
   }
@@ -107,7 +101,7 @@ export class WebhooksService {
       if (!row) throw ApiError.notFound(`webhook ${id}`);
       const until = new Date(Date.now() + ROTATION_OVERLAP_MS);
       await repo.update(id, { secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: until });
-      await this.audit.record({ type: 'webhook.secret_rotated', actor: user.userName, subject: String(id), details: { previous_signs_until: until.toISOString() } }, tx.db);
+      await tx.get(AuditTrail).record({ type: 'webhook.secret_rotated', actor: user.userName, subject: String(id), details: { previous_signs_until: until.toISOString() } });
     });
     return (await this.repo.byId(id))!;
   }
@@ -117,8 +111,7 @@ export class WebhooksService {
     const endpoint = await this.endpointFor(id);
     if (!endpoint.enabled) throw new ApiError(409, `webhook ${id} is disabled; enable it first (PUT enabled=1)`);
     const data = { webhook_id: id, user_name: user.userName, message: 'a test event sent from the admin console or POST /api/webhooks/[id]/test' };
-    const { uid } = await this.uow.run((tx) => writeWebhookEvent(tx.db, this.tenant, TEST_EVENT_TYPE, data, [id]));
-    await this.signal.notify(this.tenant.id);
+    const { uid } = await this.uow.run((tx) => tx.get(WebhookEventWriter).writeTo(TEST_EVENT_TYPE, data, [id]));
     return { endpoint, eventId: uid };
   }
 

@@ -15,10 +15,8 @@ export interface ContactChange {
  * a taken-over account is noticed (ASVS 2.2.3). Implemented by the messaging module (registered in its index.ts).
  */
 export interface ContactChangeNotifier {
-  /** Writes the notice in the change's own transaction, so both commit or neither. */
+  /** Writes the notice in the change's own transaction, so both commit or neither (and wakes the delivery after the commit). */
   write(tx: Transaction, change: ContactChange): Promise<void>;
-  /** After commit: wakes the delivery (best effort). */
-  committed(tenantId: number): Promise<void>;
 }
 
 export const CONTACT_CHANGE_NOTIFIER: InjectionToken<ContactChangeNotifier> = Symbol('ContactChangeNotifier');

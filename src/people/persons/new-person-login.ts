@@ -36,7 +36,6 @@ export class NewPersonLogin {
       },
       done: async () => {
         if (!sent) return 'person created, but the login could not be sent; use forgot_password';
-        await notifier.committed?.();
         return 'person created; a login was sent';
       },
     };

@@ -14,8 +14,6 @@ export interface NewPersonNotifier {
    * person cannot be reached; the person is created anyway.
    */
   sendLogin(person: { personId: number; userName: string }, tx: Transaction): Promise<void>;
-  /** After the commit: wake the relay. */
-  committed?(): Promise<void>;
 }
 
 export const NEW_PERSON_NOTIFIER: InjectionToken<NewPersonNotifier> = Symbol('NewPersonNotifier');

@@ -1,7 +1,4 @@
 import { inject, injectable } from 'tsyringe';
-import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { AuditTrail } from '../../platform/audit';
@@ -26,50 +23,37 @@ const sorted = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b);
  */
 @injectable()
 export class PersonChangeRecorder {
-  private notices = 0;
-
-  constructor(
-    @inject(TENANT) private readonly tenant: Tenant,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
-    @inject(CONTACT_CHANGE_NOTIFIER) private readonly notifier: ContactChangeNotifier,
-  ) {}
+  constructor(@inject(CONTACT_CHANGE_NOTIFIER) private readonly notifier: ContactChangeNotifier) {}
 
   async record(tx: Transaction, c: PersonChange): Promise<void> {
-    const db = tx.db;
+    const audit = tx.get(AuditTrail);
     const base = { actor: c.user.userName, subject: c.target.user_name };
     const self = c.user.personId === c.target.id;
     const noticed: ('email' | 'mobile' | 'password')[] = [];
     if (c.changes.password_hash !== undefined) {
       noticed.push('password');
       // set by someone else, the person must choose a new one at next login: that is a reset
-      await this.audit.record({ ...base, type: self ? 'password.changed' : 'password.reset', details: { by: self ? 'self' : 'other' } }, db);
+      await audit.record({ ...base, type: self ? 'password.changed' : 'password.reset', details: { by: self ? 'self' : 'other' } });
     }
     for (const field of ['email', 'mobile'] as const) {
       if (c.changes[field] === undefined || c.changes[field] === c.target[field]) continue;
       noticed.push(field);
       // the values themselves are personal data the log does not need; whether one was set is enough
-      await this.audit.record({ ...base, type: `${field}.changed`, details: { by: self ? 'self' : 'other', had_value: c.target[field] !== null, has_value: c.changes[field] !== null } }, db);
+      await audit.record({ ...base, type: `${field}.changed`, details: { by: self ? 'self' : 'other', had_value: c.target[field] !== null, has_value: c.changes[field] !== null } });
     }
-    if (c.rolesAfter) await this.rolesChanged(db, c.user, c.target.user_name, c.rolesBefore ?? [], c.rolesAfter);
+    if (c.rolesAfter) await this.rolesChanged(tx, c.user, c.target.user_name, c.rolesBefore ?? [], c.rolesAfter);
     if (noticed.length && c.target.email) {
       await this.notifier.write(tx, { personId: c.target.id, userName: c.target.user_name, oldEmail: c.target.email, fields: noticed, changedBy: c.user.userName });
-      this.notices++;
     }
   }
 
   /** roles.changed with what was added and removed; nothing when the set stayed the same. */
-  async rolesChanged(db: TenantDb, user: Principal, subject: string, before: number[], after: number[]): Promise<void> {
+  async rolesChanged(tx: Transaction, user: Principal, subject: string, before: number[], after: number[]): Promise<void> {
     const b = sorted(before);
     const a = sorted(after);
     const added = a.filter((id) => !b.includes(id));
     const removed = b.filter((id) => !a.includes(id));
     if (!added.length && !removed.length) return;
-    await this.audit.record({ type: 'roles.changed', actor: user.userName, subject, details: { added, removed } }, db);
-  }
-
-  async committed(): Promise<void> {
-    if (this.notices === 0) return;
-    this.notices = 0;
-    await this.notifier.committed(this.tenant.id);
+    await tx.get(AuditTrail).record({ type: 'roles.changed', actor: user.userName, subject, details: { added, removed } });
   }
 }

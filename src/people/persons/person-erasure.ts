@@ -1,4 +1,5 @@
 import { inject, injectAll, injectable } from 'tsyringe';
+import { TENANT_DB } from '../../platform/tokens';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
@@ -29,7 +30,6 @@ export class PersonEraser {
   constructor(
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TENANT) private readonly tenant: Tenant,
-    @inject(AuditTrail) private readonly audit: AuditTrail,
     @inject(PERSON_SESSIONS) private readonly sessions: PersonSessions,
     @inject(LOGGER) private readonly log: Logger,
     @injectAll(PERSON_DATA, { isOptional: true }) private readonly holders: PersonDataHolder[] = [],
@@ -37,8 +37,8 @@ export class PersonEraser {
 
   async erase(user: Principal, userName: string, confirm: string): Promise<string> {
     if (confirm !== userName) throw ApiError.malformed('confirm', 'must equal the user_name of the person to erase');
-    const { placeholder, personId, steps } = await this.uow.run(async (tx) => {
-      const trx = tx.db;
+    return this.uow.run(async (tx) => {
+      const trx = tx.get(TENANT_DB);
       const person = await trx.table('persons').where('user_name', userName).forUpdate().first('id');
       if (!person) throw ApiError.notFound(`person "${userName}"`);
       // the last superuser erasing themself would lock the tenant out; another superuser can do it
@@ -53,6 +53,8 @@ export class PersonEraser {
       });
       // a placeholder manages nothing
       await trx.table('organisation_managers').where('person_id', person.id).delete();
+      // Failures here leave no personal data readable through the API (the rows are gone); they are logged for a retry by hand.
+      tx.afterCommit(() => this.sessions.destroyAllFor(this.tenant, person.id).catch((err) => this.log.error({ err, personId: person.id }, 'erasure: ending sessions failed')));
       const steps: ErasureStep[] = [];
       for (const holder of this.holders) {
         const step = await holder.erase?.(tx, person.id);
@@ -60,16 +62,8 @@ export class PersonEraser {
       }
       await renameInAuditLog(trx, userName, name);
       const details = Object.assign({ person_id: person.id }, ...steps.map((s) => s.details ?? {}));
-      await this.audit.record({ type: 'person.erased', actor: user.userName, subject: name, details }, trx);
-      return { placeholder: name, personId: person.id as number, steps };
+      await tx.get(AuditTrail).record({ type: 'person.erased', actor: user.userName, subject: name, details });
+      return name;
     });
-    await this.afterCommit(personId, steps);
-    return placeholder;
-  }
-
-  // Failures here leave no personal data readable through the API (the rows are gone); they are logged for a retry by hand.
-  private async afterCommit(personId: number, steps: ErasureStep[]): Promise<void> {
-    await this.sessions.destroyAllFor(this.tenant, personId).catch((err) => this.log.error({ err, personId }, 'erasure: ending sessions failed'));
-    for (const step of steps) await step.afterCommit?.();
   }
 }

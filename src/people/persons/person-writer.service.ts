@@ -1,4 +1,5 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
+import { TENANT_DB } from '../../platform/tokens';
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
@@ -15,7 +16,7 @@ import { PersonsService } from './persons.service';
 import { PersonChangeRecorder } from './person-change-recorder';
 import { PROFILE_COLUMNS, type PersonCreateData, type PersonUpdateData } from './person-data.schema';
 import { presentPersonSimple } from './person.presenter';
-import { OUTBOUND_EVENTS, type OutboundEvents } from '../../platform/outbound/outbound-events';
+import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 
 export interface PersonUpdate {
   person_data?: PersonUpdateData;
@@ -48,13 +49,12 @@ export class PersonWriter {
     @inject(PERSON_ROLES) private readonly roles: PersonRoles,
     @inject(PersonChangeRecorder) private readonly recorder: PersonChangeRecorder,
     @inject(TenantClock) private readonly clock: TenantClock,
-    @inject(OUTBOUND_EVENTS) private readonly events: OutboundEvents,
   ) {}
 
   /** person.updated in the change's transaction: the person as it is now and which fields changed (never their old values). */
   private async recordUpdated(tx: Transaction, personId: number, changed: string[]): Promise<void> {
     if (changed.length === 0) return;
-    await this.events.record(tx, 'person.updated', async () => {
+    await tx.get(OUTBOUND_EVENTS).record('person.updated', async () => {
       const row = await tx.get(PersonsRepository).findById(personId);
       return row ? { ...presentPersonSimple(row), changed } : null;
     });
@@ -83,18 +83,16 @@ export class PersonWriter {
       changes.must_change_password = isSelf ? null : 'changed_by_other';
     }
     await this.uow.run(async (tx) => {
-      const rolesBefore = input.role_ids ? await this.roles.ids(tx.db, target.id) : undefined;
+      const rolesBefore = input.role_ids ? await this.roles.ids(tx.get(TENANT_DB), target.id) : undefined;
       if (Object.keys(changes).length) await tx.get(PersonsRepository).update(target.id, changes);
       if (input.role_ids) await this.roles.replace(tx, target.id, [...new Set(input.role_ids)]);
       await this.recorder.record(tx, { user, target, changes, rolesBefore, rolesAfter: input.role_ids });
       await this.recordUpdated(tx, target.id, changedFields(changes, input.role_ids !== undefined));
+      if (data.password !== undefined) {
+        // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
+        tx.afterCommit(() => this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined));
+      }
     });
-    await this.recorder.committed();
-    await this.events.committed();
-    if (data.password !== undefined) {
-      // A new password ends every other session: the owner's other devices, or all of them when set by someone else.
-      await this.sessions.destroyAllFor(this.tenant, target.id, isSelf ? user.sessionId : undefined);
-    }
     return (await this.persons.findById(target.id))!;
   }
 
@@ -143,13 +141,12 @@ export class PersonWriter {
     this.assertNotSuperuserOf(user, target);
     await this.reader.assertExist('roles', roleIds, 'role');
     const removed = await this.uow.run(async (tx) => {
-      const before = await this.roles.ids(tx.db, target.id);
+      const before = await this.roles.ids(tx.get(TENANT_DB), target.id);
       const n = await this.roles.remove(tx, target.id, [...new Set(roleIds)]);
-      await this.recorder.rolesChanged(tx.db, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+      await this.recorder.rolesChanged(tx, user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
       if (n > 0) await this.recordUpdated(tx, target.id, ['roles']);
       return n;
     });
-    await this.events.committed();
     return { person: target, removed };
   }
 
@@ -172,12 +169,11 @@ export class PersonWriter {
     const id = await this.uow.run(async (tx) => {
       const newId = await tx.get(PersonsRepository).insert(row);
       await this.roles.add(tx, newId, input.role_id);
-      await this.recorder.rolesChanged(tx.db, user, data.user_name, [], [input.role_id]);
+      await this.recorder.rolesChanged(tx, user, data.user_name, [], [input.role_id]);
       await inTransaction?.(tx, newId);
-      await this.events.record(tx, 'person.created', async () => presentPersonSimple((await tx.get(PersonsRepository).findById(newId))!));
+      await tx.get(OUTBOUND_EVENTS).record('person.created', async () => presentPersonSimple((await tx.get(PersonsRepository).findById(newId))!));
       return newId;
     });
-    await this.events.committed();
     return (await this.persons.findById(id))!;
   }
 }

@@ -1,5 +1,4 @@
 import type { InjectionToken } from 'tsyringe';
-import type { Transaction } from '../tenancy/unit-of-work';
 
 /** The changes other systems can subscribe to (webhooks). Names are permanent: receivers match on them. */
 export const OUTBOUND_EVENT_TYPES = [
@@ -19,24 +18,22 @@ export type OutboundEventData = Record<string, unknown> | (() => Promise<Record<
 
 /**
  * Where a feature tells the outside world about a change. The webhooks feature implements it
- * (messaging registers it); it is resolved from a tenant scope (request or job), so it knows the tenant.
- * Each resolution is a fresh instance that remembers whether it wrote anything.
+ * (messaging registers it). It is reached only through a transaction, `tx.get(OUTBOUND_EVENTS)`:
+ * an event is written in the change's own transaction, so the change and the event commit
+ * together or not at all, and the relay is woken after the commit (tx.afterCommit), never before.
  */
 export interface OutboundEvents {
   /**
-   * Writes the event in `tx`, the change's own transaction, so the change and the event
-   * commit together or not at all. `data` is the simple view of the object (with user_name and ids);
-   * give a function when reading it costs a query, so a tenant without webhooks pays nothing.
+   * Writes the event. `data` is the simple view of the object (with user_name and ids); give a
+   * function when reading it costs a query, so a tenant without webhooks pays nothing.
    */
-  record(tx: Transaction, type: OutboundEventType, data: OutboundEventData): Promise<void>;
+  record(type: OutboundEventType, data: OutboundEventData): Promise<void>;
   /**
-   * Optional: starts reading who wants `type` in `tx` now, without waiting, so that a later
-   * record() of that type in `tx` makes no round trip of its own to ask. A change that takes a
-   * row lock calls it before taking the lock, so the question is not asked while the lock is held.
+   * Optional: starts reading who wants `type` now, without waiting, so that a later record() of
+   * that type makes no round trip of its own to ask. A change that takes a row lock calls it
+   * before taking the lock, so the question is not asked while the lock is held.
    */
-  expect?(tx: Transaction, type: OutboundEventType): void;
-  /** After the commit: wakes the relay when something was written (best effort). */
-  committed(): Promise<void>;
+  expect?(type: OutboundEventType): void;
 }
 
 export const OUTBOUND_EVENTS: InjectionToken<OutboundEvents> = Symbol('OutboundEvents');

@@ -84,8 +84,10 @@ function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
   const told: Promotion[] = [];
   let committed = 0;
   const notifier: WaitlistNotifier = {
-    notifyPromoted: async (_tx, _id, promotion) => void told.push(promotion),
-    committed: async () => void committed++,
+    notifyPromoted: async (tx, _id, promotion) => {
+      told.push(promotion);
+      tx.afterCommit(() => void committed++);
+    },
   };
   const uow = fakeUnitOfWork([
     [EventsRepository, { findForUpdate: async (id: number) => (id === ev.id ? ev : undefined) }],
