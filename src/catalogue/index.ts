@@ -36,6 +36,7 @@ export type { CompetenceRow } from './competences/competence.row';
 export { CompetencesRepository } from './competences/competences.repository';
 export { CompetencePresenter, CompetenceView } from './competences/competences.presenter';
 export { CompetenceSearch } from './competences/competence-search';
+export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
 export { RolesRepository, presentRole, type RoleFilter } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';

@@ -4,14 +4,7 @@ import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/h
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
 import { policies } from '../../people';
-
-interface TreeRow {
-  id: number;
-  parent_id: number | null;
-  name: string;
-  description?: string | null;
-  external_id?: string | null;
-}
+import { categoryRows, competenceGroupPage, competenceGroupRows, type CatalogueTreeRow as TreeRow } from '../../catalogue';
 
 const groupShape = {
   competence_group_id: z.number().int(),
@@ -58,10 +51,8 @@ export const catalogueTreeRoutes = [
     input: z.object({ all: p.bool().optional(), ...pagingShape, ...fieldsShape }),
     output: CompetenceGroupView,
     async handler(ctx, input) {
-      const q = ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
-      if (!input.all) q.whereNull('parent_id');
       const { limit, offset } = paging(input);
-      return { items: (await q.limit(limit).offset(offset)).map(group) };
+      return { items: (await competenceGroupPage(ctx.resolve(TENANT_DB), { all: !!input.all, limit, offset })).map(group) };
     },
   }),
   defineRoute({
@@ -74,7 +65,7 @@ export const catalogueTreeRoutes = [
     input: z.object({ competence_group_id: p.id(), ...fieldsShape }),
     output: CompetenceGroupView,
     async handler(ctx, input) {
-      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('competence_groups').orderBy('id');
+      const rows = await competenceGroupRows(ctx.resolve(TENANT_DB));
       const g = rows.find((r) => r.id === input.competence_group_id);
       if (!g) throw ApiError.notFound(`competence group ${input.competence_group_id}`);
       return { items: [{ ...group(g), sub_groups: tree(rows, g.id, group, 'sub_groups') }] };
@@ -90,7 +81,7 @@ export const catalogueTreeRoutes = [
     input: z.object({ tree: p.bool().optional(), ...pagingShape, ...viewShape }),
     output: CategoryView,
     async handler(ctx, input) {
-      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
+      const rows = await categoryRows(ctx.resolve(TENANT_DB));
       const full = input.view === 'full';
       const shape = (c: TreeRow) => (full ? { ...category(c), description: c.description ?? null } : category(c));
       const all = input.tree ? tree(rows, null, shape, 'children') : rows.map(shape);
@@ -107,7 +98,7 @@ export const catalogueTreeRoutes = [
     input: z.object({ category_id: p.id(), ...viewShape }),
     output: CategoryView,
     async handler(ctx, input) {
-      const rows: TreeRow[] = await ctx.resolve(TENANT_DB).table('categories').orderBy('id');
+      const rows = await categoryRows(ctx.resolve(TENANT_DB));
       const c = rows.find((r) => r.id === input.category_id);
       if (!c) throw ApiError.notFound(`category ${input.category_id}`);
       if (input.view === 'simple') return { items: [category(c)] };
