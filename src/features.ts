@@ -1,5 +1,4 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { RouteDefinition } from './platform/http/define-route';
 import type { AppModule } from './platform/module';
 import { REDIS } from './platform/tokens';
 import { BACKGROUND_WORKERS } from './platform/queue/worker-runtime';
@@ -9,7 +8,6 @@ import { JobWorkers, RETRY_POLICY, DEFAULT_RETRY_POLICY } from './platform/queue
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';
 import { RedisKeysPurger, TENANT_PURGERS } from './platform/tenancy/tenant-purgers';
-import { auditLogRoutes } from './platform/audit';
 import { identityModule } from './identity';
 import { tenancyModule } from './tenancy';
 import { peopleModule } from './people';
@@ -18,11 +16,8 @@ import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
 
-/** Every module, in the order their routes are mounted and documented. */
+/** Every module, in the order they register (their routes are src/routes/index.ts's). */
 export const MODULES: readonly AppModule[] = [identityModule, tenancyModule, peopleModule, catalogueModule, messagingModule, coursesModule];
-
-/** Every route, in one place (paths are relative to /api); the kernel's security event log last. */
-export const allRoutes: RouteDefinition<any>[] = [...MODULES.flatMap((m) => m.routes), ...auditLogRoutes];
 
 /** The kernel's registrations, then each module's (auth schemes, workers, jobs, ports), then the job workers. */
 export function registerFeatures(c: DependencyContainer): void {

@@ -5,28 +5,12 @@
  */
 import type { AppModule } from '../platform/module';
 import { PERSON_DATA, PERSON_QUALIFICATIONS, PERSON_ROLES } from '../people';
-import { competenceRoutes } from './competences/competences.routes';
-import { catalogueTreeRoutes } from './competences/catalogue-tree.routes';
-import { roleRoutes } from './roles/roles.routes';
-import { organisationalFunctionRoutes } from './roles/organisational-functions.routes';
-import { personCompetenceRoutes } from './personcompetences/personcompetences.routes';
-import { competenceLevelRoutes } from './personcompetences/competence-level.routes';
-import { changesRoutes } from './changes/changes.routes';
 import { PersonRolesStore } from './roles/person-roles';
 import { Qualifications } from './personcompetences/person-qualifications';
 import { PersonCompetenceData } from './personcompetences/personcompetence-data';
 
 export const catalogueModule: AppModule = {
   name: 'catalogue',
-  routes: [
-    ...competenceRoutes,
-    ...catalogueTreeRoutes,
-    ...roleRoutes,
-    ...organisationalFunctionRoutes,
-    ...personCompetenceRoutes,
-    ...competenceLevelRoutes,
-    ...changesRoutes,
-  ],
   register(c) {
     c.register(PERSON_ROLES, { useClass: PersonRolesStore });
     c.register(PERSON_QUALIFICATIONS, { useClass: Qualifications });
@@ -46,3 +30,18 @@ export {
   expiringRegistrations,
   holdRegistration,
 } from './competences/competence-queries';
+/** For its routes (src/routes/catalogue): competences, groups and categories, roles, registrations, changes. */
+export { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS } from './competences/competence-types';
+export type { CompetenceRow } from './competences/competence.row';
+export { CompetencesRepository } from './competences/competences.repository';
+export { CompetencePresenter, CompetenceView } from './competences/competences.presenter';
+export { CompetenceSearch } from './competences/competence-search';
+export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
+export { RolesRepository, presentRole, type RoleFilter } from './roles/roles.repository';
+export { OrganisationalFunctions } from './roles/organisational-functions.service';
+export { PersonCompetenceList } from './personcompetences/personcompetence-list';
+export { CompetenceStates, stateOf } from './personcompetences/competence-state';
+export { PersonCompetenceRegistration } from './personcompetences/personcompetence-registration';
+export { PersonCompetenceView, presentPersonCompetence } from './personcompetences/personcompetences.presenter';
+export { competenceLevel } from './personcompetences/competence-level.query';
+export { ChangesRepository } from './changes/changes.repository';

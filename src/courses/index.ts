@@ -9,12 +9,6 @@ import type { AppModule } from '../platform/module';
 import { ENV } from '../platform/tokens';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
 import { PERSON_ATTENDANCE, PERSON_DATA } from '../people';
-import { eventRoutes } from './events/events.routes';
-import { personEventRoutes } from './personevents/personevents.routes';
-import { participantRoutes } from './participants/participants.routes';
-import { locationRoutes } from './locations/locations.routes';
-import { surveyAnswerRoutes } from './surveyanswers/surveyanswers.routes';
-import { fileRoutes } from './files/files.routes';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
@@ -25,7 +19,6 @@ import { EventChangesRepository } from './events/event-changes';
 
 export const coursesModule: AppModule = {
   name: 'courses',
-  routes: [...eventRoutes, ...personEventRoutes, ...participantRoutes, ...locationRoutes, ...surveyAnswerRoutes, ...fileRoutes],
   register(c) {
     c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
@@ -39,5 +32,18 @@ export const coursesModule: AppModule = {
 
 export { WAITLIST_NOTIFIER, type WaitlistNotifier, type Promotion } from './personevents/waitlist-notifier';
 export { FILE_STORE, type FileStore } from './files/file-store';
-/** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
-export { filesHttp } from './files/files.http';
+/** For its routes (src/routes/courses): events and check_join, sign-on, participants, locations, survey answers, files. */
+export { EventsService } from './events/events.service';
+export { EventsRepository } from './events/events.repository';
+export { EventView } from './events/event.presenter';
+export { eventFilterShape, customAttributeFilters } from './events/event-filters';
+export { checkJoin, presentJoinCheck } from './events/join-check';
+export { JoinCheckRepository } from './events/join-check.repository';
+export { SignOnService } from './personevents/signon.service';
+export { PersonEventsRepository } from './personevents/personevents.repository';
+export { PersonEventView, presentPersonEvent } from './personevents/person-event.presenter';
+export { ParticipantsService, ParticipantView } from './participants/participants.service';
+export { LocationsRepository, LocationView } from './locations/locations.repository';
+export { SurveyAnswersService, SurveyAnswerView, presentAnswer, type Answerer } from './surveyanswers/surveyanswers.service';
+export { surveyData } from './surveyanswers/survey-data';
+export { FilesService, FileView, presentFile } from './files/files.service';

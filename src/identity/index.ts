@@ -6,8 +6,6 @@
 import type { AppModule } from '../platform/module';
 import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
 import { PASSWORD_ATTEMPTS, PERSON_SESSIONS } from '../people';
-import { loginRoutes } from './accounts/login.routes';
-import { signonRoutes } from './sso/signon.routes';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { SwtAuthScheme } from './sso/swt-auth-scheme';
 import { SessionStore } from './accounts/session-store';
@@ -15,7 +13,6 @@ import { LoginThrottle } from './accounts/login-throttle';
 
 export const identityModule: AppModule = {
   name: 'identity',
-  routes: [...loginRoutes, ...signonRoutes],
   register(c) {
     // An explicit Authorization: SWT header decides before any cookie the browser may also send.
     c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
@@ -29,3 +26,8 @@ export const identityModule: AppModule = {
 export { tenantCors, corsDecision } from './cors/cors-middleware';
 export { csrfGuard } from './cors/csrf-guard';
 export { SwtChecker, MAX_BUILT_TOKEN_SECONDS } from './sso/swt-checker';
+/** For its routes (src/routes/identity): password login and logout, sign-on hashes, the session cookie. */
+export { LoginService } from './accounts/login.service';
+export { SignonService } from './sso/signon.service';
+export { SESSION_COOKIE } from './accounts/session-auth-scheme';
+export { SessionStore } from './accounts/session-store';

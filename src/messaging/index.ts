@@ -11,9 +11,6 @@ import { METRICS_SOURCES } from '../platform/metrics/metrics';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
 import { CONTACT_CHANGE_NOTIFIER, NEW_PERSON_NOTIFIER, PERSON_DATA } from '../people';
 import { WAITLIST_NOTIFIER } from '../courses';
-import { deliveryAdminRoutes } from './messages/delivery-admin.routes';
-import { messageRoutes } from './messages/messages.routes';
-import { forgotPasswordRoutes } from './messages/forgot-password.routes';
 import { OutboxRelay } from './messages/outbox-relay';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './messages/outbox-age';
@@ -31,11 +28,9 @@ import { ContactChangeNotice } from './messages/contact-change-notice';
 import { MessageData } from './messages/message-data';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
-import { webhookRoutes } from './webhooks/webhooks.routes';
 
 export const messagingModule: AppModule = {
   name: 'messaging',
-  routes: [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes],
   register(c) {
     // Pooled transports: one per container (tests build several containers in a process).
     c.registerSingleton(MailSender);
@@ -62,3 +57,11 @@ export const messagingModule: AppModule = {
 export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
 /** Its pooled SMTP connections, closed with the container (container.ts). */
 export { MailSender } from './messages/mail-sender';
+/** For its routes (src/routes/messaging): messages, the deliveries admin, webhook endpoints. */
+export { MessagesService } from './messages/messages.service';
+export { MessageOutput, presentMessage } from './messages/message.presenter';
+export type { DeliveryRow } from './messages/message-rows';
+export { DeliveryAdminService, type DeliveryListRow } from './messages/delivery-admin.service';
+export { WebhooksService } from './webhooks/webhooks.service';
+export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';
+export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';

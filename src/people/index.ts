@@ -5,14 +5,9 @@
 import { Lifecycle } from 'tsyringe';
 import type { AppModule } from '../platform/module';
 import { PersonAccess } from './person-access';
-import { personRoutes } from './persons/persons.routes';
-import { privacyRoutes } from './persons/privacy.routes';
-import { organisationRoutes } from './organisations/organisations.routes';
-import { organisationMemberRoutes } from './persons/organisation-members.routes';
 
 export const peopleModule: AppModule = {
   name: 'people',
-  routes: [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes],
   register(c) {
     // One per request (or job): the route's access rule and the services share what it read of the tree.
     c.register(PersonAccess, { useClass: PersonAccess }, { lifecycle: Lifecycle.ContainerScoped });
@@ -34,3 +29,14 @@ export { OrganisationDirectory } from './organisations/organisation-directory';
 export * from './person-ports';
 export { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from './persons/new-person-notifier';
 export { CONTACT_CHANGE_NOTIFIER, type ContactChange, type ContactChangeNotifier } from './persons/contact-change-notifier';
+/** For its routes (src/routes/people): persons, their export and erasure, organisations. */
+export { PersonsService } from './persons/persons.service';
+export { PersonView } from './persons/person.presenter';
+export { PersonWriter } from './persons/person-writer.service';
+export { PersonCreateData, PersonUpdateData } from './persons/person-data.schema';
+export { NewPersonLogin } from './persons/new-person-login';
+export { OwnViewCache } from './persons/own-view-cache';
+export { PersonExporter, PersonExportView } from './persons/person-export';
+export { PersonEraser } from './persons/person-erasure';
+export { OrganisationsService } from './organisations/organisations.service';
+export { OrganisationView } from './organisations/organisation.presenter';

@@ -1,30 +1,28 @@
 /**
  * The tenancy module: tenants as a whole (tenant-import/1 import and export, archives, the
  * operator API under /platform, the admin service and the CLI's operations), config items
- * (GET/PUT /api/configitems, history, checks) and the tenant admin page; tenant placement over
- * PostgreSQL clusters, online moves and spare schemas (tenants/placement). The top module:
- * imports the identity, messaging and courses faces.
+ * (GET/PUT /api/configitems, history, checks); tenant placement over PostgreSQL clusters, online
+ * moves and spare schemas (tenants/placement). The top module: imports the messaging, courses
+ * and people faces. Its /api routes and the tenant admin page are in src/routes/tenancy.
  */
 import type { AppModule } from '../platform/module';
 import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
 import { SpareKeeper } from './tenants/placement/spare-keeper';
-import { configItemCheckRoutes } from './configitems/config-item-checks.routes';
-import { configItemAdminRoutes } from './configitems/config-items-admin.routes';
-import { configItemRoutes } from './configitems/config-items.routes';
 
 export const tenancyModule: AppModule = {
   name: 'tenancy',
-  routes: [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes],
   register(c) {
     // Keeps each cluster's spare (pre-migrated) schemas topped up, in the worker process.
     c.register(BACKGROUND_WORKERS, { useClass: SpareKeeper });
   },
 };
 
-/** The operator API (/platform, outside any tenant) and the admin page, mounted by app.ts. */
+/** The operator API (/platform, outside any tenant), mounted by app.ts. */
 export { platformRoutes } from './tenants/platform.routes';
 export { platformPaths } from './tenants/platform.openapi';
-export { adminPageRoutes } from './admin/admin-page.routes';
+/** For its routes (src/routes/tenancy): config items, their history and the admin's view. */
+export { ConfigItemView, presentConfigItem } from './configitems/config-items.presenter';
+export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './configitems/config-items-admin.service';
 /** The CLI's operations (npm run tenant). */
 export { TenantAdminService, type TenantSummary } from './tenants/tenant-admin.service';
 export { TenantOperator } from './tenants/tenant-operator';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pino from 'pino';
-import { allRoutes } from '../../src/features';
+import { allRoutes } from '../../src/routes';
 import type { RouteDefinition } from '../../src/platform/http/define-route';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { allRoutes } from '../../src/features';
+import { allRoutes } from '../../src/routes';
 import { buildOpenApiDocument } from '../../src/platform/openapi/openapi-document';
 
 /**

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { defineRoute } from '../../platform/http/define-route';
+import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { OrganisationDirectory, PersonAccess } from '../../people';
+import { CompetencesRepository, RolesRepository, presentRole, type RoleFilter } from '../../catalogue';
+import { PositionView, RoleView } from './roles.views';
+import { policies } from '../../people';
+
+export const ROLE_META_TYPES = ['role', 'specialrole', 'position'] as const;
+export const roleMetaTypes = p.stringList().pipe(z.array(z.enum(ROLE_META_TYPES, { message: 'must be role, specialrole and/or position' })));
+
+export const roleRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/roles',
+    access: policies.when(
+      'without competence_id and organisation ids',
+      (i) => i.competence_id === undefined && !i.organisation_ids && !i.extern_organisation_ids,
+      policies.selfOrManager('user_name', 'list the roles of {person}'),
+    ),
+    resource: 'roles',
+    summary: "Roles: of a person (default the caller), for a competence (with mandatory), or available in organisations",
+    description:
+      'With competence_id: any logged-in user; each role carries `mandatory`; `state` only together with competence_id (else 420). ' +
+      'With organisation_ids / extern_organisation_ids: roles made available on those units or above. ' +
+      "Otherwise the roles of user_name (default the caller; self, the person's manager or a superuser).",
+    output: RoleView,
+    input: z.object({
+      user_name: p.string(200).optional(),
+      term: p.string(200).optional(),
+      competence_id: p.id().optional(),
+      state: z.enum(['mandatory', 'optional'], { message: 'must be mandatory or optional' }).optional(),
+      role_meta_types: roleMetaTypes.optional(),
+      organisation_ids: p.idList().optional(),
+      extern_organisation_ids: p.stringList().optional(),
+      ...pagingShape,
+      ...fieldsShape,
+    }),
+    async handler(ctx, input) {
+      const f: RoleFilter = { term: input.term || undefined, metaTypes: input.role_meta_types };
+      if (input.state && input.competence_id === undefined) throw ApiError.malformed('state', 'only applies together with competence_id');
+      if (input.competence_id !== undefined) {
+        // The catalogue of requirements is visible to every logged-in user.
+        if (!(await ctx.resolve(CompetencesRepository).byId(input.competence_id))) throw ApiError.notFound(`competence ${input.competence_id}`);
+        f.competenceId = input.competence_id;
+        f.requirement = input.state;
+      } else if (input.organisation_ids || input.extern_organisation_ids) {
+        const external = input.extern_organisation_ids ? await ctx.resolve(OrganisationDirectory).idsByExternalIds(input.extern_organisation_ids) : [];
+        f.organisationIds = [...(input.organisation_ids ?? []), ...external];
+      } else {
+        f.personId = ctx.target!.id;
+      }
+      const rows = await ctx.resolve(RolesRepository).list(f, paging(input));
+      return { items: rows.map(presentRole) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/roles/:role_id',
+    access: policies.userThen('superusers, superadmins and the admins of the role'),
+    resource: 'roles',
+    summary: 'One role with its requirements (superusers, superadmins and admins of the role)',
+    description: 'Security: superusers, superadmins and the admins of this role; others 403 (managers and holders of the role too).',
+    output: RoleView,
+    input: z.object({ role_id: p.id(), ...fieldsShape }),
+    async handler(ctx, input) {
+      const repo = ctx.resolve(RolesRepository);
+      const role = await repo.byId(input.role_id);
+      if (!role) throw ApiError.notFound(`role ${input.role_id}`);
+      const user = ctx.user;
+      const allowed = user.superuser || (await ctx.resolve(PersonAccess).isSuperadmin(user)) || (await repo.administers(user.personId, role.id));
+      if (!allowed) throw ApiError.forbidden('not authorised to see this role: superusers, superadmins and admins of the role only');
+      return { items: [{ ...presentRole(role), requirements: await repo.requirementsOf(role.id) }] };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/positions',
+    access: policies.selfOrManager('user_name', 'list the positions of {person}'),
+    resource: 'positions',
+    summary: 'Positions (roles of meta type position) of a person',
+    description: "The roles of meta type position that user_name (default the caller; self, the person's manager or a superuser) holds; position_id is the role id.",
+    output: PositionView,
+    input: z.object({ user_name: p.string(200).optional(), ...pagingShape, ...fieldsShape }),
+    async handler(ctx, input) {
+      const rows = await ctx.resolve(RolesRepository).list({ personId: ctx.target.id, metaTypes: ['position'] }, paging(input));
+      return { items: rows.map(({ id, ...r }) => ({ position_id: id, ...presentRole({ id, ...r }) })) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/competencegroups/:competence_group_id/roles',
+    access: policies.user,
+    resource: 'roles',
+    summary: 'Roles that have requirements on competences in or below the group',
+    description: 'Any logged-in user.',
+    output: RoleView,
+    input: z.object({ competence_group_id: p.id(), ...pagingShape, ...viewShape }),
+    async handler(ctx, input) {
+      const competences = ctx.resolve(CompetencesRepository);
+      if (!(await competences.existingIds('competence_groups', [input.competence_group_id])).size) {
+        throw ApiError.notFound(`competence group ${input.competence_group_id}`);
+      }
+      const groupIds = await competences.groupSubtree([input.competence_group_id]);
+      const rows = await ctx.resolve(RolesRepository).list({ groupIds }, paging(input));
+      return { items: rows.map(presentRole) };
+    },
+  }),
+];

@@ -1,0 +1,72 @@
+/**
+ * The HTTP surface (issue 34): every /api route, the files' multipart glue and the tenant admin
+ * page, above the modules. A route file imports the kernel and the faces (index.ts) of the modules
+ * it serves, never deeper; no module and no kernel file imports src/routes/ (.dependency-cruiser.cjs).
+ */
+import type { RouteDefinition } from '../platform/http/define-route';
+import { auditLogRoutes } from '../platform/audit';
+import { loginRoutes } from './identity/login.routes';
+import { signonRoutes } from './identity/signon.routes';
+import { configItemCheckRoutes } from './tenancy/config-item-checks.routes';
+import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
+import { configItemRoutes } from './tenancy/config-items.routes';
+import { personRoutes } from './people/persons.routes';
+import { privacyRoutes } from './people/privacy.routes';
+import { organisationRoutes } from './people/organisations.routes';
+import { organisationMemberRoutes } from './people/organisation-members.routes';
+import { competenceRoutes } from './catalogue/competences.routes';
+import { catalogueTreeRoutes } from './catalogue/catalogue-tree.routes';
+import { roleRoutes } from './catalogue/roles.routes';
+import { organisationalFunctionRoutes } from './catalogue/organisational-functions.routes';
+import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
+import { competenceLevelRoutes } from './catalogue/competence-level.routes';
+import { changesRoutes } from './catalogue/changes.routes';
+import { deliveryAdminRoutes } from './messaging/delivery-admin.routes';
+import { messageRoutes } from './messaging/messages.routes';
+import { forgotPasswordRoutes } from './messaging/forgot-password.routes';
+import { webhookRoutes } from './messaging/webhooks.routes';
+import { eventRoutes } from './courses/events.routes';
+import { personEventRoutes } from './courses/personevents.routes';
+import { participantRoutes } from './courses/participants.routes';
+import { locationRoutes } from './courses/locations.routes';
+import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
+import { fileRoutes } from './courses/files.routes';
+
+/** Each module's routes under /api, in the order they are mounted and documented. */
+export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
+export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes];
+export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes];
+export const catalogueRoutes: RouteDefinition<any>[] = [
+  ...competenceRoutes,
+  ...catalogueTreeRoutes,
+  ...roleRoutes,
+  ...organisationalFunctionRoutes,
+  ...personCompetenceRoutes,
+  ...competenceLevelRoutes,
+  ...changesRoutes,
+];
+export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes];
+export const coursesRoutes: RouteDefinition<any>[] = [
+  ...eventRoutes,
+  ...personEventRoutes,
+  ...participantRoutes,
+  ...locationRoutes,
+  ...surveyAnswerRoutes,
+  ...fileRoutes,
+];
+
+/** Every route, in one place (paths are relative to /api); the kernel's security event log last. */
+export const allRoutes: RouteDefinition<any>[] = [
+  ...identityRoutes,
+  ...tenancyRoutes,
+  ...peopleRoutes,
+  ...catalogueRoutes,
+  ...messagingRoutes,
+  ...coursesRoutes,
+  ...auditLogRoutes,
+];
+
+/** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
+export { filesHttp } from './courses/files.http';
+/** The tenant admin page (outside /api), mounted by app.ts. */
+export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { defineRoute } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
+import { PersonEraser, PersonExporter, PersonExportView, policies } from '../../people';
+
+const userNameParam = p.string(200).min(1, 'must not be empty');
+
+export const privacyRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/persons/:user_name/export',
+    access: policies.selfOrSuperuser('user_name', 'export this person'),
+    resource: 'export',
+    summary: 'Everything stored about a person (GDPR access and portability). Security: superuser, self',
+    description:
+      'One object: person (full view), roles, personcompetences with history (superseded_at / deleted_at rows too), personevents, ' +
+      'surveyanswers, messages to and from the person with delivery states, files (metadata with download_url) and the security ' +
+      'event log entries where the person is actor or subject. Never a password hash. Others: 403; unknown user_name: 404.',
+    input: z.object({ user_name: userNameParam }),
+    output: PersonExportView,
+    async handler(ctx, input) {
+      return { items: [await ctx.resolve(PersonExporter).export(ctx.target)] };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/persons/:user_name/erase',
+    access: policies.superuser('erase a person'),
+    resource: 'persons',
+    errors: [409],
+    summary: 'Anonymise a person irreversibly (GDPR erasure). Security: superuser (not themself)',
+    description:
+      'confirm must equal user_name (419 missing, 420 different). Personal fields, password, pending passwords and sessions go; ' +
+      'user_name becomes erased-<person_id>; texts and addresses of messages to the person are blanked; their files are deleted; ' +
+      'free texts in their survey answers are blanked. Registrations, sign-ons and roles stay under the placeholder for statistics. ' +
+      'Earlier security event log entries naming the person are rewritten to the placeholder, and person.erased is recorded. ' +
+      'Afterwards the old user_name is a 404 and cannot log in. 409 when another person already holds the placeholder name.',
+    input: z.object({ user_name: userNameParam, confirm: z.string().max(200) }),
+    output: z.object({ user_name: z.string().describe('the placeholder, erased-<person_id>') }),
+    async handler(ctx, input) {
+      const placeholder = await ctx.resolve(PersonEraser).erase(ctx.user, input.user_name, input.confirm);
+      return { message: 'person erased', items: [{ user_name: placeholder }] };
+    },
+  }),
+];
