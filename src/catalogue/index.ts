@@ -4,7 +4,8 @@
  * the competence level and the changes feed. Imports the people face only.
  */
 import type { AppModule } from '../platform/module';
-import { PERSON_DATA, PERSON_QUALIFICATIONS, PERSON_ROLES } from '../people';
+import { PERSON_QUALIFICATIONS, PERSON_ROLES } from '../people';
+import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { PersonRolesStore } from './roles/person-roles';
 import { Qualifications } from './personcompetences/person-qualifications';
 import { PersonCompetenceData } from './personcompetences/personcompetence-data';

@@ -65,31 +65,3 @@ export interface PersonAttendance {
   attends(db: TenantDb, eventId: number): Knex.QueryBuilder;
 }
 export const PERSON_ATTENDANCE: InjectionToken<PersonAttendance> = Symbol('PersonAttendance');
-
-/** The person as the export and the erasure hand it to a module. */
-export interface PersonKey {
-  id: number;
-  user_name: string;
-}
-
-/** The sections of GET /api/persons/:user_name/export that other modules fill. */
-export type PersonExportSection = 'personcompetences' | 'personevents' | 'surveyanswers' | 'messages' | 'files';
-
-/**
- * What a module did for an erasure: details for the person.erased audit entry. What cannot roll
- * back with the transaction (file bytes) it registers with tx.afterCommit, logging its failures.
- */
-export interface ErasureStep {
-  details?: Record<string, unknown>;
-}
-
-/**
- * What a module keeps about a person, for the rights of access and erasure (GDPR). Multi-registration:
- * every module with personal data registers one, so a new table cannot be forgotten by the export.
- */
-export interface PersonDataHolder {
-  export?(person: PersonKey): Promise<Partial<Record<PersonExportSection, Record<string, unknown>[]>>>;
-  /** Blanks or removes what identifies the person, inside the erasure's transaction. */
-  erase?(tx: Transaction, personId: number): Promise<ErasureStep | void>;
-}
-export const PERSON_DATA: InjectionToken<PersonDataHolder> = Symbol('PersonData');

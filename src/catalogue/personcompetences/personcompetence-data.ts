@@ -2,7 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import { joinPersons, type PersonDataHolder, type PersonKey } from '../../people';
+import { joinPersons } from '../../people';
+import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);

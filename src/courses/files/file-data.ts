@@ -4,7 +4,7 @@ import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import type { ErasureStep, PersonDataHolder, PersonKey } from '../../people';
+import type { ErasureStep, PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 import { FILE_STORE, type FileStore } from './file-store';
 import { presentFile, type FileRow } from './files.service';
 

@@ -2,7 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
-import type { PersonAttendance, PersonDataHolder, PersonKey } from '../../people';
+import type { PersonAttendance } from '../../people';
+import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
 /** Sign-ons as the people module asks for them: the event_id filter of person lists, and the GDPR export. */
 @injectable()

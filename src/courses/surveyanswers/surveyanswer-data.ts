@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../people';
+import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 import { joinCompetences } from '../../catalogue';
 import type { SurveyItem } from './survey-data';
 

@@ -2,7 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import { joinPersons, type PersonDataHolder, type PersonKey } from '../../people';
+import { joinPersons } from '../../people';
+import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
 /** Messages to and from a person: exported with their delivery states; texts and addresses to them blanked on erasure. */
 @injectable()

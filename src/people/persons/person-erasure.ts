@@ -7,7 +7,8 @@ import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail, renameInAuditLog } from '../../platform/audit';
-import { PERSON_DATA, PERSON_SESSIONS, type ErasureStep, type PersonDataHolder, type PersonSessions } from '../person-ports';
+import { PERSON_SESSIONS, type PersonSessions } from '../person-ports';
+import { PERSON_DATA, type ErasureStep, type PersonDataHolder } from '../../platform/privacy/personal-data';
 
 /** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
 const PERSONAL_COLUMNS = [

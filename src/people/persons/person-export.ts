@@ -4,7 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { TargetPerson } from '../person-access';
 import { auditEntriesOf } from '../../platform/audit';
-import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../person-ports';
+import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
 import { PersonsService } from './persons.service';
 import { PersonView } from './person.presenter';
 
