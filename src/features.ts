@@ -15,11 +15,12 @@ import { catalogueModule } from './catalogue';
 import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
+import { registerFlows } from './flows';
 
 /** Every module, in the order they register (their routes are src/routes/index.ts's). */
 export const MODULES: readonly AppModule[] = [identityModule, tenancyModule, peopleModule, catalogueModule, messagingModule, coursesModule];
 
-/** The kernel's registrations, then each module's (auth schemes, workers, jobs, ports), then the job workers. */
+/** The kernel's registrations, then each module's (workers, jobs, ports), the flows' (auth schemes), then the job workers. */
 export function registerFeatures(c: DependencyContainer): void {
   // Everything a deleted tenant keeps outside its schema: the kernel's Redis keys first, then the modules' (queued jobs, files).
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
@@ -34,6 +35,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.registerSingleton(TenantDataCache);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });
   for (const m of MODULES) m.register(c);
+  registerFlows(c);
   // After the modules' workers (the outbox relay starts before the job workers).
   c.register(BACKGROUND_WORKERS, { useClass: JobWorkers });
 }

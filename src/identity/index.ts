@@ -1,22 +1,16 @@
 /**
- * The identity module: login, logout and sessions, the login limits, sign-on hashes and SWT
- * (validate, validate_auth_token, the SWT auth scheme), the principal loader, CORS and the CSRF
- * guard. Imports the people face.
+ * The identity module: sessions, the login limits, sign-on hashes, SWT tokens (their checks and
+ * which parameter names the user), CORS and the CSRF guard, all in Redis or the tenant's config.
+ * What needs a person (login, signing on with a hash, the auth schemes) is in src/flows/identity.
  */
 import type { AppModule } from '../platform/module';
-import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
 import { PASSWORD_ATTEMPTS, PERSON_SESSIONS } from '../people';
-import { SessionAuthScheme } from './accounts/session-auth-scheme';
-import { SwtAuthScheme } from './sso/swt-auth-scheme';
 import { SessionStore } from './accounts/session-store';
 import { LoginThrottle } from './accounts/login-throttle';
 
 export const identityModule: AppModule = {
   name: 'identity',
   register(c) {
-    // An explicit Authorization: SWT header decides before any cookie the browser may also send.
-    c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
-    c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
     c.register(PERSON_SESSIONS, { useClass: SessionStore });
     c.register(PASSWORD_ATTEMPTS, { useClass: LoginThrottle });
   },
@@ -25,9 +19,16 @@ export const identityModule: AppModule = {
 /** Per-tenant CORS (before authentication) and the cross-site write check, mounted by app.ts. */
 export { tenantCors, corsDecision } from './cors/cors-middleware';
 export { csrfGuard } from './cors/csrf-guard';
-export { SwtChecker, MAX_BUILT_TOKEN_SECONDS } from './sso/swt-checker';
-/** For its routes (src/routes/identity): password login and logout, sign-on hashes, the session cookie. */
-export { LoginService } from './accounts/login.service';
-export { SignonService } from './sso/signon.service';
-export { SESSION_COOKIE } from './accounts/session-auth-scheme';
+/** Sessions and the tg-visit cookie (the session auth scheme, logout, the routes' cookie). */
 export { SessionStore } from './accounts/session-store';
+export { SESSION_COOKIE, sessionCookieOf } from './accounts/session-cookie';
+/** Password login: its limits, and the session, sign-on hash and security events it ends in; logout. */
+export { LoginThrottle } from './accounts/login-throttle';
+export { LoginService } from './accounts/login.service';
+/** Sign-on hashes: forward_url, using a hash up (validate), validate_auth_token. */
+export { SignonService } from './sso/signon.service';
+/** SWT: the header, the token's checks, the parameter that names the user, the admin page's explanation. */
+export { presentedSwt, swtRefusal } from './sso/swt-header';
+export { SwtRejected, verifySwt, type SwtCheckResult } from './sso/swt-token';
+export { identifierOf, type SwtIdentifier } from './sso/swt-identifier';
+export { SwtChecker, MAX_BUILT_TOKEN_SECONDS, type SwtCheckInput } from './sso/swt-checker';

@@ -1,9 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import { PersonDirectory } from '../../people';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { ApiError } from '../../platform/errors/api-error';
-import { SessionStore } from '../accounts/session-store';
 import { SignonHashStore } from '../accounts/signon-hash-store';
 
 const BAD_HASH = 'the sign-on hash is unknown, expired (valid 30 seconds) or already used';
@@ -12,15 +10,14 @@ const BAD_HASH = 'the sign-on hash is unknown, expired (valid 30 seconds) or alr
  * Sign-on where this service is master of credentials: the single-use hash from
  * POST /api/login is turned into a session (validate) or checked by a third party
  * (validate_auth_token). Any attempt that names the hash uses it up, right or wrong,
- * so a hash can never be probed twice.
+ * so a hash can never be probed twice. Opening the session checks the person, so that step is
+ * the sign-on-with-hash flow's (src/flows/identity/sign-on-with-hash.ts).
  */
 @injectable()
 export class SignonService {
   constructor(
-    @inject(PersonDirectory) private readonly persons: PersonDirectory,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(SignonHashStore) private readonly hashes: SignonHashStore,
-    @inject(SessionStore) private readonly sessions: SessionStore,
   ) {}
 
   /** forward_url must be http(s) on one of signon.forward_url_hosts: no open redirect. */
@@ -40,19 +37,16 @@ export class SignonService {
     return url.href;
   }
 
-  /** Uses up the hash and opens a session for its person; returns the session id. */
-  async signOn(userName: string, hash: string): Promise<string> {
+  /** Uses up the hash; the id of the person it was issued to (401 when unknown, expired or used). */
+  async redeem(hash: string): Promise<number> {
     const personId = await this.hashes.consume(this.tenant, hash);
     if (personId === null) throw new ApiError(401, BAD_HASH);
-    const person = await this.persons.find({ id: personId }, ['id', 'user_name']);
-    if (!person || person.user_name !== userName) throw new ApiError(401, 'the sign-on hash was not issued to this user_name');
-    return this.sessions.create(this.tenant, person.id);
+    return personId;
   }
 
   /** Uses up the hash; true when it was issued to this person id. */
   async checkAuthToken(userId: number, hash: string): Promise<void> {
-    const personId = await this.hashes.consume(this.tenant, hash);
-    if (personId === null) throw new ApiError(401, BAD_HASH);
+    const personId = await this.redeem(hash);
     if (personId !== userId) throw new ApiError(401, 'the sign-on hash was not issued to this user_id');
   }
 }

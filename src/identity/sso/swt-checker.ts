@@ -3,8 +3,7 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { explainSwt, secretKey, signSwt, SwtRejected, type SwtCheckResult } from './swt-token';
-import { swtChecksOf } from './swt-auth-scheme';
-import { SwtUserFinder } from './swt-user-finder';
+import { swtChecksOf } from './swt-header';
 
 /**
  * A built token is a working credential for the named user, handed to a superuser who could
@@ -19,23 +18,28 @@ export interface SwtCheckInput {
   expires_in_seconds?: number;
 }
 
-/** Explains why the tenant's SWT sign-on accepts or refuses a token, with the verifier's own steps. */
+/** What the token's own checks say; `claimed` is what it says of its user, trusted or not (null: unreadable). */
+export interface SwtTokenCheck {
+  checks: SwtCheckResult[];
+  token?: string;
+  claimed: Map<string, string> | null;
+}
+
+/**
+ * Explains why the tenant's SWT sign-on accepts or refuses a token, with the verifier's own steps
+ * up to the user; whether the user exists is the check-swt-token flow's step (it reads persons).
+ */
 @injectable()
 export class SwtChecker {
-  constructor(
-    @inject(TENANT) private readonly tenant: Tenant,
-    @inject(SwtUserFinder) private readonly users: SwtUserFinder,
-  ) {}
+  constructor(@inject(TENANT) private readonly tenant: Tenant) {}
 
   /** For superusers only (the route's rule): a built token is a working credential. */
-  async check(input: SwtCheckInput): Promise<{ checks: SwtCheckResult[]; token?: string }> {
+  check(input: SwtCheckInput): SwtTokenCheck {
     const checks = swtChecksOf(this.tenant);
-    if (!checks) return { checks: [{ check: 'secret', ok: false, detail: 'SWT sign-on is off: api.oauth.secret is not set' }] };
+    if (!checks) return { checks: [{ check: 'secret', ok: false, detail: 'SWT sign-on is off: api.oauth.secret is not set' }], claimed: null };
     const built = input.token === undefined ? this.build(input, checks.secret, checks.encoding) : undefined;
     const { results, claimed } = explainSwt(input.token ?? built!, checks);
-    // Reported for an unsigned token too: "which user would it be" helps find the mistake.
-    if (claimed) results.push(await this.userCheck(claimed));
-    return { checks: results, ...(built ? { token: built } : {}) };
+    return { checks: results, ...(built ? { token: built } : {}), claimed };
   }
 
   private build(input: SwtCheckInput, secret: string, encoding: 'text' | 'base64'): string {
@@ -50,16 +54,6 @@ export class SwtChecker {
       return signSwt(pairs, secretKey(secret, encoding));
     } catch (err) {
       if (err instanceof SwtRejected) throw ApiError.malformed('token', err.message);
-      throw err;
-    }
-  }
-
-  private async userCheck(params: Map<string, string>): Promise<SwtCheckResult> {
-    try {
-      const account = await this.users.account(params);
-      return { check: 'user', ok: true, detail: `names ${account.user_name}` };
-    } catch (err) {
-      if (err instanceof SwtRejected) return { check: 'user', ok: false, detail: err.message };
       throw err;
     }
   }

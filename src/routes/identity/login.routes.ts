@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { LoginService } from '../../identity';
+import { LoginFlow } from '../../flows/identity/login';
 import { clearSessionCookie, sessionCookie } from './session-cookie';
 import { policies } from '../../people';
 
@@ -39,7 +40,7 @@ export const loginRoutes = [
       forward_url: z.string().optional(),
     }),
     async handler(ctx, input) {
-      const r = await ctx.resolve(LoginService).login(input.user_name, input.password, ctx.ip);
+      const r = await ctx.resolve(LoginFlow).login(input.user_name, input.password, ctx.ip);
       return {
         message: r.mustChangePassword ? 'logged in; the password must be changed before anything else' : 'logged in',
         items: [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { SignonService } from '../../identity';
+import { SignOnWithHashFlow } from '../../flows/identity/sign-on-with-hash';
 import { sessionCookie } from './session-cookie';
 import { policies } from '../../people';
 
@@ -26,9 +27,8 @@ export const signonRoutes = [
       forward_url: p.string(2000).min(1, 'must not be empty'),
     }),
     async handler(ctx, input) {
-      const service = ctx.resolve(SignonService);
-      const target = service.checkForwardUrl(input.forward_url);
-      const sessionId = await service.signOn(input.user_name, input.hash);
+      const target = ctx.resolve(SignonService).checkForwardUrl(input.forward_url);
+      const sessionId = await ctx.resolve(SignOnWithHashFlow).signOn(input.user_name, input.hash);
       return { redirect: target, cookies: [sessionCookie(ctx, sessionId)] };
     },
   }),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
-import { corsDecision, MAX_BUILT_TOKEN_SECONDS, SwtChecker } from '../../identity';
+import { corsDecision, MAX_BUILT_TOKEN_SECONDS } from '../../identity';
+import { CheckSwtTokenFlow } from '../../flows/identity/check-swt-token';
 import { policies } from '../../people';
 
 const SwtCheckView = z
@@ -39,7 +40,7 @@ export const configItemCheckRoutes = [
     }),
     output: SwtCheckView,
     async handler(ctx, input) {
-      const { checks, token } = await ctx.resolve(SwtChecker).check(input);
+      const { checks, token } = await ctx.resolve(CheckSwtTokenFlow).check(input);
       const ok = checks.every((c) => c.ok);
       return { body: { valid: true, message: ok ? 'the token would be accepted' : 'the token would be refused', checks, ...(token ? { token } : {}) } };
     },

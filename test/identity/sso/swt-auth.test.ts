@@ -4,7 +4,7 @@ import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp 
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
 import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
-import { SwtAuthScheme } from '../../../src/identity/sso/swt-auth-scheme';
+import { SwtAuthScheme } from '../../../src/flows/identity/swt-auth-scheme';
 import { ACME_SWT, GLOBEX_SWT, inAnHour, swtToken } from './swt-test-token';
 
 let t: TestApp;

@@ -5,7 +5,11 @@ import type { Principal } from '../../platform/auth/principal';
 import { PrincipalCache } from '../../platform/auth/principal-cache';
 import { ACCOUNT_COLUMNS, PersonDirectory, passwordChangeReason, type AccountRow } from '../../people';
 
-/** Builds the request's Principal from a person of the request's tenant. */
+/**
+ * Builds the request's Principal from a person of the request's tenant. The account row comes
+ * from PrincipalCache when it can (principal-cache.ts: pushed invalidation), so a logged-in
+ * request reads no person before its own work.
+ */
 @injectable()
 export class PrincipalLoader {
   constructor(

@@ -3,21 +3,22 @@ import type { Request } from 'express';
 import type { AuthScheme } from '../../platform/auth/auth-scheme';
 import type { RequestScope } from '../../platform/tenancy/request-scope';
 import type { Principal } from '../../platform/auth/principal';
-import { SessionStore } from './session-store';
+import { SessionStore, sessionCookieOf } from '../../identity';
 import { PrincipalLoader } from './principal-loader';
-import { requestCookie } from '../../platform/http/lazy-cookies';
 
-export const SESSION_COOKIE = 'tg-visit';
-
-/** The tg-visit cookie. An unknown or expired cookie is simply no login (Anyone calls still work). */
+/**
+ * The tg-visit cookie: the session (identity) names the person, whose account (people, mostly
+ * from PrincipalCache) becomes the principal. An unknown or expired cookie is simply no login
+ * (Anyone calls still work).
+ */
 @injectable()
 export class SessionAuthScheme implements AuthScheme {
   readonly name = 'session';
   constructor(@inject(SessionStore) private readonly sessions: SessionStore) {}
 
   async authenticate(req: Request, scope: RequestScope): Promise<Principal | null> {
-    const sessionId = requestCookie(req, SESSION_COOKIE);
-    if (typeof sessionId !== 'string' || sessionId === '') return null;
+    const sessionId = sessionCookieOf(req);
+    if (sessionId === null) return null;
     const session = await this.sessions.touch(scope.tenant, sessionId);
     if (!session) return null;
     return scope.container.resolve(PrincipalLoader).byId(session.personId, 'session', sessionId);
