@@ -15,6 +15,15 @@ const above = (m) => MODULES.slice(MODULES.indexOf(m) + 1);
  * imports the faces of modules below it) still holds. The list only shrinks; empty, the rule is whole.
  */
 const NOT_YET_FLAT = ['catalogue', 'courses', 'messaging'];
+/**
+ * Single files of moved-over modules that still import another module, each for a caller that
+ * cannot reach a flow yet. Only shrinks, like NOT_YET_FLAT.
+ * - tenancy/tenants/tenant-operator.ts: the /platform routes live inside tenancy (a module may not
+ *   import a flow) and call its createWithAdmin and resetPassword; the CLI already calls
+ *   OperatorPasswordsFlow (src/flows/tenants). Once those routes sit above the modules, they call
+ *   the flow too and this entry goes.
+ */
+const NOT_YET_FLAT_FILES = ['src/tenancy/tenants/tenant-operator.ts'];
 const M = MODULES.join('|');
 
 module.exports = {
@@ -44,7 +53,10 @@ module.exports = {
       name: 'data-module-imports-no-data-module',
       comment: 'Data modules own their tables and import only the kernel; a use case that spans modules is a flow in src/flows that imports their faces.',
       severity: 'error',
-      from: { path: `^src/(${M})/`, pathNot: NOT_YET_FLAT.length ? `^src/(${NOT_YET_FLAT.join('|')})/` : undefined },
+      from: {
+        path: `^src/(${M})/`,
+        pathNot: [...(NOT_YET_FLAT.length ? [`^src/(${NOT_YET_FLAT.join('|')})/`] : []), ...NOT_YET_FLAT_FILES.map((f) => `^${f.replace(/\./g, '\\.')}$`)],
+      },
       to: { path: `^src/(${M})/`, pathNot: '^src/$1/' },
     },
     {

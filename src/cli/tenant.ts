@@ -5,12 +5,15 @@ import { text } from 'node:stream/consumers';
 import { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
 import { ARCHIVE_FORMAT, TenantAdminService, TenantOperator, type TenantSummary } from '../tenancy';
+import { OperatorPasswordsFlow } from '../flows';
 import { CliError, LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';
 import { registerPlacementCommands } from './tenant-placement-commands';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const admin = (c: DependencyContainer) => c.resolve(TenantAdminService);
-const operator = (c: DependencyContainer) => new TenantOperator(c, { via: 'cli' });
+const CLI = { via: 'cli' } as const;
+const operator = (c: DependencyContainer) => new TenantOperator(c, CLI);
+const passwords = (c: DependencyContainer) => c.resolve(OperatorPasswordsFlow);
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
@@ -78,7 +81,7 @@ program
       if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
       if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
       const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
-      out(describe(await operator(c).createWithAdmin({ ...input, mailFrom: o.mailFrom }, first, progress)));
+      out(describe(await passwords(c).createWithAdmin(CLI, { ...input, mailFrom: o.mailFrom }, first, progress)));
       progress(`${slug}: a password was queued for ${o.adminUser} <${o.adminEmail}>; they must choose their own at first login`);
     }),
   );
@@ -114,7 +117,7 @@ program
   .argument('<user_name>')
   .action((slug: string, userName: string) =>
     runWithContainer(async (c) => {
-      await operator(c).resetPassword(slug, userName);
+      await passwords(c).resetPassword(CLI, slug, userName);
       out(`${slug}: a new password was queued for ${userName}`);
     }),
   );

@@ -13,3 +13,6 @@ export function registerFlows(c: DependencyContainer): void {
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
 }
+
+/** The CLI's operator actions that span modules (the operator API calls them too). */
+export { OperatorPasswordsFlow } from './tenants/operator-passwords';

@@ -24,7 +24,7 @@ export { platformPaths } from './tenants/platform.openapi';
 export { ConfigItemView, presentConfigItem } from './configitems/config-items.presenter';
 export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './configitems/config-items-admin.service';
 /** The CLI's operations (npm run tenant). */
-export { TenantAdminService, type TenantSummary } from './tenants/tenant-admin.service';
+export { TenantAdminService, type TenantSummary, type OperatorOrigin } from './tenants/tenant-admin.service';
 export { TenantOperator } from './tenants/tenant-operator';
 export { ARCHIVE_FORMAT } from './tenants/archive/tenant-archive.format';
 export { TenantImporter } from './tenants/tenant-importer';
