@@ -23,8 +23,10 @@ export { platformPaths } from './tenants/platform.openapi';
 /** For its routes (src/routes/tenancy): config items, their history and the admin's view. */
 export { ConfigItemView, presentConfigItem } from './configitems/config-items.presenter';
 export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './configitems/config-items-admin.service';
+/** Who acts as the operator (CLI or /platform), for the flows of src/flows/tenants. */
+export type { OperatorOrigin } from './tenants/tenant-admin.service';
 /** The CLI's operations (npm run tenant). */
-export { TenantAdminService, type TenantSummary, type OperatorOrigin } from './tenants/tenant-admin.service';
+export { TenantAdminService, type TenantSummary } from './tenants/tenant-admin.service';
 export { TenantOperator } from './tenants/tenant-operator';
 export { ARCHIVE_FORMAT } from './tenants/archive/tenant-archive.format';
 export { TenantImporter } from './tenants/tenant-importer';

@@ -92,10 +92,10 @@ export class TenantOperator {
   }
 
   /*
-   * Kept only for the /platform routes (platform.routes.ts), which call them until they move above
-   * the modules and call OperatorPasswordsFlow (src/flows/tenants/operator-passwords.ts), as the CLI
-   * does: then these two methods and the people and messaging imports go, and with them the last
-   * exception tenancy has from the data-module rule (.dependency-cruiser.cjs, NOT_YET_FLAT_FILES).
+   * Kept only while the /platform routes call them (they sit inside tenancy, which may not import a
+   * flow); the CLI calls OperatorPasswordsFlow (src/flows/tenants/operator-passwords.ts). Once the
+   * routes do too, these two methods and the people and messaging imports go, and with them
+   * tenancy's entry in NOT_YET_FLAT_FILES (.dependency-cruiser.cjs).
    */
 
   /** A new tenant with its first superuser, who is mailed a password (OperatorPasswordsFlow.createWithAdmin). */
