@@ -4,7 +4,7 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { ContactChange, ContactChangeNotifier } from '../../people';
 import { MessagesRepository } from './messages.repository';
-import { OutboxSignal } from './outbox-signal';
+import { OutboxSignal } from '../outbox/outbox-signal';
 
 const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
 

@@ -8,7 +8,7 @@ import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
-import { OutboxSignal } from './outbox-signal';
+import { OutboxSignal } from '../outbox/outbox-signal';
 import { deliverJobId } from './deliver-message.job';
 import type { DeliveryRow } from './messages.repository';
 import { joinPersons } from '../../people';

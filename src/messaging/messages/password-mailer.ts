@@ -7,7 +7,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
 import { RECIPIENT_COLUMNS } from './recipients';
 import { PENDING_PASSWORD_HOURS, PersonDirectory } from '../../people';
-import { OutboxSignal } from './outbox-signal';
+import { OutboxSignal } from '../outbox/outbox-signal';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 
 export type PasswordMailReason = 'send_login' | 'forgot_password' | 'operator_reset';

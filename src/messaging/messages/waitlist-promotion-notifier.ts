@@ -6,7 +6,7 @@ import { PersonDirectory } from '../../people';
 import type { Promotion, WaitlistNotifier } from '../../courses';
 import { MessagesRepository } from './messages.repository';
 import { RECIPIENT_COLUMNS } from './recipients';
-import { OutboxSignal } from './outbox-signal';
+import { OutboxSignal } from '../outbox/outbox-signal';
 
 /** A person moved from the wait list onto a seat is told by e-mail (or SMS), through the outbox. */
 @injectable()

@@ -7,7 +7,7 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory } from '../../people';
 import { MessagesRepository, type Medium } from '../messages/messages.repository';
 import { RECIPIENT_COLUMNS } from '../messages/recipients';
-import { OutboxSignal } from '../messages/outbox-signal';
+import { OutboxSignal } from '../outbox/outbox-signal';
 import { ExpiryRemindersRepository, type DueRegistration } from './expiry-reminders.repository';
 import { reminderMessage, thresholdsDone } from './reminder-message';
 

@@ -4,7 +4,7 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { tenantDb } from '../../courses/events/events-support';
 import { waitFor } from './delivery-peers';
 import { KNEX } from '../../../src/platform/tokens';
-import { OutboxAge } from '../../../src/messaging/messages/outbox-age';
+import { OutboxAge } from '../../../src/messaging/outbox/outbox-age';
 
 // No workers run here: what is queued stays queued until the test moves it.
 let t: TestApp;

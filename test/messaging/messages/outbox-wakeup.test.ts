@@ -9,7 +9,7 @@ import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { tenantsWithPending } from '../../../src/messaging/outbox/pending-scan';
 import { RelayAgenda } from '../../../src/messaging/outbox/relay-agenda';
-import { MESSAGE_OUTBOX } from '../../../src/messaging/messages/outbox-relay';
+import { MESSAGE_OUTBOX } from '../../../src/messaging/outbox/outbox-relay';
 import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
 
 // The relay with its default timing: the safety sweep only every hour, in-flight tenants every 2 minutes.

@@ -4,7 +4,7 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { tenantDb } from '../../courses/events/events-support';
 import { KNEX } from '../../../src/platform/tokens';
 import { pendingProbe, tenantsWithPending } from '../../../src/messaging/outbox/pending-scan';
-import { MESSAGE_OUTBOX } from '../../../src/messaging/messages/outbox-relay';
+import { MESSAGE_OUTBOX } from '../../../src/messaging/outbox/outbox-relay';
 
 // The relays' safety sweep (tenantsWithPending) on an outbox with a long delivered history in
 // front of many pending rows: the shape in which an `exists` probe became a sequential scan.

@@ -7,7 +7,7 @@ import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
 import { DEFAULT_RELAY_TIMING, RELAY_TIMING } from '../../../src/messaging/outbox/relay-timing';
-import { OutboxRelay } from '../../../src/messaging/messages/outbox-relay';
+import { OutboxRelay } from '../../../src/messaging/outbox/outbox-relay';
 import { MessagesRepository } from '../../../src/messaging/messages/messages.repository';
 import { waitFor } from './delivery-peers';
 

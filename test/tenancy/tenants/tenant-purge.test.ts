@@ -11,7 +11,7 @@ import { QUEUES, QUEUE_PREFIX, QUEUE_REDIS } from '../../../src/platform/queue/j
 import { QueueRegistry, bullConnection } from '../../../src/platform/queue/queue-registry';
 import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
 import { webhookTenantsKey } from '../../../src/messaging/webhooks/webhook-signal';
-import { pendingTenantsKey } from '../../../src/messaging/messages/outbox-signal';
+import { pendingTenantsKey } from '../../../src/messaging/outbox/outbox-signal';
 
 let t: TestApp;
 let doomed: DemoTenant;
