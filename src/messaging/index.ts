@@ -1,32 +1,28 @@
 /**
- * The messaging module: messages and their deliveries (the outbox), the relay and the delivery
- * job, the mail and SMS senders, forgot_password and the notices other modules ask for (new
- * person's login, wait-list promotion, contact change); expiry reminders (reminders/) and signed
- * webhooks (webhooks/, the kernel's OUTBOUND_EVENTS). Imports the people, catalogue and courses faces.
+ * The messaging module: messages and their deliveries, the outbox and its relay, the delivery job's
+ * sending, the mail and SMS senders, the password mail and the notices other modules ask for
+ * (new person's login, wait-list promotion, contact change); the expiry reminders' rows, texts and
+ * schedule (reminders/) and signed webhooks (webhooks/, the kernel's OUTBOUND_EVENTS). Persons,
+ * registrations and events are other modules': flows (src/flows/messages, reminders, passwords) hand
+ * over what this module needs of them, and register the relay and the jobs that need them.
  */
 import type { AppModule } from '../platform/module';
-import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
-import { JOBS, QUEUES } from '../platform/queue/job-definition';
 import { METRICS_SOURCES } from '../platform/metrics/metrics';
+import { QUEUES } from '../platform/queue/job-definition';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
 import { CONTACT_CHANGE_NOTIFIER, NEW_PERSON_NOTIFIER } from '../people';
-import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { WAITLIST_NOTIFIER } from '../courses';
-import { OutboxRelay } from './outbox/outbox-relay';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './outbox/outbox-age';
 import { OutboxMetrics } from './outbox/outbox-metrics';
+import { QueuedJobsPurger } from './outbox/queued-jobs-purger';
 import { MailSender } from './messages/mail-sender';
 import { MessageInsertBatcher } from './messages/message-insert-batcher';
 import { SmsSender } from './messages/sms-sender';
-import { deliverMessageJob } from './messages/deliver-message.job';
-import { deliverBatchJob } from './messages/deliver-batch.job';
 import { MESSAGE_QUEUES } from './messages/message-queues';
-import { QueuedJobsPurger } from './outbox/queued-jobs-purger';
 import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
 import { ContactChangeNotice } from './messages/contact-change-notice';
-import { MessageData } from './messages/message-data';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
 
@@ -40,29 +36,46 @@ export const messagingModule: AppModule = {
     // one per container: its queues of a tenant's waiting messages are the process's
     c.registerSingleton(MessageInsertBatcher);
     c.register(RELAY_TIMING, { useValue: DEFAULT_RELAY_TIMING });
-    c.register(BACKGROUND_WORKERS, { useClass: OutboxRelay });
+    // the outbox relay and the delivery jobs: registerFlows (src/flows/messages), since they need people
     for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });
-    c.register(JOBS, { useValue: deliverMessageJob });
-    c.register(JOBS, { useValue: deliverBatchJob });
     c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
     c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
     c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
     c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
-    c.register(PERSON_DATA, { useClass: MessageData });
     registerReminders(c);
     registerWebhooks(c);
   },
 };
 
-export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
 /** Its pooled SMTP connections, closed with the container (container.ts). */
 export { MailSender } from './messages/mail-sender';
-/** For its routes (src/routes/messaging): messages, the deliveries admin, webhook endpoints. */
-export { MessagesService } from './messages/messages.service';
+/** Sending a message (SendMessageFlow), and reading messages with the names a flow joins on (ReadMessagesFlow). */
+export { MessagesService, type MessageView, type SendMessageInput, type UserNameSend } from './messages/messages.service';
+export { MessagesRepository, type MessageWithNames, type Medium, type DeliveryRow } from './messages/messages.repository';
+export { RECIPIENT_COLUMNS, type Recipient } from './messages/recipients';
+export type { RecipientsByUserName } from './messages/insert-to-user-name';
 export { MessageOutput, presentMessage } from './messages/message.presenter';
-export type { DeliveryRow } from './messages/message-rows';
-export { DeliveryAdminService, type DeliveryListRow } from './messages/delivery-admin.service';
+/** The deliveries admin (its list gets the names from ListDeliveriesFlow). */
+export { DeliveryAdminService, type DeliveryListRow, type DeliveryFilterState } from './messages/delivery-admin.service';
+/** Sending deliveries and the relay, run by DeliverMessagesFlow and registered by src/flows/messages. */
+export { DeliveryService, type DeliveryNeeds, type DeliveryOutcome, type BatchOutcome } from './messages/delivery.service';
+export { DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DeliverBatch, DeliverMessage } from './messages/delivery-jobs';
+export { TemporaryDeliveryError } from './messages/delivery-errors';
+export { messageFailedData, type FailedDeliveryEvent, type FailedDeliveryRow } from './messages/message-failed-event';
+export { OutboxRelays } from './outbox/outbox-relay';
+export { OutboxSignal } from './outbox/outbox-signal';
+/** The password mail (MailNewPasswordFlow). */
+export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
+/** Messages in a person's export and erasure (MessagePersonData). */
+export { MessageData, type MessageOfPerson } from './messages/message-data';
+/** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */
+export {
+  ExpiryRemindersRepository, reachedThreshold, withoutReminder, schemasWithReminderRows, type DueRegistration, type RegistrationColumns,
+} from './reminders/expiry-reminders.repository';
+export { reminderMessage, thresholdsDone } from './reminders/reminder-message';
+export { REMINDER_SCAN_JOB } from './reminders/reminder-scheduler';
+/** For its routes (src/routes/messaging): webhook endpoints. */
 export { WebhooksService } from './webhooks/webhooks.service';
 export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';
 export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';

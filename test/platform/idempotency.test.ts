@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { client, useAcmeApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { KNEX } from '../../src/platform/tokens';
-import { MessagesService } from '../../src/messaging/messages/messages.service';
+import { SendMessageFlow } from '../../src/flows/messages/send-message';
 
 const bed = useAcmeApp();
 
@@ -58,12 +58,12 @@ describe('Idempotency-Key on POST', () => {
 
   it('a repeat while the first still runs is 409 with Retry-After; a 5xx is not kept, so a retry runs', async () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
-    const original = MessagesService.prototype.send;
+    const original = SendMessageFlow.prototype.send;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let entered!: () => void;
     const started = new Promise<void>((r) => (entered = r));
-    vi.spyOn(MessagesService.prototype, 'send').mockImplementationOnce(async function (this: MessagesService, ...args) {
+    vi.spyOn(SendMessageFlow.prototype, 'send').mockImplementationOnce(async function (this: SendMessageFlow, ...args) {
       entered();
       await gate;
       return original.apply(this, args);
@@ -77,7 +77,7 @@ describe('Idempotency-Key on POST', () => {
     expect((await slow).status).toBe(200);
     expect(await countMessages('idem slow')).toBe(1);
 
-    vi.spyOn(MessagesService.prototype, 'send').mockRejectedValueOnce(new Error('boom'));
+    vi.spyOn(SendMessageFlow.prototype, 'send').mockRejectedValueOnce(new Error('boom'));
     const failed = await admin.post('/api/messages').set('Idempotency-Key', 'msg-5').send(message('idem retry'));
     expect(failed.status).toBe(500);
     const retry = await admin.post('/api/messages').set('Idempotency-Key', 'msg-5').send(message('idem retry'));

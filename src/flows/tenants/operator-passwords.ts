@@ -2,8 +2,9 @@ import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { ApiError } from '../../platform/errors/api-error';
 import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import { PersonDirectory } from '../../people';
-import { PasswordMailer, type PasswordMailReason } from '../../messaging';
+import type { PasswordMailReason } from '../../messaging';
 import { TenantOperator, type OperatorOrigin, type TenantSummary } from '../../tenancy';
+import { MailNewPasswordFlow } from '../passwords/mail-new-password';
 
 /**
  * The operator's password mails (CLI and /platform), outside any tenant: a new tenant's first
@@ -38,7 +39,7 @@ export class OperatorPasswordsFlow {
     const { container } = await new TenantOperator(this.root, origin).tenantScope(slug);
     const person = await container.resolve(PersonDirectory).find({ user_name: userName }, ['id']);
     if (!person) throw new ApiError(404, `person ${userName} not found in tenant ${slug}`);
-    const sent = await container.resolve(PasswordMailer).sendNewPassword(person.id, reason);
+    const sent = await container.resolve(MailNewPasswordFlow).send(person.id, reason);
     if (!sent) throw new ApiError(409, `${userName} has neither e-mail nor mobile to send a password to`);
   }
 }

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
@@ -9,9 +10,8 @@ import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { OutboxSignal } from '../outbox/outbox-signal';
-import { deliverJobId } from './deliver-message.job';
+import { deliverJobId } from './delivery-jobs';
 import type { DeliveryRow } from './messages.repository';
-import { joinPersons } from '../../people';
 
 export type DeliveryFilterState = 'queued' | 'sent' | 'failed';
 
@@ -34,11 +34,17 @@ export class DeliveryAdminService {
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
   ) {}
 
-  /** Failed first (they need attention), then newest. */
-  async list(filter: { state?: DeliveryFilterState; since: Date }, page: Paging): Promise<DeliveryListRow[]> {
-    const q = joinPersons(joinPersons(this.db.table('message_deliveries as d').join('messages as m', 'm.id', 'd.message_id'), 'r', 'm.recipient_id'), 's', 'm.sender_id', 'left')
+  /**
+   * A page of deliveries, failed first (they need attention), then newest: `message_deliveries as d`
+   * joined to `messages as m`. A DeliveryListRow once a flow has joined the names of m.recipient_id
+   * and m.sender_id on (they are people's).
+   */
+  list(filter: { state?: DeliveryFilterState; since: Date }, page: Paging): Knex.QueryBuilder {
+    const q = this.db
+      .table('message_deliveries as d')
+      .join('messages as m', 'm.id', 'd.message_id')
       .where('m.created_at', '>=', filter.since)
-      .select('d.*', 'm.title', 'm.kind', 'm.created_at', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name')
+      .select('d.*', 'm.title', 'm.kind', 'm.created_at')
       .orderByRaw("(d.state = 'failed') desc, d.id desc")
       .limit(page.limit)
       .offset(page.offset);

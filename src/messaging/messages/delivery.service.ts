@@ -9,9 +9,7 @@ import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
-import { PendingPasswords } from '../../people';
-import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
-import { messageFailedData } from './message-failed-event';
+import type { FailedDeliveryEvent } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -21,6 +19,13 @@ export interface BatchOutcome {
   /** The medium of each delivery that ended failed (for the failure counter). */
   failedMedia: Medium[];
   unexpected?: Error;
+}
+
+/** What delivering needs from outside messaging, given by the flow that runs the delivery jobs. */
+export interface DeliveryNeeds {
+  /** The password a password mail carries: made now and kept as the person's pending password of this delivery. */
+  newPassword(personId: number, deliveryId: number): Promise<string>;
+  failed: FailedDeliveryEvent;
 }
 
 /** Sends of one batch in flight at once (the SMTP pool has MAIL_POOL_CONNECTIONS connections). */
@@ -53,20 +58,19 @@ export class DeliveryService {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(MailSender) private readonly mail: MailSender,
     @inject(SmsSender) private readonly sms: SmsSender,
-    @inject(PendingPasswords) private readonly passwords: PendingPasswords,
     @inject(ENV) private readonly env: Env,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
 
   /** One delivery; an unexpected error fails the row and is thrown. */
-  async deliver(deliveryId: number): Promise<DeliveryOutcome> {
-    const { outcomes, unexpected } = await this.deliverMany([deliveryId]);
+  async deliver(deliveryId: number, needs: DeliveryNeeds): Promise<DeliveryOutcome> {
+    const { outcomes, unexpected } = await this.deliverMany([deliveryId], needs);
     if (unexpected) throw unexpected;
     return outcomes.get(deliveryId) ?? 'skipped';
   }
 
   /** A batch of one tenant's deliveries: each sent, skipped (done or in another worker's hands), failed or set back for a retry. */
-  async deliverMany(deliveryIds: readonly number[]): Promise<BatchOutcome> {
+  async deliverMany(deliveryIds: readonly number[], needs: DeliveryNeeds): Promise<BatchOutcome> {
     const outcomes = new Map<number, DeliveryOutcome>(deliveryIds.map((id) => [id, 'skipped']));
     const claimed = await this.claim(deliveryIds);
     const sent: { id: number; providerId: string }[] = [];
@@ -79,7 +83,7 @@ export class DeliveryService {
         return;
       }
       try {
-        sent.push({ id: delivery.id, providerId: await this.send(delivery, message) });
+        sent.push({ id: delivery.id, providerId: await this.send(delivery, message, needs) });
       } catch (err) {
         const reason = (err as Error).message;
         if (err instanceof TemporaryDeliveryError) retry.push({ id: delivery.id, reason });
@@ -91,7 +95,7 @@ export class DeliveryService {
     });
     await this.markSent(sent);
     await this.setBack(retry);
-    await this.fail(failed);
+    await this.fail(failed, needs.failed);
     for (const { id } of sent) outcomes.set(id, 'sent');
     for (const { id } of retry) outcomes.set(id, 'retry');
     for (const { id } of failed) outcomes.set(id, 'failed');
@@ -135,18 +139,18 @@ export class DeliveryService {
   }
 
   /** Failed for good, with message.failed for the webhooks in the same transaction. */
-  private async fail(rows: { id: number; reason: string }[]): Promise<void> {
+  private async fail(rows: { id: number; reason: string }[], failedEvent: FailedDeliveryEvent): Promise<void> {
     if (!rows.length) return;
     await this.uow.run(async (tx) => {
       for (const { id, reason } of rows) {
         await tx.get(TENANT_DB).table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.get(TENANT_DB).fn.now() });
-        await tx.get(OUTBOUND_EVENTS).record('message.failed', () => messageFailedData(tx.get(TENANT_DB), id));
+        await failedEvent(tx, id);
       }
     });
   }
 
-  private async send(d: DeliveryRow, m: MessageRow): Promise<string> {
-    const text = m.kind === 'password' ? m.text.replaceAll(PASSWORD_PLACEHOLDER, await this.passwords.issue(m.recipient_id, d.id)) : m.text;
+  private async send(d: DeliveryRow, m: MessageRow, needs: DeliveryNeeds): Promise<string> {
+    const text = m.kind === 'password' ? m.text.replaceAll(PASSWORD_PLACEHOLDER, await needs.newPassword(m.recipient_id, d.id)) : m.text;
     if (d.medium === 'email') {
       const from = this.tenant.config.get('mail.from');
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from)');

@@ -1,6 +1,6 @@
+import type { Knex } from 'knex';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { personNamed, personsNamedIn } from '../../people';
-import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
+import type { Recipient } from './recipients';
 import { PRIORITY, STORED, stored, type Medium, type NewMessage, type StoredMessage, type StoredRow } from './message-rows';
 
 /** A superuser's message to a person named by user name, with the media it goes by. */
@@ -8,6 +8,18 @@ export interface ToUserName {
   userName: string;
   message: Omit<NewMessage, 'recipient_id' | 'deliveries'>;
   media: readonly Medium[];
+}
+
+/**
+ * Where the statement finds its recipients: persons are people's, so the caller (a flow) gives the
+ * sub-queries. Each selects RECIPIENT_COLUMNS of the persons named, from people's tables alone: it
+ * refers to no alias of the statement it is placed in.
+ */
+export interface RecipientsByUserName {
+  /** The person with this user name (no row: none). */
+  named(db: TenantDb, userName: string): Knex.QueryBuilder;
+  /** The persons whose user name is among `userNames`, a sub-query the statement gives (over its own CTE). */
+  namedIn(db: TenantDb, userNames: Knex.Raw): Knex.QueryBuilder;
 }
 
 /**
@@ -31,7 +43,7 @@ function resultOf(row: ResultRow): ToUserNameResult {
  * recipient's address, in one statement: one round trip where a lookup and an insert took two.
  * A named statement (TenantDb.prepared): planned once per connection, not per message.
  */
-export async function insertOneToUserName(db: TenantDb, r: ToUserName): Promise<ToUserNameResult> {
+export async function insertOneToUserName(db: TenantDb, recipients: RecipientsByUserName, r: ToUserName): Promise<ToUserNameResult> {
   const m = r.message;
   const { rows } = await db.prepared(
     'messages.insert-to-user',
@@ -50,7 +62,7 @@ export async function insertOneToUserName(db: TenantDb, r: ToUserName): Promise<
        returning *)
      select to_jsonb(p) as person, s.* from p left join lateral (${STORED} from m) s on true`,
     [
-      personNamed(db, r.userName, RECIPIENT_COLUMNS),
+      recipients.named(db, r.userName),
       JSON.stringify(r.media),
       db.ref('messages'),
       m.kind, m.sender_id, m.title, m.text, m.cc, m.reply_to, m.send_medium,
@@ -68,7 +80,7 @@ export async function insertOneToUserName(db: TenantDb, r: ToUserName): Promise<
  * id, not by the order RETURNING happens to give. One named statement whatever the batch's size.
  * All or nothing: a row that fails fails the statement (the batcher then sends each on its own).
  */
-export async function insertManyToUserName(db: TenantDb, rs: readonly ToUserName[]): Promise<ToUserNameResult[]> {
+export async function insertManyToUserName(db: TenantDb, recipients: RecipientsByUserName, rs: readonly ToUserName[]): Promise<ToUserNameResult[]> {
   const input = rs.map((r, i) => ({ i, user_name: r.userName, ...r.message, media: r.media }));
   const { rows } = await db.prepared(
     'messages.insert-many-to-user',
@@ -102,7 +114,7 @@ export async function insertManyToUserName(db: TenantDb, rs: readonly ToUserName
       order by x.i`,
     [
       JSON.stringify(input),
-      personsNamedIn(db, db.raw('select user_name from x'), RECIPIENT_COLUMNS),
+      recipients.namedIn(db, db.raw('select user_name from x')),
       `"${db.schema}".messages_id_seq`,
       db.ref('messages'),
       db.ref('message_deliveries'),

@@ -1,18 +1,31 @@
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { joinPersons } from '../../people';
+import type { Transaction } from '../../platform/tenancy/unit-of-work';
 
-/** message.failed: the delivery that was given up, with its message and recipient, read in the failing transaction. */
-export async function messageFailedData(db: TenantDb, deliveryId: number): Promise<Record<string, unknown> | null> {
-  const q = db.table('message_deliveries as d').join('messages as m', 'm.id', 'd.message_id');
-  const row = await joinPersons(q, 'r', 'm.recipient_id')
-    .where('d.id', deliveryId)
-    .first('d.id', 'd.message_id', 'd.medium', 'd.address', 'd.attempts', 'd.last_error', 'm.title', 'm.kind', 'm.recipient_id', 'r.user_name');
-  if (!row) return null;
+/**
+ * Records message.failed for a delivery given up, in the transaction that fails it. The event names
+ * the recipient by user name, which is people's: a flow gives this to the delivery and the relay.
+ */
+export type FailedDeliveryEvent = (tx: Transaction, deliveryId: number) => Promise<void>;
+
+/** A delivery given up with its message, as MessagesRepository.failedDelivery reads it. */
+export interface FailedDeliveryRow {
+  id: number | string;
+  message_id: number;
+  medium: string;
+  address: string;
+  attempts: number;
+  last_error: string | null;
+  title: string;
+  kind: string;
+  recipient_id: number;
+}
+
+/** The data of message.failed: the delivery given up, with its message and recipient. */
+export function messageFailedData(row: FailedDeliveryRow, recipientUserName: string): Record<string, unknown> {
   return {
     delivery_id: Number(row.id),
     message_id: row.message_id,
     person_id: row.recipient_id,
-    user_name: row.user_name,
+    user_name: recipientUserName,
     title: row.kind === 'password' ? `${row.title} (password mail)` : row.title,
     medium: row.medium,
     address: row.address,

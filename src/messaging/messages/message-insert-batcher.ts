@@ -1,7 +1,7 @@
 import { injectable } from 'tsyringe';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { isDependencyDown, isWritePaused } from '../../platform/errors/error-classes';
-import { insertManyToUserName, insertOneToUserName, type ToUserName, type ToUserNameResult } from './insert-to-user-name';
+import { insertManyToUserName, insertOneToUserName, type RecipientsByUserName, type ToUserName, type ToUserNameResult } from './insert-to-user-name';
 
 /**
  * At most this many messages go in one statement. 100 keeps a batch's statement short (a few ms of
@@ -20,6 +20,7 @@ function unreachable(err: unknown): boolean {
 
 interface Waiting {
   db: TenantDb;
+  recipients: RecipientsByUserName;
   request: ToUserName;
   resolve: (result: ToUserNameResult) => void;
   reject: (err: unknown) => void;
@@ -60,16 +61,20 @@ export class MessageInsertBatcher {
   maxBatch = MAX_BATCH;
   private readonly queues = new WeakMap<object, Map<string, Queue>>();
 
-  insertToUserName(db: TenantDb, request: ToUserName): Promise<ToUserNameResult> {
+  /**
+   * `recipients`: how the statement finds persons (the one flow that sends them gives the same
+   * sub-queries every time; a batch uses its first message's).
+   */
+  insertToUserName(db: TenantDb, recipients: RecipientsByUserName, request: ToUserName): Promise<ToUserNameResult> {
     this.counts.messages++;
-    if (db.inTransaction) return this.one(db, request);
+    if (db.inTransaction) return this.one(db, recipients, request);
     let bySchema = this.queues.get(db.builder);
     if (!bySchema) this.queues.set(db.builder, (bySchema = new Map()));
     let queue = bySchema.get(db.schema);
     if (!queue) bySchema.set(db.schema, (queue = { waiting: [], inFlight: false }));
     const q = queue;
     return new Promise<ToUserNameResult>((resolve, reject) => {
-      q.waiting.push({ db, request, resolve, reject });
+      q.waiting.push({ db, recipients, request, resolve, reject });
       if (!q.inFlight) this.next(bySchema, db.schema, q);
     });
   }
@@ -89,14 +94,14 @@ export class MessageInsertBatcher {
   private async send(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
       const [w] = batch;
-      return this.one(w.db, w.request).then(w.resolve, w.reject);
+      return this.one(w.db, w.recipients, w.request).then(w.resolve, w.reject);
     }
     this.counts.statements++;
     this.counts.batches++;
     this.counts.largest = Math.max(this.counts.largest, batch.length);
     let results: ToUserNameResult[];
     try {
-      results = await insertManyToUserName(batch[0].db, batch.map((w) => w.request));
+      results = await insertManyToUserName(batch[0].db, batch[0].recipients, batch.map((w) => w.request));
     } catch (err) {
       if (unreachable(err)) {
         for (const w of batch) w.reject(err);
@@ -104,14 +109,14 @@ export class MessageInsertBatcher {
       }
       // one message's fault (or the batch's): each on its own gets its own outcome
       this.counts.fallbacks++;
-      await Promise.all(batch.map((w) => this.one(w.db, w.request).then(w.resolve, w.reject)));
+      await Promise.all(batch.map((w) => this.one(w.db, w.recipients, w.request).then(w.resolve, w.reject)));
       return;
     }
     batch.forEach((w, n) => w.resolve(results[n]));
   }
 
-  private one(db: TenantDb, request: ToUserName): Promise<ToUserNameResult> {
+  private one(db: TenantDb, recipients: RecipientsByUserName, request: ToUserName): Promise<ToUserNameResult> {
     this.counts.statements++;
-    return insertOneToUserName(db, request);
+    return insertOneToUserName(db, recipients, request);
   }
 }

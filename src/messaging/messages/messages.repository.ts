@@ -1,14 +1,18 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { joinPersons } from '../../people';
-import { DELIVERY_COLUMNS, PRIORITY, STORED, stored, type Medium, type MessageWithNames, type NewMessage, type StoredMessage, type DeliveryRow } from './message-rows';
+import { DELIVERY_COLUMNS, PRIORITY, STORED, stored, type Medium, type NewMessage, type StoredMessage, type DeliveryRow } from './message-rows';
 import { MessageInsertBatcher } from './message-insert-batcher';
-import type { ToUserName, ToUserNameResult } from './insert-to-user-name';
+import type { RecipientsByUserName, ToUserName, ToUserNameResult } from './insert-to-user-name';
 
 export type { Medium, SendMedium, DeliveryState, MessageRow, DeliveryRow, MessageWithNames, NewMessage, StoredMessage } from './message-rows';
 
-/** Messages and their deliveries; the deliveries not yet relayed are the outbox. */
+/**
+ * Messages and their deliveries; the deliveries not yet relayed are the outbox. The reads that name
+ * the sender and the recipient return a query on `messages as m` (m.sender_id, m.recipient_id):
+ * user names are people's, so a flow joins them on (src/flows/messages/user-names.ts) and runs it.
+ */
 @injectable()
 export class MessagesRepository {
   constructor(
@@ -48,23 +52,32 @@ export class MessagesRepository {
    * recipient's address, in one statement (`insert-to-user-name.ts`); messages of the tenant that
    * wait meanwhile go together in one statement (`MessageInsertBatcher`). person: undefined when
    * there is no such person; stored: undefined when the recipient lacks an address for one of the
-   * media (nothing is written then).
+   * media (nothing is written then). `recipients`: the flow's sub-queries of persons.
    */
-  insertToUserName(userName: string, message: ToUserName['message'], media: readonly Medium[]): Promise<ToUserNameResult> {
-    return this.batcher.insertToUserName(this.db, { userName, message, media });
+  insertToUserName(recipients: RecipientsByUserName, userName: string, message: ToUserName['message'], media: readonly Medium[]): Promise<ToUserNameResult> {
+    return this.batcher.insertToUserName(this.db, recipients, { userName, message, media });
   }
 
-  private withNames() {
-    return joinPersons(joinPersons(this.db.table('messages as m'), 'r', 'm.recipient_id'), 's', 'm.sender_id', 'left')
-      .select('m.*', 'r.user_name as recipient_user_name', 's.user_name as sender_user_name');
+  /** Message `id` (m.*), for a read of MessageWithNames: at most one row. */
+  messageById(id: number): Knex.QueryBuilder {
+    return this.db.table('messages as m').select('m.*').where('m.id', id);
   }
 
-  async find(id: number): Promise<MessageWithNames | undefined> {
-    return this.withNames().where('m.id', id).first();
+  /** A page of the messages to a person, newest first (m.*), for a read of MessageWithNames. */
+  messagesTo(recipientId: number, limit: number, offset: number): Knex.QueryBuilder {
+    return this.db.table('messages as m').select('m.*').where('m.recipient_id', recipientId).orderBy('m.id', 'desc').limit(limit).offset(offset);
   }
 
-  async listForRecipient(recipientId: number, limit: number, offset: number): Promise<MessageWithNames[]> {
-    return this.withNames().where('m.recipient_id', recipientId).orderBy('m.id', 'desc').limit(limit).offset(offset);
+  /**
+   * The delivery given up with its message (`message_deliveries as d` joined to `messages as m`,
+   * FailedDeliveryRow), for the message.failed event, which adds the recipient's (m.recipient_id) user name.
+   */
+  failedDelivery(deliveryId: number): Knex.QueryBuilder {
+    return this.db
+      .table('message_deliveries as d')
+      .join('messages as m', 'm.id', 'd.message_id')
+      .where('d.id', deliveryId)
+      .select('d.id', 'd.message_id', 'd.medium', 'd.address', 'd.attempts', 'd.last_error', 'm.title', 'm.kind', 'm.recipient_id');
   }
 
   async deliveriesOf(messageIds: number[]): Promise<DeliveryRow[]> {

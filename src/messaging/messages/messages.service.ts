@@ -4,10 +4,9 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import type { Paging } from '../../platform/http/param-types';
 import { MessagesRepository, type DeliveryRow, type Medium, type MessageWithNames, type SendMedium } from './messages.repository';
-import { PersonAccess, PersonDirectory, personNotFound, type DeferredTarget } from '../../people';
-import { RECIPIENT_COLUMNS, type Recipient } from './recipients';
+import type { RecipientsByUserName } from './insert-to-user-name';
+import type { Recipient } from './recipients';
 import { SenderRateLimit } from './sender-rate-limit';
 
 export interface SendMessageInput {
@@ -24,6 +23,20 @@ export interface MessageView {
   deliveries: DeliveryRow[];
 }
 
+/**
+ * What the one statement of `sendToUserName` did: stored the message; found the person, who lacks an
+ * address a medium needs (nothing stored: `sendTo` answers the 420); found no one; or it was not tried
+ * because the input needs the person first (reply_to manager) or is in error (`sendTo` answers).
+ */
+export type UserNameSend =
+  | { outcome: 'sent'; view: MessageView }
+  | { outcome: 'no address'; person: Recipient }
+  | { outcome: 'no person' }
+  | { outcome: 'needs the person' };
+
+/** The e-mail of the recipient's nearest manager, asked only when reply_to is "manager". */
+export type ManagerEmail = () => Promise<string | null>;
+
 const email = z.email();
 
 /** Addresses separated by comma, semicolon or white space; each must be an e-mail address; at most `max` of them. */
@@ -36,50 +49,37 @@ export function parseCc(raw: string | undefined, max = Infinity): string[] {
   return parts;
 }
 
+/**
+ * Sending messages: the checks of the input, the sender's rate limit and the insert. Who the recipient
+ * is and whether the caller may reach them is decided by the flow that calls this (SendMessageFlow).
+ */
 @injectable()
 export class MessagesService {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(MessagesRepository) private readonly repo: MessagesRepository,
-    @inject(PersonDirectory) private readonly recipients: PersonDirectory,
-    @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(SenderRateLimit) private readonly rateLimit: SenderRateLimit,
   ) {}
 
   /**
-   * `target`: the recipient, resolved and allowed by the route (self, their manager, a superuser),
-   * or, for a superuser, only named (DeferredTarget): then the lookup and the insert are one
-   * statement when the input needs nothing else of the person.
-   */
-  async send(user: Principal, target: Recipient | DeferredTarget, input: SendMessageInput): Promise<MessageView> {
-    if (!('deferred' in target)) return this.sendTo(user, target, input);
-    // the route defers only a superuser's target: a superuser may send to every person of the tenant
-    if (!user.superuser) throw new Error('a deferred message recipient for a caller who is not a superuser');
-    const quick = await this.sendInOneStatement(user, target.user_name, input);
-    return 'view' in quick ? quick.view : this.sendTo(user, quick.person, input);
-  }
-
-  /**
    * A superuser's message to a person named by user name: the lookup and the insert in one round
-   * trip. Input that needs the person first (reply_to "manager") or is in error, and a recipient
-   * without the address a medium needs, go the usual way (`sendTo`), which answers as before.
+   * trip, the persons found by `recipients`. Input that needs the person first or is in error, and a
+   * recipient without the address a medium needs, go the usual way (`sendTo`), which answers as before.
    */
-  private async sendInOneStatement(user: Principal, userName: string, input: SendMessageInput): Promise<{ view: MessageView } | { person: Recipient }> {
+  async sendToUserName(user: Principal, userName: string, input: SendMessageInput, recipients: RecipientsByUserName): Promise<UserNameSend> {
     const plan = this.planWithoutPerson(input);
-    if (!plan) {
-      const person = await this.access.lookup(user, userName);
-      if (!person) throw personNotFound(userName);
-      return { person };
-    }
+    if (!plan) return { outcome: 'needs the person' };
     await this.rateLimit.consume(user); // superusers are not counted: a no-op, kept so the rule lives in one place
     const { person, stored } = await this.repo.insertToUserName(
+      recipients,
       userName,
       { kind: 'message', sender_id: user.personId, title: input.title, text: input.text, cc: plan.cc, reply_to: plan.replyTo, send_medium: plan.medium },
       plan.media,
     );
-    if (!person) throw personNotFound(userName);
-    if (!stored) return { person };
-    return { view: { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries } };
+    if (!person) return { outcome: 'no person' };
+    if (!stored) return { outcome: 'no address', person };
+    const view = { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries };
+    return { outcome: 'sent', view };
   }
 
   /** cc, reply_to and media when they are valid and need nothing of the recipient; else undefined. */
@@ -97,7 +97,7 @@ export class MessagesService {
   }
 
   /** `person`: the recipient, resolved and allowed (self, their manager, a superuser). */
-  private async sendTo(user: Principal, person: Recipient, input: SendMessageInput): Promise<MessageView> {
+  async sendTo(user: Principal, person: Recipient, input: SendMessageInput, managerEmail: ManagerEmail): Promise<MessageView> {
     const medium = input.send_medium ?? 'email';
     const cc = parseCc(input.cc, this.tenant.config.get('messages.max_cc'));
     const deliveries: { medium: Medium; address: string }[] = [];
@@ -109,7 +109,7 @@ export class MessagesService {
       if (!person.mobile) throw ApiError.malformed('send_medium', `${person.user_name} has no mobile number; use send_medium=email or add one`);
       deliveries.push({ medium: 'sms', address: person.mobile });
     }
-    const replyTo = await this.replyTo(person, input.reply_to);
+    const replyTo = await this.replyTo(person, input.reply_to, managerEmail);
     // Counted once the request is valid, so typos do not use up the sender's hour.
     await this.rateLimit.consume(user);
     const stored = await this.repo.insert({
@@ -128,10 +128,10 @@ export class MessagesService {
     return { message: { ...stored.message, recipient_user_name: person.user_name, sender_user_name: user.userName }, deliveries: stored.deliveries };
   }
 
-  private async replyTo(person: Recipient, raw: string | undefined): Promise<string | null> {
+  private async replyTo(person: Recipient, raw: string | undefined, managerEmail: ManagerEmail): Promise<string | null> {
     if (!raw) return null;
     if (raw.toLowerCase() === 'manager') {
-      const found = await this.recipients.managerEmail(person);
+      const found = await managerEmail();
       if (!found) throw ApiError.malformed('reply_to', `${person.user_name} has no manager with an e-mail address`);
       return found;
     }
@@ -139,25 +139,9 @@ export class MessagesService {
     return raw;
   }
 
-  /** `person`: resolved and allowed by the route (self, their manager, a superuser). */
-  async list(person: Recipient, page: Paging): Promise<MessageView[]> {
-    const messages = await this.repo.listForRecipient(person.id, page.limit, page.offset);
+  /** The messages (read with their names by a flow) with their deliveries: one read of deliveries for all of them. */
+  async withDeliveries(messages: MessageWithNames[]): Promise<MessageView[]> {
     const deliveries = await this.repo.deliveriesOf(messages.map((m) => m.id));
     return messages.map((m) => ({ message: m, deliveries: deliveries.filter((d) => d.message_id === m.id) }));
-  }
-
-  /** Recipient, their manager, a superuser, and the sender (who may follow what they sent). */
-  async get(user: Principal, id: number): Promise<MessageView> {
-    const view = await this.repo.find(id).then((m) => (m ? this.withDeliveries(m) : undefined));
-    if (!view) throw ApiError.notFound(`message ${id}`);
-    if (view.message.sender_id !== user.personId) {
-      const person = await this.recipients.find({ id: view.message.recipient_id }, RECIPIENT_COLUMNS);
-      await this.access.assert(user, person!, 'selfOrManager', 'read this message');
-    }
-    return view;
-  }
-
-  private async withDeliveries(m: MessageWithNames): Promise<MessageView> {
-    return { message: m, deliveries: await this.repo.deliveriesOf([m.id]) };
   }
 }

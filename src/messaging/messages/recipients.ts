@@ -1,5 +1,13 @@
-import type { PersonRow } from '../../people';
-
-/** The person facts messaging needs, read through the people module's PersonDirectory. */
+/**
+ * What messaging needs to know of a recipient: people's columns by these names. A flow reads them
+ * (people's PersonDirectory, or a sub-query of persons inside the one-statement send) and hands them over.
+ */
 export const RECIPIENT_COLUMNS = ['id', 'user_name', 'organisation_id', 'email', 'mobile'] as const;
-export type Recipient = Pick<PersonRow, (typeof RECIPIENT_COLUMNS)[number]>;
+
+export interface Recipient {
+  id: number;
+  user_name: string;
+  organisation_id: number | null;
+  email: string | null;
+  mobile: string | null;
+}

@@ -13,11 +13,11 @@ import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
-import { deliverJobId, deliverMessageJob, type DeliverMessage } from '../messages/deliver-message.job';
-import { DELIVERIES_PER_JOB, deliverBatchJob, deliverBatchJobId, type DeliverBatch } from '../messages/deliver-batch.job';
+import {
+  DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVERIES_PER_JOB, DeliverBatch, DeliverMessage, deliverBatchJobId, deliverJobId,
+} from '../messages/delivery-jobs';
 import { expiredReason, maxAgeSeconds } from '../messages/delivery.service';
-import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
-import { messageFailedData } from '../messages/message-failed-event';
+import type { FailedDeliveryEvent } from '../messages/message-failed-event';
 import { RELAY_TIMING, type RelayTiming } from './relay-timing';
 import { TenantRelays, type TenantRelay, type TenantLook } from './tenant-relay';
 import { tenantsWithPending, type OutboxTable } from './pending-scan';
@@ -39,19 +39,12 @@ interface OutboxRow {
 }
 
 /**
- * Moves outbox rows (deliveries not yet relayed) to BullMQ. It sleeps until told (TenantRelay):
- * a tenant's transaction that writes deliveries sends NOTIFY outbox_pending on commit (tenant
- * migration 120), and the API adds the tenant to a Redis set after commit. Tenants with
- * deliveries queued or sending are looked at again every reconcileMs for redelivery and expiry;
- * every tenant only at the sweep (start, reconnects, hourly), one statement per 200 tenants.
+ * Builds the messages' outbox relay. A delivery the relay gives up on (too old) fails with a
+ * message.failed event, which names the recipient (people's): the caller gives that step, so the
+ * relay is registered by src/flows/messages (messages.registration.ts).
  */
 @injectable()
-export class OutboxRelay implements BackgroundWorker {
-  readonly name = 'outbox-relay';
-  private readonly relay: TenantRelay;
-  /** When this process last checked each tenant for expired deliveries. */
-  private readonly expiryChecked = new Map<number, number>();
-
+export class OutboxRelays {
   constructor(
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
     @inject(LOGGER) private readonly logger: Logger,
@@ -59,7 +52,36 @@ export class OutboxRelay implements BackgroundWorker {
     @inject(TenantResolver) private readonly tenants: TenantResolver,
     @inject(RELAY_TIMING) private readonly timing: RelayTiming,
     @inject(ENV) private readonly env: Env,
-    @inject(TenantRelays) relays: TenantRelays,
+    @inject(TenantRelays) private readonly relays: TenantRelays,
+  ) {}
+
+  create(failedEvent: FailedDeliveryEvent): OutboxRelay {
+    return new OutboxRelay(this.root, this.logger, this.queues, this.tenants, this.timing, this.env, this.relays, failedEvent);
+  }
+}
+
+/**
+ * Moves outbox rows (deliveries not yet relayed) to BullMQ. It sleeps until told (TenantRelay):
+ * a tenant's transaction that writes deliveries sends NOTIFY outbox_pending on commit (tenant
+ * migration 120), and the API adds the tenant to a Redis set after commit. Tenants with
+ * deliveries queued or sending are looked at again every reconcileMs for redelivery and expiry;
+ * every tenant only at the sweep (start, reconnects, hourly), one statement per 200 tenants.
+ */
+export class OutboxRelay implements BackgroundWorker {
+  readonly name = 'outbox-relay';
+  private readonly relay: TenantRelay;
+  /** When this process last checked each tenant for expired deliveries. */
+  private readonly expiryChecked = new Map<number, number>();
+
+  constructor(
+    private readonly root: DependencyContainer,
+    private readonly logger: Logger,
+    private readonly queues: QueueRegistry,
+    private readonly tenants: TenantResolver,
+    private readonly timing: RelayTiming,
+    private readonly env: Env,
+    relays: TenantRelays,
+    private readonly failedEvent: FailedDeliveryEvent,
   ) {
     this.relay = relays.create({
       name: 'outbox relay',
@@ -189,7 +211,7 @@ export class OutboxRelay implements BackgroundWorker {
           [trx.ref('message_deliveries'), expiredReason(this.env, null), trx.ref('messages'), maxAgeSeconds(this.env), redeliver, trx.ref('message_deliveries')],
         );
         const { ids, in_flight: inFlight } = rows[0] as { ids: number[]; in_flight: boolean };
-        for (const id of ids) await tx.get(OUTBOUND_EVENTS).record('message.failed', () => messageFailedData(trx, id));
+        for (const id of ids) await this.failedEvent(tx, id);
         return { expired: ids.length, inFlight };
       });
       if (result.expired) this.logger.warn({ deliveries: result.expired }, 'outbox relay: deliveries expired undelivered');
@@ -225,18 +247,18 @@ export class OutboxRelay implements BackgroundWorker {
       removeOnComplete: { age: 7 * 86_400, count: 10_000 },
       removeOnFail: { age: 30 * 86_400 },
     };
-    const stale = rows.filter((r) => r.stale).map((row) => deliverMessageJob.schema.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }) as DeliverMessage);
+    const stale = rows.filter((r) => r.stale).map((row) => DeliverMessage.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }));
     await this.clearFinished(queue, stale.map(deliverJobId));
     const fresh = rows.filter((r) => !r.stale);
     const batches: { data: DeliverBatch; jobId: string }[] = [];
     for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) {
       const part = fresh.slice(i, i + DELIVERIES_PER_JOB);
-      const data = deliverBatchJob.schema.parse({ tenantId, deliveryIds: part.map((r) => r.id) }) as DeliverBatch;
+      const data = DeliverBatch.parse({ tenantId, deliveryIds: part.map((r) => r.id) });
       batches.push({ data, jobId: deliverBatchJobId(tenantId, part.map((r) => ({ id: r.id, updatedAt: r.updated_at }))) });
     }
     await this.queues.get(queue).addBulk([
-      ...stale.map((data) => ({ name: deliverMessageJob.name, data, opts: { ...opts, jobId: deliverJobId(data) } })),
-      ...batches.map(({ data, jobId }) => ({ name: deliverBatchJob.name, data, opts: { ...opts, jobId } })),
+      ...stale.map((data) => ({ name: DELIVER_MESSAGE_JOB, data, opts: { ...opts, jobId: deliverJobId(data) } })),
+      ...batches.map(({ data, jobId }) => ({ name: DELIVER_BATCH_JOB, data, opts: { ...opts, jobId } })),
     ]);
   }
 

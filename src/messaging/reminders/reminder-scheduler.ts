@@ -5,9 +5,14 @@ import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import type { QueueDefinition } from '../../platform/queue/job-definition';
-import { REMINDER_SCHEDULER_ID, reminderScanJob } from './reminder-scan.job';
 
 const RETRY_MS = 5_000;
+
+/** The job of the reminder scan; its handler, which reads registrations and persons, is src/flows/reminders/reminder-scan.job.ts. */
+export const REMINDER_SCAN_JOB = 'reminders.scan';
+
+/** The one scheduler id: every worker process upserts the same scheduler, so there is one. */
+export const REMINDER_SCHEDULER_ID = 'reminders.scan';
 
 /** Periodic jobs (the reminder scan) have a queue of their own, so a delivery backlog does not delay them; one at a time. */
 export const SCHEDULED_QUEUE: QueueDefinition = { name: 'scheduled', concurrency: 1 };
@@ -41,7 +46,7 @@ export class ReminderScheduler implements BackgroundWorker {
         REMINDER_SCHEDULER_ID,
         { every: this.env.REMINDER_SCAN_INTERVAL_SECONDS * 1000 },
         {
-          name: reminderScanJob.name,
+          name: REMINDER_SCAN_JOB,
           data: {},
           // a failed scan is not retried by BullMQ: the next scheduled scan is the retry
           opts: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },

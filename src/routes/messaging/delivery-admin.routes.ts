@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape } from '../../platform/http/param-types';
 import { DeliveryAdminService, type DeliveryListRow, type DeliveryRow } from '../../messaging';
+import { ListDeliveriesFlow } from '../../flows/messages/list-deliveries';
 import { policies } from '../../people';
 
 const DAY_MS = 86_400_000;
@@ -54,7 +55,7 @@ export const deliveryAdminRoutes = [
     output: DeliveryView,
     async handler(ctx, input) {
       const since = input.since ?? new Date(Date.now() - 7 * DAY_MS);
-      const rows = await ctx.resolve(DeliveryAdminService).list({ state: input.state, since }, paging(input));
+      const rows = await ctx.resolve(ListDeliveriesFlow).list({ state: input.state, since }, paging(input));
       return { items: rows.map(present) };
     },
   }),

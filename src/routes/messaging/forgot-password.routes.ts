@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { identificationBucket, PersonDirectory } from '../../people';
-import { PasswordMailer } from '../../messaging';
+import { MailNewPasswordFlow } from '../../flows/passwords/mail-new-password';
 import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
 import { policies } from '../../people';
 
@@ -34,8 +34,8 @@ export const forgotPasswordRoutes = [
       await limiter.hit(PER_ADDRESS, ctx.ip);
       await limiter.hit(PER_IDENTIFICATION, identificationBucket(input.identification));
       const people = await ctx.resolve(PersonDirectory).byIdentification(input.identification, ['id']);
-      const mailer = ctx.resolve(PasswordMailer);
-      for (const person of people) await mailer.sendNewPassword(person.id, 'forgot_password');
+      const mailer = ctx.resolve(MailNewPasswordFlow);
+      for (const person of people) await mailer.send(person.id, 'forgot_password');
       return { body: { valid: true, message: ANSWER } };
     },
   }),

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { fieldsShape, p, paging, pagingShape } from '../../platform/http/param-types';
-import { MessageOutput, MessagesService, presentMessage } from '../../messaging';
+import { MessageOutput, presentMessage } from '../../messaging';
+import { SendMessageFlow } from '../../flows/messages/send-message';
+import { ReadMessagesFlow } from '../../flows/messages/read-messages';
 import { policies } from '../../people';
 
 const SECURITY = 'Security: Superuser, person\'s manager, self.';
@@ -36,7 +38,7 @@ export const messageRoutes = [
     }),
     output: MessageOutput,
     async handler(ctx, input) {
-      const view = await ctx.resolve(MessagesService).send(ctx.user, ctx.target, input);
+      const view = await ctx.resolve(SendMessageFlow).send(ctx.user, ctx.target, input);
       return { message: 'message queued for delivery', items: [presentMessage(view)] };
     },
   }),
@@ -53,7 +55,7 @@ export const messageRoutes = [
     input: z.object({ user_name: p.string(200).min(1).optional(), ...pagingShape, ...fieldsShape }),
     output: MessageOutput,
     async handler(ctx, input) {
-      const views = await ctx.resolve(MessagesService).list(ctx.target, paging(input));
+      const views = await ctx.resolve(ReadMessagesFlow).list(ctx.target, paging(input));
       return { items: views.map(presentMessage) };
     },
   }),
@@ -67,7 +69,7 @@ export const messageRoutes = [
     input: z.object({ message_id: p.id(), ...fieldsShape }),
     output: MessageOutput,
     async handler(ctx, input) {
-      return { items: [presentMessage(await ctx.resolve(MessagesService).get(ctx.user, input.message_id))] };
+      return { items: [presentMessage(await ctx.resolve(ReadMessagesFlow).get(ctx.user, input.message_id))] };
     },
   }),
 ];

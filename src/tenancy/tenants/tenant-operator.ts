@@ -7,8 +7,8 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { CLIENT_IP } from '../../platform/tokens';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
-import { PasswordMailer, type PasswordMailReason } from '../../messaging';
-import { PersonDirectory } from '../../people';
+import { PasswordMailer, RECIPIENT_COLUMNS, type PasswordMailReason } from '../../messaging';
+import { PENDING_PASSWORD_HOURS, PersonDirectory } from '../../people';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */
@@ -113,9 +113,9 @@ export class TenantOperator {
 
   private async mailPassword(slug: string, userName: string, reason: PasswordMailReason): Promise<void> {
     const { container } = await this.tenantScope(slug);
-    const person = await container.resolve(PersonDirectory).find({ user_name: userName }, ['id']);
+    const person = await container.resolve(PersonDirectory).find({ user_name: userName }, RECIPIENT_COLUMNS);
     if (!person) throw new ApiError(404, `person ${userName} not found in tenant ${slug}`);
-    const sent = await container.resolve(PasswordMailer).sendNewPassword(person.id, reason);
+    const sent = await container.resolve(PasswordMailer).send(person, reason, PENDING_PASSWORD_HOURS);
     if (!sent) throw new ApiError(409, `${userName} has neither e-mail nor mobile to send a password to`);
   }
 }

@@ -10,7 +10,7 @@ import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
 import { RETRY_POLICY } from '../../../src/platform/queue/job-worker';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from '../../../src/messaging/outbox/relay-timing';
 import { startWorkers } from '../../../src/platform/queue/worker-runtime';
-import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from '../../../src/messaging/reminders/reminder-scan';
+import { REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS } from '../../../src/flows/reminders/reminder-scan';
 
 export interface ReceivedMail {
   mailFrom: string;

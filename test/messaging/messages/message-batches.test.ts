@@ -7,6 +7,7 @@ import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { TenantDb } from '../../../src/platform/tenancy/tenant-db';
 import { MessageInsertBatcher } from '../../../src/messaging/messages/message-insert-batcher';
 import { insertOneToUserName, type ToUserName } from '../../../src/messaging/messages/insert-to-user-name';
+import { RECIPIENTS_BY_USER_NAME } from '../../../src/flows/messages/send-message';
 
 // Group commit of a superuser's messages (message-insert-batcher.ts). No workers: what is stored
 // stays in the outbox, which is all these tests look at.
@@ -77,7 +78,7 @@ describe('group commit of a superuser\'s messages', () => {
       request('ola', 'Mixed 6', adminId),
     ];
     const before = counted();
-    const results = await Promise.all(reqs.map((r) => batcher.insertToUserName(db, r)));
+    const results = await Promise.all(reqs.map((r) => batcher.insertToUserName(db, RECIPIENTS_BY_USER_NAME, r)));
     const after = counted();
     expect(after.statements - before.statements).toBe(2);
     expect(after.batches - before.batches).toBe(1);
@@ -87,7 +88,7 @@ describe('group commit of a superuser\'s messages', () => {
     expect(results[3].stored!.deliveries.map((d) => [d.medium, d.address])).toEqual([['email', 'kari@acme.example'], ['sms', '+4790000011']]);
     expect(results[4].stored!.deliveries.map((d) => [d.medium, d.address])).toEqual([['sms', '+4790000014']]);
     // the batch answers as the one-message statement does, field for field (but ids and times)
-    const alone = await insertOneToUserName(db, request('kari', 'Mixed 3', adminId, ['email', 'sms']));
+    const alone = await insertOneToUserName(db, RECIPIENTS_BY_USER_NAME, request('kari', 'Mixed 3', adminId, ['email', 'sms']));
     const shape = (r: typeof alone) => ({
       person: r.person,
       message: { ...r.stored!.message, id: 0, created_at: 0 },
@@ -166,7 +167,7 @@ describe('group commit of a superuser\'s messages', () => {
     // of 7 that fails and goes again one by one
     const adminId = await idOf(acme, 'admin');
     const reqs = Array.from({ length: 8 }, (_, i) => request('ola', i === 3 || i === 6 ? `Poison b${i}` : `Fallback b${i}`, adminId));
-    const outcomes = await Promise.allSettled(reqs.map((r) => batcher.insertToUserName(apiDb(acme), r)));
+    const outcomes = await Promise.allSettled(reqs.map((r) => batcher.insertToUserName(apiDb(acme), RECIPIENTS_BY_USER_NAME, r)));
     const last = counted();
     expect(last.fallbacks - after.fallbacks).toBe(1);
     expect(last.statements - after.statements).toBe(1 + 1 + 7);
@@ -186,7 +187,7 @@ describe('group commit of a superuser\'s messages', () => {
     // through the batcher: the first alone, then one batch of 9, whose error each of the 9 gets as it is
     const adminId = await idOf(acme, 'admin');
     const before = counted();
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.insertToUserName(apiDb(acme), request('ola', `Unreachable b${i}`, adminId))));
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.insertToUserName(apiDb(acme), RECIPIENTS_BY_USER_NAME, request('ola', `Unreachable b${i}`, adminId))));
     const after = counted();
     expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as { code: string }).code)).toEqual(Array(10).fill('08006'));
     expect(after.statements - before.statements).toBe(2);

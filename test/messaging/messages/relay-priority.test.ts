@@ -7,7 +7,8 @@ import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
 import { DEFAULT_RELAY_TIMING, RELAY_TIMING } from '../../../src/messaging/outbox/relay-timing';
-import { OutboxRelay } from '../../../src/messaging/outbox/outbox-relay';
+import { OutboxRelays } from '../../../src/messaging/outbox/outbox-relay';
+import { recordMessageFailed } from '../../../src/flows/messages/message-failed';
 import { MessagesRepository } from '../../../src/messaging/messages/messages.repository';
 import { waitFor } from './delivery-peers';
 
@@ -36,7 +37,7 @@ it('password mail written behind a backlog larger than the batch goes in the fir
   const password = (await message('password', 'Your new password')).deliveries[0].id;
   expect(await db.table('message_deliveries').whereIn('id', [...bulk, password]).pluck('priority')).toEqual([...bulk.map(() => 0), 1]);
 
-  const relay = t.container.resolve(OutboxRelay);
+  const relay = t.container.resolve(OutboxRelays).create(recordMessageFailed);
   await relay.start();
   try {
     await waitFor('the first pass', async () => Number((await db.table('message_deliveries').whereNotNull('relayed_at').count())[0].count) >= 51);

@@ -10,8 +10,8 @@ import { CLOCK } from '../../../src/platform/time/tenant-clock';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../../src/platform/queue/job-definition';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
-import { ExpiryReminders } from '../../../src/messaging/reminders/expiry-reminders.service';
-import { scanLockKey } from '../../../src/messaging/reminders/reminder-scan';
+import { SendExpiryRemindersFlow } from '../../../src/flows/reminders/send-expiry-reminders';
+import { scanLockKey } from '../../../src/flows/reminders/reminder-scan';
 import { dayAfter, reminderRows, remindersOf, scanNow, scannerFor } from './reminders-support';
 
 const DAY = 86_400_000;
@@ -228,7 +228,7 @@ describe('one reminder however scans overlap', () => {
       .then((rows) => rows.map((r: { id: number }) => r.id));
     await db.table('person_competences').insert(ids.map((id) => ({ person_id: id, competence_id: comps['welding-cert'], date: dayAfter(now, -100), valid_until: dayAfter(now, 3) })));
     const tenant = (await t.container.resolve(TenantResolver).byTenantId(acme.tenantId))!;
-    const scanTenant = () => openTenantScope(t.container, tenant).resolve(ExpiryReminders).scan();
+    const scanTenant = () => openTenantScope(t.container, tenant).resolve(SendExpiryRemindersFlow).scan();
     const [a, b] = await Promise.all([scanTenant(), scanTenant()]);
     expect(a.email + b.email).toBe(40);
 

@@ -4,12 +4,12 @@ import { setConfig, tenantDb } from '../../courses/events/events-support';
 import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { addDays, todayIn } from '../../../src/platform/time/tenant-clock';
-import { ExpiryRemindersRepository } from '../../../src/messaging/reminders/expiry-reminders.repository';
-import { tenantsWithDueReminders } from '../../../src/messaging/reminders/reminder-candidates';
+import { readDueRegistrations } from '../../../src/flows/reminders/due-registrations';
+import { tenantsWithDueReminders } from '../../../src/flows/reminders/reminder-candidates';
 
 /*
  * The reminder scan visits only the tenants this batched check names (reminder-candidates.ts). It
- * must agree with the scan's own query (ExpiryRemindersRepository.due) for every tenant, with each
+ * must agree with the scan's own query (readDueRegistrations) for every tenant, with each
  * tenant's thresholds and calendar day.
  */
 // Far from the demo data's dates: only what these tests register is near expiry.
@@ -53,7 +53,7 @@ describe('tenantsWithDueReminders', () => {
       const now = new Date(NOW.getTime() + days * 86_400_000);
       const r = await tenantsWithDueReminders(t.container.resolve(TenantStore), t.container.resolve(CLUSTERS), all(), now);
       for (const [tenant, thresholds, zone] of [[due, [30, 7], 'UTC'], [calm, [30, 7], 'UTC'], [kiritimati, [30, 7], 'Pacific/Kiritimati']] as const) {
-        const rows = await new ExpiryRemindersRepository(tenantDb(t, tenant)).due(todayIn(zone, now), thresholds, 0, 1);
+        const rows = await readDueRegistrations(tenantDb(t, tenant), todayIn(zone, now), thresholds, 0, 1);
         expect({ days, tenant: tenant.slug, due: r.due.has(tenant.tenantId) }).toEqual({ days, tenant: tenant.slug, due: rows.length > 0 });
       }
       expect(r.due.has(off.tenantId)).toBe(false);

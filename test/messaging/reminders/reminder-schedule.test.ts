@@ -5,7 +5,7 @@ import { idsByRef } from '../../people/persons/demo-refs';
 import { startSmtpSink, startTestWorkers, waitFor } from '../messages/delivery-peers';
 import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { ReminderScheduler } from '../../../src/messaging/reminders/reminder-scheduler';
-import { REMINDER_SCHEDULER_ID } from '../../../src/messaging/reminders/reminder-scan.job';
+import { REMINDER_SCHEDULER_ID } from '../../../src/messaging/reminders/reminder-scheduler';
 import { dayAfter, remindersOf } from './reminders-support';
 
 // The real BullMQ job scheduler and workers, the real clock, a scan every second.

@@ -1,7 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import { expect } from 'vitest';
 import { addDays, todayIn } from '../../../src/platform/time/tenant-clock';
-import { ReminderScan, REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS, type ScanSummary } from '../../../src/messaging/reminders/reminder-scan';
+import { ReminderScan, REMINDER_SCAN_OPTIONS, DEFAULT_REMINDER_SCAN_OPTIONS, type ScanSummary } from '../../../src/flows/reminders/reminder-scan';
 import type { DemoTenant, TestApp } from '../../support/test-app';
 import { tenantDb } from '../../courses/events/events-support';
 import { waitFor } from '../messages/delivery-peers';

@@ -9,7 +9,7 @@ import { loadEnv } from '../../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../../src/container';
 import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
 import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
-import { ReminderScan, REMINDER_SCAN_OPTIONS } from '../../../src/messaging/reminders/reminder-scan';
+import { ReminderScan, REMINDER_SCAN_OPTIONS } from '../../../src/flows/reminders/reminder-scan';
 
 async function main(): Promise<void> {
   const env = loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });

@@ -15,7 +15,7 @@ import { QUEUE_PREFIX } from '../../../../src/platform/queue/job-definition';
 import type { DependencyContainer } from 'tsyringe';
 import { RETRY_POLICY } from '../../../../src/platform/queue/job-worker';
 import { DEFAULT_RELAY_TIMING, RELAY_TIMING } from '../../../../src/messaging/outbox/relay-timing';
-import { DEFAULT_REMINDER_SCAN_OPTIONS, REMINDER_SCAN_OPTIONS } from '../../../../src/messaging/reminders/reminder-scan';
+import { DEFAULT_REMINDER_SCAN_OPTIONS, REMINDER_SCAN_OPTIONS } from '../../../../src/flows/reminders/reminder-scan';
 import { startWorkers } from '../../../../src/platform/queue/worker-runtime';
 import { startLocalPostgres, type LocalService } from '../../../../src/platform/dev/local-services';
 import { testEnv, type TestApp } from '../../../support/test-app';

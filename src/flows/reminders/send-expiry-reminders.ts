@@ -1,15 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { LOGGER, TENANT } from '../../platform/tokens';
+import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory } from '../../people';
-import { MessagesRepository, type Medium } from '../messages/messages.repository';
-import { RECIPIENT_COLUMNS } from '../messages/recipients';
-import { OutboxSignal } from '../outbox/outbox-signal';
-import { ExpiryRemindersRepository, type DueRegistration } from './expiry-reminders.repository';
-import { reminderMessage, thresholdsDone } from './reminder-message';
+import { holdRegistration } from '../../catalogue';
+import {
+  ExpiryRemindersRepository, MessagesRepository, OutboxSignal, RECIPIENT_COLUMNS, reminderMessage, thresholdsDone, type DueRegistration, type Medium,
+} from '../../messaging';
+import { readDueRegistrations } from './due-registrations';
 
 export interface TenantScanResult {
   /** Reminders written to the outbox, per medium. */
@@ -27,17 +28,19 @@ type Outcome = { kind: 'sent'; medium: Medium } | { kind: 'no_contact' } | { kin
 const BATCH = 200;
 
 /**
- * One tenant's part of the reminder scan. Each reminder is one transaction: the rows of the
- * thresholds it settles and the message with its outbox delivery commit together, so a scan
- * killed halfway leaves every registration either reminded or not (the next scan finishes it).
+ * One tenant's part of the reminder scan: registrations are the catalogue's, persons and their
+ * managers people's, the reminder rows and the message messaging's. Each reminder is one
+ * transaction (`uow.run`, everything through `tx.get`): the registration held, the rows of the
+ * thresholds it settles and the message with its outbox delivery commit together, so a scan killed
+ * halfway leaves every registration either reminded or not (the next scan finishes it).
  */
 @injectable()
-export class ExpiryReminders {
+export class SendExpiryRemindersFlow {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
+    @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TenantClock) private readonly clock: TenantClock,
-    @inject(ExpiryRemindersRepository) private readonly repo: ExpiryRemindersRepository,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -56,7 +59,7 @@ export class ExpiryReminders {
     let afterId = 0;
     try {
       for (;;) {
-        const due = await this.repo.due(today, thresholds, afterId, BATCH);
+        const due = await readDueRegistrations(this.db, today, thresholds, afterId, BATCH);
         for (const reg of due) {
           if (cancelled()) return result;
           const outcome = await this.remind(reg, thresholds);
@@ -76,6 +79,8 @@ export class ExpiryReminders {
   private async remind(reg: DueRegistration, thresholds: readonly number[]): Promise<Outcome> {
     const done = thresholdsDone(reg.days_left, thresholds);
     return this.uow.run(async (tx): Promise<Outcome> => {
+      // a renewal or deletion in flight waits for this transaction, or this one sees it and skips
+      if (!(await holdRegistration(tx.get(TENANT_DB), reg.id, reg.valid_until))) return { kind: 'taken' };
       const reminders = tx.get(ExpiryRemindersRepository);
       const claimed = await reminders.claimThresholds(reg, done);
       if (!claimed.includes(reg.reached)) return { kind: 'taken' };

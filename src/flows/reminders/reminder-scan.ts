@@ -7,7 +7,7 @@ import { QUEUE_PREFIX, QUEUE_REDIS, ROOT_CONTAINER } from '../../platform/queue/
 import { TenantStore } from '../../platform/tenancy/tenant-store';
 import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
 import { openTenantScope } from '../../platform/tenancy/request-scope';
-import { ExpiryReminders, type TenantScanResult } from './expiry-reminders.service';
+import { SendExpiryRemindersFlow, type TenantScanResult } from './send-expiry-reminders';
 import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { CLOCK, type Clock } from '../../platform/time/tenant-clock';
 import { tenantsWithDueReminders, type ReminderCandidates } from './reminder-candidates';
@@ -116,7 +116,7 @@ export class ReminderScan {
     const tenant = await this.tenants.byTenantId(tenantId);
     if (!tenant || tenant.status !== 'active') return null;
     try {
-      return await openTenantScope(this.root, tenant).resolve(ExpiryReminders).scan(cancelled);
+      return await openTenantScope(this.root, tenant).resolve(SendExpiryRemindersFlow).scan(cancelled);
     } catch (err) {
       // a schema not migrated to 100_expiry_reminders yet
       if ((err as { code?: string }).code === '42P01') return null;

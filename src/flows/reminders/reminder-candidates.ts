@@ -3,8 +3,8 @@ import type { TenantStore } from '../../platform/tenancy/tenant-store';
 import type { Clusters } from '../../platform/clusters/clusters';
 import { TenantDb } from '../../platform/tenancy/tenant-db';
 import { todayIn } from '../../platform/time/tenant-clock';
-import { dueRegistrations } from './expiry-reminders.repository';
-import { migratedSchemas } from '../outbox/pending-scan';
+import { schemasWithReminderRows } from '../../messaging';
+import { dueRegistrations } from './due-registrations';
 
 /** Tenants per statement: one UNION ALL of indexed probes. */
 const CHUNK = 200;
@@ -28,7 +28,7 @@ interface Candidate {
  * Which of these tenants have a registration due a reminder now: the scan visits only those, so a
  * scan of tenants at rest costs one statement per CHUNK tenants of a cluster (and one read of their
  * config items) instead of a tenant load and a query each. The condition is the scan's own
- * (dueRegistrations), with each tenant's thresholds and calendar day as ExpiryReminders computes
+ * (dueRegistrations), with each tenant's thresholds and calendar day as SendExpiryRemindersFlow computes
  * them. Schemas without expiry_reminders yet (not migrated) are left out; the scan skips them too.
  */
 export async function tenantsWithDueReminders(
@@ -60,7 +60,7 @@ export async function tenantsWithDueReminders(
 }
 
 async function probe(knex: Knex, chunk: readonly Candidate[], result: ReminderCandidates): Promise<void> {
-  const migrated = await migratedSchemas(knex, chunk.map((t) => t.schema), 'expiry_reminders');
+  const migrated = await schemasWithReminderRows(knex, chunk.map((t) => t.schema));
   const parts = chunk.filter((t) => migrated.has(t.schema));
   if (!parts.length) return;
   for (const t of parts) result.checked.add(t.id);
