@@ -51,7 +51,7 @@ export const messagingModule: AppModule = {
 /** Its pooled SMTP connections, closed with the container (container.ts). */
 export { MailSender } from './messages/mail-sender';
 /** Sending a message (SendMessageFlow), and reading messages with the names a flow joins on (ReadMessagesFlow). */
-export { MessagesService, type MessageView, type SendMessageInput, type UserNameSend } from './messages/messages.service';
+export { MessagesService, type MessageView, type SendMessageInput } from './messages/messages.service';
 export { MessagesRepository, type MessageWithNames, type Medium, type DeliveryRow } from './messages/messages.repository';
 export { RECIPIENT_COLUMNS, type Recipient } from './messages/recipients';
 export type { RecipientsByUserName } from './messages/insert-to-user-name';
