@@ -5,11 +5,8 @@
  */
 import type { AppModule } from '../platform/module';
 import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
-import { PASSWORD_ATTEMPTS, PERSON_SESSIONS } from '../people';
 import { SessionAuthScheme } from './accounts/session-auth-scheme';
 import { SwtAuthScheme } from './sso/swt-auth-scheme';
-import { SessionStore } from './accounts/session-store';
-import { LoginThrottle } from './accounts/login-throttle';
 
 export const identityModule: AppModule = {
   name: 'identity',
@@ -17,8 +14,6 @@ export const identityModule: AppModule = {
     // An explicit Authorization: SWT header decides before any cookie the browser may also send.
     c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
     c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
-    c.register(PERSON_SESSIONS, { useClass: SessionStore });
-    c.register(PASSWORD_ATTEMPTS, { useClass: LoginThrottle });
   },
 };
 
@@ -31,3 +26,5 @@ export { LoginService } from './accounts/login.service';
 export { SignonService } from './sso/signon.service';
 export { SESSION_COOKIE } from './accounts/session-auth-scheme';
 export { SessionStore } from './accounts/session-store';
+/** For flows: checking old_password counts against the login limits (src/flows/persons). */
+export { LoginThrottle } from './accounts/login-throttle';

@@ -9,7 +9,6 @@ import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
 import { JOBS, QUEUES } from '../platform/queue/job-definition';
 import { METRICS_SOURCES } from '../platform/metrics/metrics';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
-import { CONTACT_CHANGE_NOTIFIER, NEW_PERSON_NOTIFIER } from '../people';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { WAITLIST_NOTIFIER } from '../courses';
 import { OutboxRelay } from './messages/outbox-relay';
@@ -23,9 +22,7 @@ import { deliverMessageJob } from './messages/deliver-message.job';
 import { deliverBatchJob } from './messages/deliver-batch.job';
 import { MESSAGE_QUEUES } from './messages/message-queues';
 import { QueuedJobsPurger } from './messages/queued-jobs-purger';
-import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
-import { ContactChangeNotice } from './messages/contact-change-notice';
 import { MessageData } from './messages/message-data';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
@@ -46,9 +43,7 @@ export const messagingModule: AppModule = {
     c.register(JOBS, { useValue: deliverBatchJob });
     c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
-    c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
     c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
-    c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
     c.register(PERSON_DATA, { useClass: MessageData });
     registerReminders(c);
     registerWebhooks(c);
@@ -56,6 +51,9 @@ export const messagingModule: AppModule = {
 };
 
 export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
+/** For flows, bound to the change's transaction (tx.get): a new person's login mail, the notice of a contact change. */
+export { SendLoginNotifier } from './messages/send-login-notifier';
+export { ContactChangeNotice, type ContactChange } from './messages/contact-change-notice';
 /** Its pooled SMTP connections, closed with the container (container.ts). */
 export { MailSender } from './messages/mail-sender';
 /** For its routes (src/routes/messaging): messages, the deliveries admin, webhook endpoints. */

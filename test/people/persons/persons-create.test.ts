@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
-import { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from '../../../src/people/persons/new-person-notifier';
+import { SendLoginNotifier } from '../../../src/messaging';
 import { form, idsByRef } from './demo-refs';
 
 let t: TestApp;
@@ -92,12 +92,12 @@ describe('POST /api/persons', () => {
   });
 });
 
-describe('POST /api/persons with a NewPersonNotifier registered', () => {
+describe('POST /api/persons with another SendLoginNotifier registered', () => {
   it('hands the new person to the notifier when send_login is true, and only then', async () => {
     const sent: { personId: number; userName: string }[] = [];
     const app = await createTestApp();
     try {
-      app.container.register<NewPersonNotifier>(NEW_PERSON_NOTIFIER, { useValue: { sendLogin: async (p) => void sent.push(p) } });
+      app.container.register(SendLoginNotifier, { useValue: { sendLogin: async (p: { personId: number; userName: string }) => void sent.push(p) } as SendLoginNotifier });
       const tenant = await importDemoTenant(app, 'acme');
       const ids = await idsByRef(app, tenant, 'organisations');
       const roles = await idsByRef(app, tenant, 'roles');
