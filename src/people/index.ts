@@ -21,13 +21,13 @@ export { PersonDirectory, identificationBucket, type PersonColumn, type PersonKe
 export { passwordChangeReason, type PasswordState } from './persons/password-state';
 export { PendingPasswords, PENDING_PASSWORD_HOURS, randomPassword, type PendingPasswordRow } from './persons/pending-passwords';
 export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from './person-access';
-export { policies, personNotFound, personRow, type DeferredTarget, type PersonRead, type DecidedPerson } from './person-policies';
+export { policies, personNotFound, personRow, type DeferredTarget, type PersonRead } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
 export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 /** For the person flows (src/flows/persons): reading and writing persons, the rules of a change, the erasure's part. */
-export { PersonsRepository, type PersonDetails, type PersonWithDetails, type PersonSubSelect, type PersonFilter } from './persons/persons.repository';
+export { PersonsRepository, type PersonWithDetails } from './persons/persons.repository';
 export { PersonListScope, type OrganisationScopeQuery } from './persons/person-list-scope';
 export {
   assertMayChange,
@@ -39,7 +39,7 @@ export {
   changedFields,
   type PasswordHelpers,
 } from './persons/person-changes';
-export { PersonChangeRecorder, type ContactField } from './persons/person-change-recorder';
+export { PersonChangeRecorder } from './persons/person-change-recorder';
 export { PersonAnonymiser, erasedUserName } from './persons/person-anonymiser';
 /** For its routes (src/routes/people) and the flows: views and input of persons, organisations. */
 export { PersonView, presentPersonSimple, presentPersonFull } from './persons/person.presenter';
