@@ -4,23 +4,23 @@
  * the competence level and the changes feed. Imports the people face only.
  */
 import type { AppModule } from '../platform/module';
-import { PERSON_QUALIFICATIONS, PERSON_ROLES } from '../people';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
-import { PersonRolesStore } from './roles/person-roles';
-import { Qualifications } from './personcompetences/person-qualifications';
 import { PersonCompetenceData } from './personcompetences/personcompetence-data';
 
 export const catalogueModule: AppModule = {
   name: 'catalogue',
   register(c) {
-    c.register(PERSON_ROLES, { useClass: PersonRolesStore });
-    c.register(PERSON_QUALIFICATIONS, { useClass: Qualifications });
     c.register(PERSON_DATA, { useClass: PersonCompetenceData });
   },
 };
 
 export { EVENT_CHANGES, type EventChanges } from './changes/event-changes';
 export { heldOn } from './personcompetences/personcompetences.repository';
+/** For flows: the roles persons hold (tx.get(PersonRolesStore) to change them) and person-id sub-queries of holders. */
+export { PersonRolesStore } from './roles/person-roles';
+export { personsHoldingRoles, heldRolesJson } from './roles/role-holders';
+export { Qualifications } from './personcompetences/person-qualifications';
+export { personsHoldingCompetence } from './personcompetences/competence-holders';
 export { findCompetence, surveyOf, loadSurvey, type CompetenceFacts, type SurveyTree } from './competences/competence-lookup';
 export {
   joinCompetences,

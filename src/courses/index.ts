@@ -8,7 +8,6 @@ import { instanceCachingFactory } from 'tsyringe';
 import type { AppModule } from '../platform/module';
 import { ENV } from '../platform/tokens';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
-import { PERSON_ATTENDANCE } from '../people';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { FILE_STORE, LocalFileStore } from './files/file-store';
 import { FilesPurger } from './files/files-purger';
@@ -23,7 +22,6 @@ export const coursesModule: AppModule = {
   register(c) {
     c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
-    c.register(PERSON_ATTENDANCE, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: SurveyAnswerData });
     c.register(PERSON_DATA, { useClass: FileData });
@@ -33,6 +31,9 @@ export const coursesModule: AppModule = {
 
 export { WAITLIST_NOTIFIER, type WaitlistNotifier, type Promotion } from './personevents/waitlist-notifier';
 export { FILE_STORE, type FileStore } from './files/file-store';
+/** For flows: who attends an event (a person-id sub-query) and which events exist. */
+export { personsAttending } from './personevents/attendees';
+export { Attendance } from './personevents/person-attendance';
 /** For its routes (src/routes/courses): events and check_join, sign-on, participants, locations, survey answers, files. */
 export { EventsService } from './events/events.service';
 export { EventsRepository } from './events/events.repository';

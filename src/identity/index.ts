@@ -4,15 +4,11 @@
  * What needs a person (login, signing on with a hash, the auth schemes) is in src/flows/identity.
  */
 import type { AppModule } from '../platform/module';
-import { PASSWORD_ATTEMPTS, PERSON_SESSIONS } from '../people';
-import { SessionStore } from './accounts/session-store';
-import { LoginThrottle } from './accounts/login-throttle';
 
 export const identityModule: AppModule = {
   name: 'identity',
   register(c) {
-    c.register(PERSON_SESSIONS, { useClass: SessionStore });
-    c.register(PASSWORD_ATTEMPTS, { useClass: LoginThrottle });
+    // Nothing to register: the auth schemes need persons (src/flows/identity registers them).
   },
 };
 

@@ -10,7 +10,6 @@ import type { AppModule } from '../platform/module';
 import { METRICS_SOURCES } from '../platform/metrics/metrics';
 import { QUEUES } from '../platform/queue/job-definition';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
-import { CONTACT_CHANGE_NOTIFIER, NEW_PERSON_NOTIFIER } from '../people';
 import { WAITLIST_NOTIFIER } from '../courses';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './outbox/outbox-age';
@@ -20,9 +19,7 @@ import { MailSender } from './messages/mail-sender';
 import { MessageInsertBatcher } from './messages/message-insert-batcher';
 import { SmsSender } from './messages/sms-sender';
 import { MESSAGE_QUEUES } from './messages/message-queues';
-import { SendLoginNotifier } from './messages/send-login-notifier';
 import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
-import { ContactChangeNotice } from './messages/contact-change-notice';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
 
@@ -40,14 +37,14 @@ export const messagingModule: AppModule = {
     for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });
     c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
-    c.register(NEW_PERSON_NOTIFIER, { useClass: SendLoginNotifier });
     c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
-    c.register(CONTACT_CHANGE_NOTIFIER, { useClass: ContactChangeNotice });
     registerReminders(c);
     registerWebhooks(c);
   },
 };
 
+/** For flows, bound to the change's transaction (tx.get): the notice of a contact change. */
+export { ContactChangeNotice, type ContactChange } from './messages/contact-change-notice';
 /** Its pooled SMTP connections, closed with the container (container.ts). */
 export { MailSender } from './messages/mail-sender';
 /** Sending a message (SendMessageFlow), and reading messages with the names a flow joins on (ReadMessagesFlow). */

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../platform/auth/principal';
 import { ApiError } from '../platform/errors/api-error';
-import type { PersonRow } from './person-row';
+import type { PersonKey, PersonRow } from './person-row';
 import { PersonDirectory } from './person-directory';
 import { OrganisationManagersRepository } from './organisations/organisation-managers.repository';
 
@@ -42,19 +42,20 @@ export class PersonAccess {
     @inject(PersonDirectory) private readonly directory: Pick<PersonDirectory, 'find'>,
   ) {}
 
-  /**
-   * The person a call acts on: `userName` when given, else the caller. Unknown: 404; a person
-   * named in the route's path is the resource and is quoted (`person "kari" not found`).
-   */
-  async target(user: Principal, userName: string | undefined, quoted = false, lookup = (): Promise<TargetPerson | undefined> => this.lookup(user, userName)): Promise<TargetPerson> {
-    const person = await lookup();
-    if (!person) throw ApiError.notFound(quoted ? `person "${userName}"` : `person ${userName ?? user.personId}`);
+  /** The person a call acts on: `userName` when given, else the caller. Unknown: 404 (targetNotFound). */
+  async target(user: Principal, userName: string | undefined, quoted = false): Promise<TargetPerson> {
+    const person = await this.lookup(user, userName);
+    if (!person) throw targetNotFound(user, userName, quoted);
     return person;
   }
 
   /** The person `userName` names (the caller when left out), or undefined. */
   lookup(user: Principal, userName: string | undefined): Promise<TargetPerson | undefined> {
-    return this.directory.find(userName === undefined ? { id: user.personId } : { user_name: userName }, TARGET_COLUMNS);
+    return this.find(personKey(user, userName));
+  }
+
+  find(key: PersonKey): Promise<TargetPerson | undefined> {
+    return this.directory.find(key, TARGET_COLUMNS);
   }
 
   async allows(user: Principal, person: { id: number; organisation_id: number | null }, rule: PersonRule): Promise<boolean> {
@@ -135,6 +136,16 @@ export class PersonAccess {
     const row = await this.directory.find({ id: user.personId }, ['superadmin']);
     return row?.superadmin === true;
   }
+}
+
+/** The person `userName` names, the caller when it is left out. */
+export function personKey(user: Principal, userName: string | undefined): PersonKey {
+  return userName === undefined ? { id: user.personId } : { user_name: userName };
+}
+
+/** The 404 of a person a call acts on; a person named in the route's path is the resource and is quoted (`person "kari" not found`). */
+export function targetNotFound(user: Principal, userName: string | undefined, quoted: boolean): ApiError {
+  return ApiError.notFound(quoted ? `person "${userName}"` : `person ${userName ?? user.personId}`);
 }
 
 function denial(rule: PersonRule, action: string, self: boolean): string {

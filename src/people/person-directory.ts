@@ -2,12 +2,12 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenancy/tenant-db';
-import type { PersonRow } from './person-row';
+import type { PersonKey, PersonRow } from './person-row';
 import { personsInSubtree } from './organisations/organisation-tree';
 
 export type PersonColumn = keyof PersonRow;
 /** How a person is named: by id, user name or the id of an external system. */
-export type PersonKeyOf = Pick<PersonRow, 'id'> | Pick<PersonRow, 'user_name'> | { extern_person_id: string };
+export type PersonKeyOf = PersonKey | { extern_person_id: string };
 
 /**
  * Persons as other code reads them: the columns asked for, of the one PersonRow. Calendar dates

@@ -3,27 +3,53 @@ import { ApiError } from '../platform/errors/api-error';
 import { TenantDataCache } from '../platform/cache/tenant-data-cache';
 import { TENANT } from '../platform/tokens';
 import { OrganisationsRepository } from './organisations/organisations.repository';
-import { PERSON_RULE_TEXT, PersonAccess, type PersonRule, type TargetPerson } from './person-access';
+import { PERSON_RULE_TEXT, PersonAccess, personKey, targetNotFound, type PersonRule, type TargetPerson } from './person-access';
+import type { PersonKey, PersonRow } from './person-row';
+import { PersonsRepository } from './persons/persons.repository';
 
 /** "see the competences of {person}": {person} becomes the user name of the person the call is about. */
 type Action = string | ((input: any) => string);
 
-const phrase = (action: Action, input: unknown, person?: TargetPerson) =>
+const phrase = (action: Action, input: unknown, person?: Pick<PersonRow, 'user_name'>) =>
   (typeof action === 'function' ? action(input) : action).replace('{person}', person?.user_name ?? '');
 
+/** What every person rule needs of the person to decide. */
+export type DecidedPerson = Pick<PersonRow, 'id' | 'user_name' | 'organisation_id'>;
+
 /**
- * A rule about the person named by the parameter `param` (default: the caller). The person is
- * resolved once, checked against `rule` by PersonAccess, and handed to the handler as ctx.target.
+ * How a person rule reads the person it decides on. The handler receives what was read as
+ * ctx.target, so a route whose handler needs more than TARGET_COLUMNS passes a read of what it
+ * needs, and the person is read once per request. `name` keys a GET's cached read: reads of other
+ * columns never share an entry.
  */
-function person(rule: PersonRule, param: string, action: Action): AccessRule<TargetPerson> {
+export interface PersonRead<T extends DecidedPerson> {
+  readonly name: string;
+  find(ctx: AccessCheck, key: PersonKey): Promise<T | undefined>;
+}
+
+/** The default read: TARGET_COLUMNS. */
+const targetColumns: PersonRead<TargetPerson> = { name: 'access target', find: (ctx, key) => ctx.resolve(PersonAccess).find(key) };
+
+/** The whole PersonRow (no details): what a change of the person works on. */
+export const personRow: PersonRead<PersonRow> = { name: 'person row', find: (ctx, key) => ctx.resolve(PersonsRepository).find(key) };
+
+/**
+ * A rule about the person named by the parameter `param` (default: the caller). The person is read
+ * once (`read`; TARGET_COLUMNS when left out), checked against `rule` by PersonAccess, and handed
+ * to the handler as ctx.target.
+ */
+function person<T extends DecidedPerson = TargetPerson>(rule: PersonRule, param: string, action: Action, read?: PersonRead<T>): AccessRule<T> {
+  const reading = (read ?? targetColumns) as PersonRead<T>;
   return {
     security: `${PERSON_RULE_TEXT[rule]} (the person named by ${param}; the caller when it is left out)`,
     login: true,
     async check(ctx: AccessCheck, input: Record<string, unknown>) {
-      const persons = ctx.resolve(PersonAccess);
       const named = input[param] as string | undefined;
-      const target = await persons.target(ctx.user, named, ctx.path.includes(`:${param}`), ctx.method === 'get' ? () => cachedLookup(ctx, persons, named) : undefined);
-      await persons.assert(ctx.user, target, rule, phrase(action, input, target));
+      const key = personKey(ctx.user, named);
+      // a GET changes nothing, so its person may come from the cache; a write acts on the person and reads the database
+      const target = ctx.method === 'get' ? await cachedFind(ctx, reading, key) : await reading.find(ctx, key);
+      if (!target) throw targetNotFound(ctx.user, named, ctx.path.includes(`:${param}`));
+      await ctx.resolve(PersonAccess).assert(ctx.user, target, rule, phrase(action, input, target));
       return target;
     },
   };
@@ -62,13 +88,13 @@ function personDeferredForSuperuser(rule: PersonRule, param: string, action: Act
 }
 
 /**
- * A GET's target person from TenantDataCache (fresh by the persons table's change notices): the
- * lookup was the one query left on cached reads such as GET /api/personcompetences. Writes look
- * the person up in the database, as they act on it. A copy is handed out: cached values are frozen.
+ * A GET's target person from TenantDataCache (fresh by the change notices of the tables it is read
+ * from): the lookup was the one query left on cached reads such as GET /api/personcompetences.
+ * Writes read the person from the database, as they act on it. A copy is handed out: cached values are frozen.
  */
-async function cachedLookup(ctx: AccessCheck, persons: PersonAccess, named: string | undefined): Promise<TargetPerson | undefined> {
-  const key = `access target\u0000${named === undefined ? `id ${ctx.user.personId}` : `user_name ${named}`}`;
-  const found = await ctx.resolve(TenantDataCache).get(ctx.resolve(TENANT), key, async () => ({ person: (await persons.lookup(ctx.user, named)) ?? null }));
+async function cachedFind<T extends DecidedPerson>(ctx: AccessCheck, read: PersonRead<T>, key: PersonKey): Promise<T | undefined> {
+  const entry = `${read.name}\u0000${'id' in key ? `id ${key.id}` : `user_name ${key.user_name}`}`;
+  const found = await ctx.resolve(TenantDataCache).get(ctx.resolve(TENANT), entry, async () => ({ person: (await read.find(ctx, key)) ?? null }));
   return found.person ? { ...found.person } : undefined;
 }
 
@@ -116,12 +142,12 @@ function superuserOrSuperadmin(action: string): AccessRule<undefined> {
  */
 export const policies = {
   ...access,
-  selfOrManager: (param: string, action: Action) => person('selfOrManager', param, action),
+  selfOrManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrManager', param, action, read),
   /** selfOrManager, but a superuser's target is left to the handler's statement (DeferredTarget). */
   selfOrManagerDeferredForSuperuser: (param: string, action: Action) => personDeferredForSuperuser('selfOrManager', param, action),
-  selfOrActingManager: (param: string, action: Action) => person('selfOrActingManager', param, action),
-  actingManager: (param: string, action: Action) => person('actingManager', param, action),
-  selfOrSuperuser: (param: string, action: Action) => person('selfOrSuperuser', param, action),
+  selfOrActingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrActingManager', param, action, read),
+  actingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('actingManager', param, action, read),
+  selfOrSuperuser: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrSuperuser', param, action, read),
   organisationManager,
   manager,
   superuserOrSuperadmin,

@@ -38,5 +38,8 @@ export interface PersonRow {
 export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password'] as const;
 export type AccountRow = Pick<PersonRow, (typeof ACCOUNT_COLUMNS)[number]>;
 
+/** A person named by id or by user name. */
+export type PersonKey = Pick<PersonRow, 'id'> | Pick<PersonRow, 'user_name'>;
+
 /** What a call that acts on a person needs of them. */
 export type PersonRef = Pick<PersonRow, 'id' | 'user_name' | 'organisation_id'>;

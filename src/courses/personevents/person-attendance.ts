@@ -1,22 +1,15 @@
 import { inject, injectable } from 'tsyringe';
-import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
-import type { PersonAttendance } from '../../people';
 import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
-/** Sign-ons as the people module asks for them: the event_id filter of person lists, and the GDPR export. */
+/** Sign-ons of a person: which events exist (the 404 of the event_id filter of person lists), and the GDPR export. */
 @injectable()
-export class Attendance implements PersonAttendance, PersonDataHolder {
+export class Attendance implements PersonDataHolder {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   missing(eventIds: number[]): Promise<number[]> {
     return missingIds(this.db, 'events', eventIds);
-  }
-
-  /** The wait list counts; a sign-off does not. */
-  attends(db: TenantDb, eventId: number): Knex.QueryBuilder {
-    return db.table('person_events as pe').select(1).whereRaw('pe.person_id = p.id').where('pe.event_id', eventId).whereNot('pe.status', 'signed_off');
   }
 
   async export(person: PersonKey) {

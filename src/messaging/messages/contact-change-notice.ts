@@ -1,29 +1,41 @@
 import { inject, injectable } from 'tsyringe';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenancy/tenant';
-import type { ContactChange, ContactChangeNotifier } from '../../people';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
 
 const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
 
+/** A change of a person's password, e-mail or mobile, told to the address they had before. */
+export interface ContactChange {
+  personId: number;
+  userName: string;
+  /** The address the notice goes to: the e-mail before the change. */
+  oldEmail: string;
+  fields: ('email' | 'mobile' | 'password')[];
+  changedBy: string;
+}
+
 /**
- * The notice to a person's previous e-mail address, through the outbox like every other mail.
- * It names no new value: the old mailbox may no longer be the person's.
+ * The notice to a person's previous e-mail address, through the outbox like every other mail, so
+ * a taken-over account is noticed (ASVS 2.2.3). It names no new value: the old mailbox may no
+ * longer be the person's. Got by `tx.get(ContactChangeNotice)` in the change's transaction: the
+ * notice commits with the change or not at all, and the delivery is woken after the commit.
  */
 @injectable()
-export class ContactChangeNotice implements ContactChangeNotifier {
+export class ContactChangeNotice {
   constructor(
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
+    @inject(TRANSACTION) private readonly tx: Transaction,
   ) {}
 
-  async write(tx: Transaction, change: ContactChange): Promise<void> {
+  async write(change: ContactChange): Promise<void> {
     const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
     const was = change.fields.length > 1 ? 'were' : 'was';
     const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
-    await tx.get(MessagesRepository).insert({
+    await this.tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: change.personId,
@@ -36,6 +48,6 @@ export class ContactChangeNotice implements ContactChangeNotifier {
       send_medium: 'email',
       deliveries: [{ medium: 'email', address: change.oldEmail }],
     });
-    tx.afterCommit(() => this.signal.notify(this.tenant.id));
+    this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
   }
 }

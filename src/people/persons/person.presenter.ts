@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PersonDetails } from './persons.repository';
 import type { PersonRow } from '../person-row';
+import { passwordChangeReason } from './password-state';
 
 const isoDateTime = () => z.string().describe('ISO 8601 date-time');
 const OrganisationRef = z.object({ organisation_id: z.number().int(), name: z.string() });
@@ -71,8 +72,12 @@ export function presentPersonSimple(p: Pick<PersonRow, 'id' | 'user_name' | 'fir
   };
 }
 
-/** Single-object view: every stored field except credentials, plus organisation, roles and managed organisations. */
-export function presentPersonFull(p: PersonRow, d: PersonDetails) {
+/**
+ * Single-object view: every stored field except credentials, plus organisation, roles and managed
+ * organisations. must_change_password is the effective reason, so an expired password shows as
+ * 'expired' though nothing is stored (`maxAgeDays`: the tenant's password.max_age_days).
+ */
+export function presentPersonFull(p: PersonRow, d: PersonDetails, maxAgeDays: number | null) {
   return {
     ...presentPersonSimple(p),
     birthdate: p.birthdate,
@@ -92,7 +97,7 @@ export function presentPersonFull(p: PersonRow, d: PersonDetails) {
     roles: d.roles.map((r) => ({ role_id: r.id, name: r.name, meta_type: r.meta_type })),
     manages: d.manages.map((o) => ({ organisation_id: o.id, name: o.name })),
     password_changed_at: p.password_changed_at,
-    must_change_password: p.must_change_password,
+    must_change_password: passwordChangeReason(p, maxAgeDays),
     created_at: p.created_at,
     updated_at: p.updated_at,
   };

@@ -4,29 +4,44 @@ import { TENANT_DB } from '../../platform/tokens';
 import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
-import type { PersonRow } from '../person-row';
-import { PERSON_ROLES, type HeldRole, type PersonRoles } from '../person-ports';
+import type { PersonKey, PersonRow } from '../person-row';
 
+/** A role as a person's full view shows it. */
+export interface RoleShown {
+  id: number;
+  name: string;
+  meta_type: string;
+}
 
 export interface PersonDetails {
   organisation: { id: number; name: string } | null;
-  roles: HeldRole[];
+  roles: RoleShown[];
   manages: { id: number; name: string }[];
 }
+
+export type PersonWithDetails = PersonRow & PersonDetails;
+
+/**
+ * A scalar sub-select another module computes per person (the roles held, a JSON array), handed in
+ * by a flow: it is given the person id column of the query it goes into, so this module's alias
+ * stays its own and the full view stays one statement.
+ */
+export type PersonSubSelect = (db: TenantDb, personIdColumn: string) => Knex.Raw;
 
 export interface PersonFilter {
   /** Members of any of these organisations (already expanded to sub-organisations when asked). */
   organisationIds?: number[];
   /** The caller may only see members of these organisations (a manager's subtrees). */
   visibleOrganisationIds?: number[];
-  /** Correlated sub-queries on persons as p (signed on to an event, holds a competence, ...), each must match. */
-  matching?: Knex.QueryBuilder[];
+  /** Self-contained sub-queries selecting person ids (signed on to an event, holds a competence, ...): each must contain the person. */
+  personIds: Knex.QueryBuilder[];
 }
 
 const TEXT_COLUMNS = [
   'user_name', 'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'extern_person_id', 'address', 'postcode',
   'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
 ];
+const OTHER_COLUMNS = ['organisation_id', 'superuser', 'superadmin', 'password_changed_at', 'must_change_password', 'created_at', 'updated_at'];
 
 /** What the simple view shows: a list of them selects nothing else (no dates to parse, less to send). */
 export const SIMPLE_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'jobtitle', 'email', 'mobile', 'organisation_id', 'employee_code'] as const;
@@ -34,46 +49,44 @@ export type SimplePersonRow = Pick<PersonRow, (typeof SIMPLE_COLUMNS)[number]>;
 
 const PG_UNIQUE_VIOLATION = '23505';
 
-function hasDetails(p: PersonRow): p is PersonRow & PersonDetails {
+function hasDetails(p: PersonRow): p is PersonWithDetails {
   return 'roles' in p && 'manages' in p && 'organisation' in p;
 }
 
-/** Persons of the tenant; the password hash is never selected here. */
+/**
+ * Persons of the tenant; the password hash is never selected here. Queries alias persons as `p`;
+ * a sub-select of another module is handed `p.id` (PersonSubSelect). Got by `tx.get(PersonsRepository)`
+ * it writes in that transaction.
+ */
 @injectable()
 export class PersonsRepository {
-  constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(PERSON_ROLES) private readonly roles: PersonRoles,
-  ) {}
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  private select(withDetails = false): Knex.QueryBuilder {
-    const q = this.db
-      .table('persons as p')
-      .select(
-        'p.id',
-        ...TEXT_COLUMNS.map((c) => `p.${c}`),
-        // a calendar date: text avoids the local-midnight Date that pg would build
-        this.db.raw("to_char(p.birthdate, 'YYYY-MM-DD') as birthdate"),
-        'p.organisation_id',
-        'p.superuser',
-        'p.superadmin',
-        'p.password_changed_at',
-        'p.must_change_password',
-        'p.created_at',
-        'p.updated_at',
-      );
-    return withDetails ? q.select(this.detailColumns()) : q;
+  /** The PersonRow columns, prefixed with `prefix` (the alias, or nothing for RETURNING). */
+  private rowColumns(prefix: string): (string | Knex.Raw)[] {
+    return [
+      `${prefix}id`,
+      ...TEXT_COLUMNS.map((c) => `${prefix}${c}`),
+      // a calendar date: text avoids the local-midnight Date that pg would build
+      this.db.raw(`to_char(${prefix}birthdate, 'YYYY-MM-DD') as birthdate`),
+      ...OTHER_COLUMNS.map((c) => `${prefix}${c}`),
+    ];
+  }
+
+  private select(roles?: PersonSubSelect): Knex.QueryBuilder {
+    const q = this.db.table('persons as p').select(this.rowColumns('p.'));
+    return roles ? q.select(this.detailColumns(roles)) : q;
   }
 
   /**
    * organisation, roles and manages as JSON columns of the person query itself: a full view
    * costs no round trip of its own (round trips, not the sub-selects, dominate its cost).
    */
-  private detailColumns(): Knex.Raw[] {
+  private detailColumns(roles: PersonSubSelect): Knex.Raw[] {
     const ref = (t: string) => this.db.ref(t);
     return [
       this.db.raw(`(select json_build_object('id', o.id, 'name', o.name) from ?? o where o.id = p.organisation_id) as organisation`, [ref('organisations')]),
-      this.roles.heldColumn(this.db),
+      this.db.raw('? as roles', [roles(this.db, 'p.id')]),
       this.db.raw(
         `coalesce((select json_agg(json_build_object('id', o.id, 'name', o.name) order by o.id)
            from ?? om join ?? o on o.id = om.organisation_id where om.person_id = p.id), '[]'::json) as manages`,
@@ -82,51 +95,49 @@ export class PersonsRepository {
     ];
   }
 
-  findByUserName(userName: string, withDetails = false): Promise<PersonRow | undefined> {
-    return this.select(withDetails).where('p.user_name', userName).first();
+  find(key: PersonKey): Promise<PersonRow | undefined> {
+    return this.select().where(aliased(key)).first();
   }
 
-  findById(id: number, withDetails = false): Promise<PersonRow | undefined> {
-    return this.select(withDetails).where('p.id', id).first();
+  /** The person and what the full view adds (organisation, roles, manages), in one statement. */
+  findWithDetails(key: PersonKey, roles: PersonSubSelect): Promise<PersonWithDetails | undefined> {
+    return this.select(roles).where(aliased(key)).first();
   }
 
-  list(filter: PersonFilter, page: Paging, view: 'simple'): Promise<SimplePersonRow[]>;
-  list(filter: PersonFilter, page: Paging, view: 'full'): Promise<PersonRow[]>;
-  list(filter: PersonFilter, page: Paging, view: 'simple' | 'full'): Promise<SimplePersonRow[] | PersonRow[]> {
-    const base = view === 'full' ? this.select(true) : this.db.table('persons as p').select(SIMPLE_COLUMNS.map((c) => `p.${c}`));
+  list(filter: PersonFilter, page: Paging): Promise<SimplePersonRow[]>;
+  list(filter: PersonFilter, page: Paging, roles: PersonSubSelect): Promise<PersonWithDetails[]>;
+  list(filter: PersonFilter, page: Paging, roles?: PersonSubSelect): Promise<SimplePersonRow[] | PersonWithDetails[]> {
+    const base = roles ? this.select(roles) : this.db.table('persons as p').select(SIMPLE_COLUMNS.map((c) => `p.${c}`));
     const q = base.orderBy([{ column: 'p.lastname' }, { column: 'p.firstname' }, { column: 'p.id' }]);
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
-    for (const sub of filter.matching ?? []) q.whereExists(sub);
+    for (const ids of filter.personIds) q.whereIn('p.id', ids);
     return q.limit(page.limit).offset(page.offset);
   }
 
-  // joins on a db.table() builder get the tenant schema from withSchema, so they name plain tables
-  async details(p: PersonRow): Promise<PersonDetails> {
-    if (hasDetails(p)) return p;
-    const [organisation, roles, manages] = await Promise.all([
-      p.organisation_id === null
-        ? undefined
-        : this.db.table('organisations').select('id', 'name').where({ id: p.organisation_id }).first(),
-      this.roles.held(p.id),
-      this.db.table('organisation_managers as om').join('organisations as o', 'o.id', 'om.organisation_id')
-        .where('om.person_id', p.id).select('o.id', 'o.name').orderBy('o.id'),
-    ]);
-    return { organisation: organisation ?? null, roles, manages };
+  /** What the full view adds to a row read without it (after a write): one statement, on persons not at all. */
+  async details(p: Pick<PersonRow, 'id' | 'organisation_id'>, roles: PersonSubSelect): Promise<PersonDetails> {
+    if (hasDetails(p as PersonRow)) return p as PersonWithDetails;
+    // the row's two columns stand in for persons as p, so the same sub-selects serve
+    const one = this.db.raw('(select ?::integer as id, ?::integer as organisation_id) as p', [p.id, p.organisation_id]);
+    return this.db.builder.select(this.detailColumns(roles)).from(one).first();
   }
 
-  async insert(row: Record<string, unknown>): Promise<number> {
+  /** Inserts the person and answers the new row. */
+  async insert(row: Record<string, unknown>): Promise<PersonRow> {
     try {
-      const [r] = await this.db.table('persons').insert(row).returning('id');
-      return r.id;
+      const [created] = await this.db.table('persons').insert(row).returning(this.rowColumns(''));
+      return created;
     } catch (e) {
       throw translate(e, row.user_name);
     }
   }
 
-  async update(id: number, changes: Record<string, unknown>): Promise<void> {
+  /** Updates the person and answers the row as it is now (undefined: no such person). */
+  async update(id: number, changes: Record<string, unknown>): Promise<PersonRow | undefined> {
     try {
-      await this.db.table('persons').where({ id }).update({ ...changes, updated_at: this.db.fn.now() });
+      const [updated] = await this.db.table('persons').where({ id }).update({ ...changes, updated_at: this.db.fn.now() }).returning(this.rowColumns(''));
+      return updated;
     } catch (e) {
       throw translate(e, changes.user_name);
     }
@@ -142,6 +153,10 @@ export class PersonsRepository {
   missingOrganisations(ids: number[]): Promise<number[]> {
     return missingIds(this.db, 'organisations', ids);
   }
+}
+
+function aliased(key: PersonKey): Record<string, unknown> {
+  return 'id' in key ? { 'p.id': key.id } : { 'p.user_name': key.user_name };
 }
 
 function translate(e: unknown, userName: unknown): unknown {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging } from '../../platform/http/param-types';
-import { PersonsService, PersonView, policies } from '../../people';
+import { PersonView, policies } from '../../people';
+import { ListPersonsFlow } from '../../flows/persons/list-persons';
 import { personListShape } from './persons.routes';
 
 /** The persons of an organisation: a persons list, listed with the organisation routes. */
@@ -19,7 +20,7 @@ export const organisationMemberRoutes = [
     output: PersonView,
     async handler(ctx, input) {
       const query = { ...input, organisation_id: input.organisation_id };
-      return { items: await ctx.resolve(PersonsService).list(ctx.user, query, paging(input), input.view ?? 'simple') };
+      return { items: await ctx.resolve(ListPersonsFlow).list(ctx.user, query, paging(input), input.view ?? 'simple') };
     },
   }),
 ];

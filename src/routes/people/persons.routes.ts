@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
-import {
-  NewPersonLogin,
-  OwnViewCache,
-  PersonCreateData,
-  PersonUpdateData,
-  PersonView,
-  PersonWriter,
-  PersonsService,
-  policies,
-} from '../../people';
+import { OwnViewCache, PersonCreateData, PersonUpdateData, PersonView, personRow, policies } from '../../people';
 import { cachedRead } from '../../platform/cache/cached-read';
+import { PersonViews, personWithDetails } from '../../flows/persons/person-views';
+import { ListPersonsFlow } from '../../flows/persons/list-persons';
+import { UpdatePersonFlow } from '../../flows/persons/update-person';
+import { RemovePersonRolesFlow } from '../../flows/persons/remove-roles';
+import { CreatePersonFlow } from '../../flows/persons/create-person';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -46,20 +42,21 @@ export const personRoutes = [
       const user = ctx.user;
       const view = input.view ?? 'full';
       // unchanged account data costs no query (own-view-cache.ts: pushed invalidation)
-      return { items: [await ctx.resolve(OwnViewCache).get(ctx.tenant, user.personId, view, () => ctx.resolve(PersonsService).get(user.personId, view))] };
+      return { items: [await ctx.resolve(OwnViewCache).get(ctx.tenant, user.personId, view, () => ctx.resolve(PersonViews).get(user.personId, view))] };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/persons/:user_name',
-    access: policies.selfOrManager('user_name', 'see this person'),
+    // the rule reads the person with the full view's details: the handler only presents them
+    access: policies.selfOrManager('user_name', 'see this person', personWithDetails),
     resource: 'persons',
     summary: 'One person by user name. Security: superuser, person\'s manager, self',
     description: 'Full view by default. Unknown user_name: 404; existing but not allowed: 403.',
     input: z.object({ user_name: userNameParam, ...viewShape }),
     output: PersonView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonsService).get(ctx.target.id, input.view ?? 'full')] };
+      return { items: [await ctx.resolve(PersonViews).present(ctx.target, input.view ?? 'full')] };
     },
   }),
   defineRoute({
@@ -79,7 +76,7 @@ export const personRoutes = [
     output: PersonView,
     async handler(ctx, input) {
       const view = input.view ?? 'simple';
-      const load = () => ctx.resolve(PersonsService).list(ctx.user, input, paging(input), view);
+      const load = () => ctx.resolve(ListPersonsFlow).list(ctx.user, input, paging(input), view);
       // Simple views of the account data alone are cached (src/platform/cache/README.md); sign-ons, held
       // competences (time-dependent) and the full view (password expiry) are read each time.
       const cacheable = view === 'simple' && input.event_id === undefined && !input.has_competence_ids;
@@ -89,7 +86,8 @@ export const personRoutes = [
   defineRoute({
     method: 'put',
     path: '/persons/:user_name',
-    access: policies.selfOrActingManager('user_name', 'update this person'),
+    // the rule reads the whole row, the one read of the person the update works on
+    access: policies.selfOrActingManager('user_name', 'update this person', personRow),
     // open while the password must be changed for one request: the person setting their own password
     duringPasswordChange: (input, user) => input.user_name === user.userName && input.person_data?.password !== undefined,
     resource: 'persons',
@@ -116,14 +114,14 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const row = await ctx.resolve(PersonWriter).update(ctx.user, ctx.target, input, ctx.ip);
-      return { message: 'person updated', items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
+      const row = await ctx.resolve(UpdatePersonFlow).update(ctx.user, ctx.target, input, ctx.ip);
+      return { message: 'person updated', items: [await ctx.resolve(PersonViews).present(row, input.view ?? 'full')] };
     },
   }),
   defineRoute({
     method: 'delete',
     path: '/persons/:user_name',
-    access: policies.actingManager('user_name', 'remove roles'),
+    access: policies.actingManager('user_name', 'remove roles', personRow),
     resource: 'persons',
     summary: "Remove roles from a person. Security: superuser, person's manager",
     description:
@@ -137,8 +135,8 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const { person, removed } = await ctx.resolve(PersonWriter).removeRoles(ctx.user, ctx.target, input.role_ids);
-      return { message: `removed ${removed} role(s)`, items: [await ctx.resolve(PersonsService).present(person, input.view ?? 'full')] };
+      const removed = await ctx.resolve(RemovePersonRolesFlow).remove(ctx.user, ctx.target, input.role_ids);
+      return { message: `removed ${removed} role(s)`, items: [await ctx.resolve(PersonViews).present(ctx.target, input.view ?? 'full')] };
     },
   }),
   defineRoute({
@@ -163,10 +161,8 @@ export const personRoutes = [
     }),
     output: PersonView,
     async handler(ctx, input) {
-      const login = input.send_login ? ctx.resolve(NewPersonLogin).start(ctx.log) : null;
-      const row = await ctx.resolve(PersonWriter).create(ctx.user, input, login?.write);
-      const message = login ? await login.done() : 'person created';
-      return { message, items: [await ctx.resolve(PersonsService).present(row, input.view ?? 'full')] };
+      const { person, message } = await ctx.resolve(CreatePersonFlow).create(ctx.user, input, ctx.log);
+      return { message, items: [await ctx.resolve(PersonViews).present(person, input.view ?? 'full')] };
     },
   }),
 ];

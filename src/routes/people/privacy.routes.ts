@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
-import { PersonEraser, PersonExporter, PersonExportView, policies } from '../../people';
+import { policies } from '../../people';
+import { personWithDetails } from '../../flows/persons/person-views';
+import { ErasePersonFlow } from '../../flows/persons/erase-person';
+import { ExportPersonFlow, PersonExportView } from '../../flows/persons/export-person';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -9,7 +12,7 @@ export const privacyRoutes = [
   defineRoute({
     method: 'get',
     path: '/persons/:user_name/export',
-    access: policies.selfOrSuperuser('user_name', 'export this person'),
+    access: policies.selfOrSuperuser('user_name', 'export this person', personWithDetails),
     resource: 'export',
     summary: 'Everything stored about a person (GDPR access and portability). Security: superuser, self',
     description:
@@ -19,7 +22,7 @@ export const privacyRoutes = [
     input: z.object({ user_name: userNameParam }),
     output: PersonExportView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(PersonExporter).export(ctx.target)] };
+      return { items: [await ctx.resolve(ExportPersonFlow).export(ctx.target)] };
     },
   }),
   defineRoute({
@@ -38,7 +41,7 @@ export const privacyRoutes = [
     input: z.object({ user_name: userNameParam, confirm: z.string().max(200) }),
     output: z.object({ user_name: z.string().describe('the placeholder, erased-<person_id>') }),
     async handler(ctx, input) {
-      const placeholder = await ctx.resolve(PersonEraser).erase(ctx.user, input.user_name, input.confirm);
+      const placeholder = await ctx.resolve(ErasePersonFlow).erase(ctx.user, input.user_name, input.confirm);
       return { message: 'person erased', items: [{ user_name: placeholder }] };
     },
   }),

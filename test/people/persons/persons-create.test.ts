@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
-import { NEW_PERSON_NOTIFIER, type NewPersonNotifier } from '../../../src/people/persons/new-person-notifier';
+import { MailNewPasswordFlow } from '../../../src/flows/passwords/mail-new-password';
 import { form, idsByRef } from './demo-refs';
 
 let t: TestApp;
@@ -92,12 +92,13 @@ describe('POST /api/persons', () => {
   });
 });
 
-describe('POST /api/persons with a NewPersonNotifier registered', () => {
-  it('hands the new person to the notifier when send_login is true, and only then', async () => {
-    const sent: { personId: number; userName: string }[] = [];
+describe('POST /api/persons with another password mail registered', () => {
+  it('hands the new person to the password mail, in the creating transaction, when send_login is true, and only then', async () => {
+    const sent: { personId: number; reason: string }[] = [];
     const app = await createTestApp();
     try {
-      app.container.register<NewPersonNotifier>(NEW_PERSON_NOTIFIER, { useValue: { sendLogin: async (p) => void sent.push(p) } });
+      const fake = { write: async (_tx: unknown, personId: number, reason: string) => (sent.push({ personId, reason }), true) };
+      app.container.register(MailNewPasswordFlow, { useValue: fake as unknown as MailNewPasswordFlow });
       const tenant = await importDemoTenant(app, 'acme');
       const ids = await idsByRef(app, tenant, 'organisations');
       const roles = await idsByRef(app, tenant, 'roles');
@@ -105,7 +106,7 @@ describe('POST /api/persons with a NewPersonNotifier registered', () => {
       const res = await a.post('/api/persons').type('form').send(form({ organisation_id: ids.acme, role_id: roles.office, 'person_data[user_name]': 'mia', send_login: 1 }));
       expect(res.body).toMatchObject({ valid: true, message: 'person created; a login was sent' });
       await a.post('/api/persons').send({ organisation_id: ids.acme, role_id: roles.office, person_data: { user_name: 'max' }, send_login: 'false' });
-      expect(sent).toEqual([{ personId: res.body.persons[0].person_id, userName: 'mia' }]);
+      expect(sent).toEqual([{ personId: res.body.persons[0].person_id, reason: 'send_login' }]);
     } finally {
       await app.close();
     }

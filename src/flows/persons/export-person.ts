@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { TargetPerson } from '../person-access';
 import { auditEntriesOf } from '../../platform/audit';
 import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
-import { PersonsService } from './persons.service';
-import { PersonView } from './person.presenter';
+import { PersonView, type PersonWithDetails } from '../../people';
+import { PersonViews } from './person-views';
 
 const rows = (what: string) => z.array(z.record(z.string(), z.unknown())).describe(what);
 
@@ -24,33 +23,33 @@ export const PersonExportView = z
   .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.');
 
 /**
- * The right of access and portability: one answer with everything the tenant stores about a
- * person. Each module that keeps personal data fills its sections (PERSON_DATA), read straight
- * from its tables rather than through the list endpoints, which hide history (superseded and
- * deleted registrations) and page their answers.
+ * GET /api/persons/[user_name]/export, the right of access and portability: one answer with
+ * everything the tenant stores about a person. The person's full view (people, with catalogue's
+ * roles) is what the route's access rule read; each module that keeps personal data fills its
+ * sections (PERSON_DATA), read straight from its tables rather than through the list endpoints,
+ * which hide history (superseded and deleted registrations) and page their answers.
  */
 @injectable()
-export class PersonExporter {
+export class ExportPersonFlow {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(PersonsService) private readonly persons: PersonsService,
+    @inject(PersonViews) private readonly views: PersonViews,
     @injectAll(PERSON_DATA, { isOptional: true }) private readonly holders: PersonDataHolder[] = [],
   ) {}
 
-  /** `target`: the person, resolved and allowed by the route (the person themself or a superuser). */
-  async export(target: TargetPerson): Promise<z.infer<typeof PersonExportView>> {
-    const row = await this.persons.requireById(target.id, true);
-    const person = (await this.persons.present(row, 'full')) as z.infer<typeof PersonView>;
-    const key = { id: row.id, user_name: row.user_name };
+  /** `person`: resolved and allowed by the route (the person themself or a superuser), with the full view's details. */
+  async export(person: PersonWithDetails): Promise<z.infer<typeof PersonExportView>> {
+    const view = (await this.views.present(person, 'full')) as z.infer<typeof PersonView>;
+    const key = { id: person.id, user_name: person.user_name };
     const [sections, auditlog] = await Promise.all([
       Promise.all(this.holders.map((h) => h.export?.(key) ?? {})),
-      auditEntriesOf(this.db, row.user_name),
+      auditEntriesOf(this.db, person.user_name),
     ]);
     const found: Partial<Record<PersonExportSection, Record<string, unknown>[]>> = Object.assign({}, ...sections);
     const section = (name: PersonExportSection) => found[name] ?? [];
     return {
-      person,
-      roles: person.roles ?? [],
+      person: view,
+      roles: view.roles ?? [],
       personcompetences: section('personcompetences'),
       personevents: section('personevents'),
       surveyanswers: section('surveyanswers'),

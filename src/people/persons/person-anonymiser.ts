@@ -1,0 +1,41 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+
+/** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
+const PERSONAL_COLUMNS = [
+  'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'birthdate', 'extern_person_id', 'address', 'postcode', 'city',
+  'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
+  'password_hash', 'password_changed_at', 'must_change_password', 'pending_password_hash', 'pending_password_expires_at',
+] as const;
+
+export const erasedUserName = (personId: number) => `erased-${personId}`;
+
+/**
+ * The people module's part of an erasure (the right to erasure, GDPR article 17): the person row
+ * is anonymised in place, so registrations, sign-ons and survey answers keep counting in
+ * statistics without naming anyone. Got by `tx.get(PersonAnonymiser)` in the erasure's transaction.
+ */
+@injectable()
+export class PersonAnonymiser {
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
+
+  /** The person, locked until the erasure commits (two erasures of one person run one after the other). */
+  lock(userName: string): Promise<{ id: number } | undefined> {
+    return this.db.table('persons').where('user_name', userName).forUpdate().first('id');
+  }
+
+  /** Someone other than the person already holds the name. */
+  async nameTaken(userName: string, personId: number): Promise<boolean> {
+    return Boolean(await this.db.table('persons').where('user_name', userName).whereNot('id', personId).first('id'));
+  }
+
+  /** Blanks the personal columns, renames the person `placeholder` and ends what they managed (a placeholder manages nothing). */
+  async anonymise(personId: number, placeholder: string): Promise<void> {
+    await this.db.table('persons').where('id', personId).update({
+      ...Object.fromEntries(PERSONAL_COLUMNS.map((c) => [c, null])),
+      user_name: placeholder, superuser: false, superadmin: false, updated_at: this.db.fn.now(),
+    });
+    await this.db.table('organisation_managers').where('person_id', personId).delete();
+  }
+}
