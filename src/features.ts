@@ -1,6 +1,7 @@
-import type { DependencyContainer } from 'tsyringe';
+import { join } from 'node:path';
+import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { AppModule } from './platform/module';
-import { REDIS } from './platform/tokens';
+import { ENV, REDIS } from './platform/tokens';
 import { BACKGROUND_WORKERS } from './platform/queue/worker-runtime';
 import { QUEUE_PREFIX, QUEUE_REDIS, ROOT_CONTAINER } from './platform/queue/job-definition';
 import { QueueRegistry } from './platform/queue/queue-registry';
@@ -15,6 +16,7 @@ import { catalogueModule } from './catalogue';
 import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
+import { FILE_STORE, LocalFileStore } from './platform/files/file-store';
 import { registerFlows } from './flows';
 
 /** Every module, in the order they register (their routes are src/routes/index.ts's). */
@@ -34,6 +36,8 @@ export function registerFeatures(c: DependencyContainer): void {
   c.registerSingleton(PrincipalCache);
   c.registerSingleton(TenantDataCache);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });
+  // One byte store for uploads (courses' files) and tenant archives (tenancy), under DATA_DIR/files.
+  c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
   for (const m of MODULES) m.register(c);
   registerFlows(c);
   // After the modules' workers (the outbox relay starts before the job workers).

@@ -3,13 +3,9 @@
  * (personevents, orders), participants, locations, survey answers and files. Imports the people
  * and catalogue faces.
  */
-import { join } from 'node:path';
-import { instanceCachingFactory } from 'tsyringe';
 import type { AppModule } from '../platform/module';
-import { ENV } from '../platform/tokens';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
-import { FILE_STORE, LocalFileStore } from './files/file-store';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
 import { SurveyAnswerData } from './surveyanswers/surveyanswer-data';
@@ -20,7 +16,6 @@ import { EventChangesRepository } from './events/event-changes';
 export const coursesModule: AppModule = {
   name: 'courses',
   register(c) {
-    c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
     c.register(PERSON_DATA, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: SurveyAnswerData });
@@ -30,7 +25,6 @@ export const coursesModule: AppModule = {
 };
 
 export { WAITLIST_NOTIFIER, type WaitlistNotifier, type Promotion } from './personevents/waitlist-notifier';
-export { FILE_STORE, type FileStore } from './files/file-store';
 /** For flows: who attends an event (a person-id sub-query) and which events exist. */
 export { personsAttending } from './personevents/attendees';
 export { Attendance } from './personevents/person-attendance';

@@ -20,7 +20,7 @@ import { migrateAll } from '../../src/platform/migrations/migrate-all';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { TenantAdminService } from '../../src/tenancy/tenants/tenant-admin.service';
-import { FILE_STORE } from '../../src/courses/files/file-store';
+import { FILE_STORE } from '../../src/platform/files/file-store';
 import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
 import { BENCH_PASSWORD, largeTenant } from './generate-tenants';
 

@@ -5,7 +5,7 @@ import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { ErasureStep, PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
-import { FILE_STORE, type FileStore } from './file-store';
+import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 import { presentFile, type FileRow } from './files.service';
 
 /** A person's uploaded files: exported as metadata with download_url, deleted on erasure (bytes after the commit). */

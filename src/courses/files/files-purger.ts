@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { PurgedTenant, TenantPurger } from '../../platform/tenancy/tenant-purgers';
-import { FILE_STORE, type FileStore } from './file-store';
+import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 
 /** A deleted tenant's uploaded files: the whole namespace (its schema name) in the file store. */
 @injectable()

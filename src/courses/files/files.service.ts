@@ -6,7 +6,7 @@ import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import { FILE_STORE, type FileStore } from './file-store';
+import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 import { joinPersons } from '../../people';
 import { isoDateTime } from '../events/event.presenter';
 

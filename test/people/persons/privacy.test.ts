@@ -3,7 +3,7 @@ import { createTestApp, importDemoTenant, client, type TestApp, type DemoTenant 
 import { ACME_PASSWORDS, asAcme } from '../../support/login';
 import { idsByRef } from './demo-refs';
 import { KNEX } from '../../../src/platform/tokens';
-import { FILE_STORE } from '../../../src/courses/files/file-store';
+import { FILE_STORE } from '../../../src/platform/files/file-store';
 
 let t: TestApp;
 let acme: DemoTenant;

@@ -9,7 +9,7 @@ import { CLUSTERS, MAIN_CLUSTER, type Clusters } from '../../../platform/cluster
 import { PlatformDb } from '../../../platform/tenancy/platform-db';
 import { configItemDefinition } from '../../../platform/config-items/config-item-registry';
 import type { Tenant } from '../../../platform/tenancy/tenant';
-import { FILE_STORE, type FileStore } from '../../../courses';
+import { FILE_STORE, type FileStore } from '../../../platform/files/file-store';
 import { catalogSequences, catalogTables, type CatalogTable } from './schema-catalog';
 import {
   ARCHIVE_FORMAT,

@@ -15,7 +15,7 @@ import { TenantResolver } from '../../../platform/tenancy/tenant-resolver';
 import { schemaNameForSlug } from '../../../platform/tenancy/tenant-db';
 import { migrateSchema } from '../../../platform/migrations/migration-runner';
 import { tenantMigrations } from '../../../../migrations/tenant';
-import { FILE_STORE, type FileStore } from '../../../courses';
+import { FILE_STORE, type FileStore } from '../../../platform/files/file-store';
 import { ImportError, assertTenantFree, type ImportOptions } from '../tenant-importer';
 import { catalogTables } from './schema-catalog';
 import { HostName, TenantSlug } from '../tenant-import.schema';
