@@ -24,20 +24,18 @@ export const coursesModule: AppModule = {
   },
 };
 
-export { WAITLIST_NOTIFIER, type WaitlistNotifier, type Promotion } from './personevents/waitlist-notifier';
 /** For flows: who attends an event (a person-id sub-query) and which events exist. */
 export { personsAttending } from './personevents/attendees';
 export { Attendance } from './personevents/person-attendance';
 /** For its routes (src/routes/courses): events and check_join, sign-on, participants, locations, survey answers, files. */
-export { EventsService } from './events/events.service';
-export { EventsRepository } from './events/events.repository';
-export { EventView } from './events/event.presenter';
-export { eventFilterShape, customAttributeFilters } from './events/event-filters';
-export { checkJoin, presentJoinCheck } from './events/join-check';
-export { JoinCheckRepository } from './events/join-check.repository';
-export { SignOnService } from './personevents/signon.service';
-export { PersonEventsRepository } from './personevents/personevents.repository';
-export { PersonEventView, presentPersonEvent } from './personevents/person-event.presenter';
+export { EventsService, type EventViewOptions } from './events/events.service';
+export { EventsRepository, type EventRow } from './events/events.repository';
+export { EventView, type DescribedEvent } from './events/event.presenter';
+export { eventFilterShape, customAttributeFilters, applyEventFilters, type EventFilters, type ResolvedEventFilters } from './events/event-filters';
+export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
+export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
+export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
+export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
 export { ParticipantsService, ParticipantView } from './participants/participants.service';
 export { LocationsRepository, LocationView } from './locations/locations.repository';
 export { SurveyAnswersService, SurveyAnswerView, presentAnswer, type Answerer } from './surveyanswers/surveyanswers.service';

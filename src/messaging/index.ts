@@ -10,7 +10,6 @@ import type { AppModule } from '../platform/module';
 import { METRICS_SOURCES } from '../platform/metrics/metrics';
 import { QUEUES } from '../platform/queue/job-definition';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
-import { WAITLIST_NOTIFIER } from '../courses';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './outbox/outbox-age';
 import { OutboxMetrics } from './outbox/outbox-metrics';
@@ -19,7 +18,6 @@ import { MailSender } from './messages/mail-sender';
 import { MessageInsertBatcher } from './messages/message-insert-batcher';
 import { SmsSender } from './messages/sms-sender';
 import { MESSAGE_QUEUES } from './messages/message-queues';
-import { WaitlistPromotionNotifier } from './messages/waitlist-promotion-notifier';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
 
@@ -37,7 +35,6 @@ export const messagingModule: AppModule = {
     for (const queue of MESSAGE_QUEUES) c.register(QUEUES, { useValue: queue });
     c.register(METRICS_SOURCES, { useClass: OutboxMetrics });
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
-    c.register(WAITLIST_NOTIFIER, { useClass: WaitlistPromotionNotifier });
     registerReminders(c);
     registerWebhooks(c);
   },
@@ -64,6 +61,8 @@ export { OutboxRelays } from './outbox/outbox-relay';
 export { OutboxSignal } from './outbox/outbox-signal';
 /** The password mail (MailNewPasswordFlow). */
 export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
+/** The notice of a seat given from the wait list (SignOnFlow, src/flows/sign-on). */
+export { WaitlistPromotionNotice, type SeatPromotion } from './messages/waitlist-promotion-notice';
 /** Messages in a person's export and erasure (MessagePersonData). */
 export { MessageData, type MessageOfPerson } from './messages/message-data';
 /** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */

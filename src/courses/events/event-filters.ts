@@ -6,8 +6,6 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { p } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
-import { joinPersons, organisationContext, organisationSubtree, organisationsNamed } from '../../people';
-import { competenceGroupsNamed, competencesInCategories, competencesWithAttributes } from '../../catalogue';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),
@@ -56,45 +54,52 @@ export function customAttributeFilters(tenant: Tenant, raw: Record<string, unkno
   return out;
 }
 
-/** Organisation ids plus, with recursive, everything below them. */
-function orgTree(db: TenantDb, ids: number[], recursive: boolean): Knex.Raw | number[] {
-  if (!recursive) return ids;
-  return organisationSubtree(db, ids);
+/** Ids, or a self-contained sub-query selecting one id column (correlated to no outer alias). */
+export type IdSet = readonly number[] | Knex.QueryBuilder | Knex.Raw;
+
+/**
+ * The filters of GET /api/events that other modules answer (organisations, competences), resolved
+ * by the flow into id sets, and what the term is looked for in beyond the event's own text.
+ */
+export interface ResolvedEventFilters {
+  /** organisation_ids: events with a live sign-on (seat or wait list) of one of these persons. */
+  participants?: IdSet;
+  /** context_organisation_ids: events hosted by nobody or by one of these organisations. */
+  hostedByNobodyOr?: IdSet;
+  /** host_organisation_ids: events hosted by one of these organisations. */
+  hostedBy?: IdSet;
+  /** category_ids, attribute_ids: events of competences in every one of these sets. */
+  competences?: IdSet[];
+  /** Columns of the caller's read model the term is looked for in too (the competence's title). */
+  termAlsoIn?: string[];
 }
 
-/** Applies every GET /api/events filter to EventsRepository.base(). */
+/** Applies every GET /api/events filter to a query on EventsRepository.base() (events as e). */
 /** Modes compare instants with the clock's now; date-only startdate / enddate are days of the tenant's zone. */
-export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFilters, clock: TenantClock): Knex.QueryBuilder {
+export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFilters, resolved: ResolvedEventFilters, clock: TenantClock): Knex.QueryBuilder {
   const now = clock.now();
   q.whereNull('e.parent_id');
   if (f.competence_id) q.where('e.competence_id', f.competence_id);
   if (!f.cancelled) q.where('e.cancelled', false);
   if (f.term) {
     const like = `%${f.term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    q.where((w) => w.whereILike('e.title', like).orWhereILike('e.description', like).orWhereILike('c.title', like));
+    q.where((w) => {
+      w.whereILike('e.title', like).orWhereILike('e.description', like);
+      for (const column of resolved.termAlsoIn ?? []) w.orWhereILike(column, like);
+    });
   }
-  if (f.organisation_ids?.length) {
-    const orgs = orgTree(db, f.organisation_ids, f.recursive ?? false);
+  if (resolved.participants) {
     q.whereExists(
-      joinPersons(db.table('person_events as pe'), 'pp', 'pe.person_id')
-        .whereRaw('pe.event_id = e.id')
-        .whereNot('pe.status', 'signed_off')
-        .whereIn('pp.organisation_id', orgs as any),
+      db.table('person_events as pe').whereRaw('pe.event_id = e.id').whereNot('pe.status', 'signed_off').whereIn('pe.person_id', resolved.participants as any),
     );
   }
-  if (f.context_organisation_ids?.length || f.context_extern_organisation_ids?.length) {
+  if (resolved.hostedByNobodyOr) {
     // Available in an organisation's context: hosted by it or by an organisation above it, or hosted by nobody.
-    const ancestors = organisationContext(db, f.context_organisation_ids ?? [], f.context_extern_organisation_ids ?? []);
-    q.where((w) => w.whereNull('e.host_organisation_id').orWhereIn('e.host_organisation_id', ancestors as any));
+    const hosts = resolved.hostedByNobodyOr;
+    q.where((w) => w.whereNull('e.host_organisation_id').orWhereIn('e.host_organisation_id', hosts as any));
   }
-  if (f.host_organisation_ids?.length || f.host_organisation_external_ids?.length) {
-    q.whereIn('e.host_organisation_id', organisationsNamed(db, f.host_organisation_ids ?? [], f.host_organisation_external_ids ?? []));
-  }
-  if (f.category_ids?.length) q.whereIn('e.competence_id', competencesInCategories(db, f.category_ids));
-  if (f.attribute_ids?.length) q.whereIn('e.competence_id', competencesWithAttributes(db, f.attribute_ids));
-  if (f.competence_group_ids?.length || f.external_competence_group_ids?.length) {
-    q.whereIn('c.competence_group_id', competenceGroupsNamed(db, f.competence_group_ids ?? [], f.external_competence_group_ids ?? []));
-  }
+  if (resolved.hostedBy) q.whereIn('e.host_organisation_id', resolved.hostedBy as any);
+  for (const competences of resolved.competences ?? []) q.whereIn('e.competence_id', competences as any);
   if (f.startdate || f.enddate) {
     if (f.startdate) q.where('e.starts_at', '>=', clock.start(f.startdate));
     if (f.enddate) q.where('e.starts_at', '<', clock.start(f.enddate));

@@ -47,10 +47,13 @@ export const EventView = z.object({
   children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
 });
 
+/** An event as its views show it: with its competence's title and its instructor's user name (read by a flow). */
+export type DescribedEvent = EventRow & { competence_title: string; instructor_user_name: string | null };
+
 export interface EventExtras {
   counts: Map<number, SeatCounts>;
   prerequisites: Map<number, number[]>;
-  children: Map<number, EventRow[]>;
+  children: Map<number, DescribedEvent[]>;
   /** Present with user_check: the checked person's live status per event. */
   userStatus?: Map<number, string>;
 }
@@ -61,7 +64,7 @@ export function freePlaces(row: Pick<EventRow, 'max_participants'>, counts: Seat
   return Math.max(0, row.max_participants - (counts?.signed_on ?? 0));
 }
 
-export function presentEvent(row: EventRow, view: 'simple' | 'full', x: EventExtras): Record<string, unknown> {
+export function presentEvent(row: DescribedEvent, view: 'simple' | 'full', x: EventExtras): Record<string, unknown> {
   const counts = x.counts.get(row.id) ?? { signed_on: 0, waitlist: 0 };
   const out: Record<string, unknown> = {
     event_id: row.id,

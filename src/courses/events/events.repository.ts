@@ -3,21 +3,17 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
-import { joinPersons } from '../../people';
-import { joinCompetences } from '../../catalogue';
 
 export interface EventRow {
   id: number;
   parent_id: number | null;
   competence_id: number;
-  competence_title: string;
   title: string;
   description: string | null;
   location_id: number | null;
   location_name: string | null;
   host_organisation_id: number | null;
   instructor_id: number | null;
-  instructor_user_name: string | null;
   starts_at: Date;
   ends_at: Date;
   signon_opens: Date | null;
@@ -34,24 +30,32 @@ export interface SeatCounts {
   waitlist: number;
 }
 
-/** Reads events with the names the presenter needs; filters are applied by the caller. */
+/** Reads events; filters are applied by the caller. */
 @injectable()
 export class EventsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  /** Base query: e = events, c = competences, l = locations, i = instructor. */
+  /**
+   * Events as `e` (columns competence_id, instructor_id, ...) with their location's name (l): an
+   * EventRow. The competence's title and the instructor's user name are other modules': a flow
+   * widens this query with them for the views (DescribedEvent).
+   */
   base(): Knex.QueryBuilder {
-    const { db } = this;
-    const q = joinCompetences(db.table('events as e'), 'c', 'e.competence_id').leftJoin('locations as l', 'l.id', 'e.location_id');
-    return joinPersons(q, 'i', 'e.instructor_id', 'left').select('e.*', 'c.title as competence_title', 'l.name as location_name', 'i.user_name as instructor_user_name');
+    return this.db.table('events as e').leftJoin('locations as l', 'l.id', 'e.location_id').select('e.*', 'l.name as location_name');
   }
 
-  async page(q: Knex.QueryBuilder, paging: Paging, direction: 'asc' | 'desc'): Promise<EventRow[]> {
+  async page<R extends EventRow>(q: Knex.QueryBuilder, paging: Paging, direction: 'asc' | 'desc'): Promise<R[]> {
     return q.orderBy([{ column: 'e.starts_at', order: direction }, { column: 'e.id', order: direction }]).limit(paging.limit).offset(paging.offset);
   }
 
-  async find(id: number): Promise<EventRow | undefined> {
-    return this.base().where('e.id', id).first();
+  /** The event, read through `from` (base() or a flow's widening of it). */
+  async find<R extends EventRow = EventRow>(id: number, from: Knex.QueryBuilder = this.base()): Promise<R | undefined> {
+    return from.where('e.id', id).first();
+  }
+
+  /** Narrows `q` to the course events at the location overlapping from..to. */
+  atLocation(q: Knex.QueryBuilder, locationId: number, from: Date, to: Date): Knex.QueryBuilder {
+    return q.whereNull('e.parent_id').where('e.location_id', locationId).where('e.starts_at', '<', to).where('e.ends_at', '>', from);
   }
 
   /** The event, its row locked until the transaction ends (only the event row: FOR UPDATE OF e). */
@@ -59,9 +63,10 @@ export class EventsRepository {
     return this.base().where('e.id', id).forUpdate('e').first();
   }
 
-  async children(parentIds: number[]): Promise<EventRow[]> {
+  /** The module events of these course events, read through `from` (base() or a flow's widening of it). */
+  async children<R extends EventRow>(from: Knex.QueryBuilder, parentIds: number[]): Promise<R[]> {
     if (!parentIds.length) return [];
-    return this.base().whereIn('e.parent_id', parentIds).orderBy([{ column: 'e.starts_at' }, { column: 'e.id' }]);
+    return from.whereIn('e.parent_id', parentIds).orderBy([{ column: 'e.starts_at' }, { column: 'e.id' }]);
   }
 
   async seatCounts(eventIds: number[]): Promise<Map<number, SeatCounts>> {

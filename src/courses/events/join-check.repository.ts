@@ -2,7 +2,6 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { heldRegistrations, joinCompetences } from '../../catalogue';
 import type { EventRow } from './events.repository';
 import type { JoinFacts } from './join-check';
 
@@ -23,13 +22,32 @@ export interface SignOnInserted {
   signed_off_at: Date | null;
 }
 
+/** The prerequisites of an event, as `ep` (column competence_id): what the sign-on flow narrows to those a person lacks. */
+export function eventPrerequisites(db: TenantDb, eventId: number): Knex.QueryBuilder {
+  return db.table('event_prerequisites as ep').where('ep.event_id', eventId);
+}
+
+/**
+ * The prerequisites of `eventId` that `personId` does not hold on `today`, as rows (id, title) ordered
+ * by title, on `db`. Whether a competence is held, and its title, are the catalogue's: the sign-on
+ * flow composes this query from `eventPrerequisites` and hands it in, so it stays a sub-query of the
+ * one statement a sign-on reads its facts with.
+ */
+export type MissingPrerequisitesQuery = (db: TenantDb, eventId: number, personId: number, today: string) => Knex.QueryBuilder;
+
 /** The facts of check_join, from the tables (on the transaction that locked the event, when sign-on asks). */
 @injectable()
-export class JoinCheckRepository implements JoinFacts {
+export class JoinCheckRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  missingPrerequisites(eventId: number, personId: number, today: string): Promise<{ id: number; title: string }[]> {
-    return this.missingQuery(eventId, personId, today) as unknown as Promise<{ id: number; title: string }[]>;
+  /** check_join's facts, each read by a query of its own. */
+  facts(missing: MissingPrerequisitesQuery): JoinFacts {
+    return {
+      missingPrerequisites: (eventId, personId, today) => missing(this.db, eventId, personId, today) as unknown as Promise<{ id: number; title: string }[]>,
+      clash: (personId, event) => this.clash(personId, event),
+      liveStatus: (personId, eventId) => this.liveStatus(personId, eventId),
+      seatsTaken: (eventId) => this.seatsTaken(eventId),
+    };
   }
 
   clash(personId: number, event: EventRow): Promise<{ title: string; starts_at: Date } | undefined> {
@@ -52,10 +70,10 @@ export class JoinCheckRepository implements JoinFacts {
    * queries as the methods above, as scalar sub-queries; a question asked with other arguments
    * than prefetched goes to the table.
    */
-  async prefetch(event: EventRow, personId: number, today: string, withClash: boolean): Promise<JoinFacts> {
-    const { sql, bindings } = this.factsSql(event, personId, today, withClash);
+  async prefetch(event: EventRow, personId: number, today: string, withClash: boolean, missing: MissingPrerequisitesQuery): Promise<JoinFacts> {
+    const { sql, bindings } = this.factsSql(event, personId, today, withClash, missing);
     const { rows } = await this.db.raw(sql, bindings);
-    return this.factsFrom(rows[0], event, personId, today, withClash);
+    return this.factsFrom(rows[0], event, personId, today, withClash, missing);
   }
 
   /**
@@ -71,8 +89,9 @@ export class JoinCheckRepository implements JoinFacts {
     today: string,
     withClash: boolean,
     signOn: { allowed: boolean; orderId: number | null },
+    missing: MissingPrerequisitesQuery,
   ): Promise<{ facts: JoinFacts; inserted: SignOnInserted | null }> {
-    const facts = this.factsSql(event, personId, today, withClash);
+    const facts = this.factsSql(event, personId, today, withClash, missing);
     const sql = `with f as (${facts.sql}),
       ins as (insert into ?? (person_id, event_id, status, order_id)
         select ?, ?, case when ?::int is not null and f.seats >= ?::int then 'waitlist' else 'signed_on' end, ?::int from f
@@ -84,14 +103,14 @@ export class JoinCheckRepository implements JoinFacts {
     const row = rows[0] as FactsRow & { inserted: (Omit<SignOnInserted, 'created_at' | 'signed_off_at'> & { created_at: string; signed_off_at: string | null }) | null };
     const i = row.inserted;
     return {
-      facts: this.factsFrom(row, event, personId, today, withClash),
+      facts: this.factsFrom(row, event, personId, today, withClash, missing),
       inserted: i && { ...i, created_at: new Date(i.created_at), signed_off_at: i.signed_off_at === null ? null : new Date(i.signed_off_at) },
     };
   }
 
-  private factsSql(event: EventRow, personId: number, today: string, withClash: boolean): { sql: string; bindings: Knex.RawBinding[] } {
+  private factsSql(event: EventRow, personId: number, today: string, withClash: boolean, missingQuery: MissingPrerequisitesQuery): { sql: string; bindings: Knex.RawBinding[] } {
     const parts = [
-      this.missingQuery(event.id, personId, today).toSQL(),
+      missingQuery(this.db, event.id, personId, today).toSQL(),
       withClash ? this.clashQuery(personId, event).limit(1).select('e.title', 'e.starts_at').toSQL() : null,
       this.liveQuery(personId, event.id).toSQL(),
       this.seatsQuery(event.id).toSQL(),
@@ -103,8 +122,8 @@ export class JoinCheckRepository implements JoinFacts {
     return { sql, bindings: parts.flatMap((p) => (p ? [...p.bindings] : [])) as Knex.RawBinding[] };
   }
 
-  private factsFrom(r: FactsRow, event: EventRow, personId: number, today: string, withClash: boolean): JoinFacts {
-    const fallback = this;
+  private factsFrom(r: FactsRow, event: EventRow, personId: number, today: string, withClash: boolean, missing: MissingPrerequisitesQuery): JoinFacts {
+    const fallback = this.facts(missing);
     return {
       missingPrerequisites: (e, p, d) => (e === event.id && p === personId && d === today ? Promise.resolve(r.missing) : fallback.missingPrerequisites(e, p, d)),
       clash: (p, e) =>
@@ -114,18 +133,6 @@ export class JoinCheckRepository implements JoinFacts {
       liveStatus: (p, e) => (p === personId && e === event.id ? Promise.resolve(r.live ?? undefined) : fallback.liveStatus(p, e)),
       seatsTaken: (e) => (e === event.id ? Promise.resolve(Number(r.seats)) : fallback.seatsTaken(e)),
     };
-  }
-
-  private missingQuery(eventId: number, personId: number, today: string): Knex.QueryBuilder {
-    const db = this.db;
-    return joinCompetences(db.table('event_prerequisites as ep'), 'c', 'ep.competence_id')
-      .where('ep.event_id', eventId)
-      .whereNotExists(
-        // held, as everywhere: a failed attempt (passed 0) is registered but does not qualify
-        heldRegistrations(db, today).whereRaw('pc.competence_id = ep.competence_id').where('pc.person_id', personId),
-      )
-      .orderBy('c.title')
-      .select('c.id', 'c.title');
   }
 
   private clashQuery(personId: number, event: EventRow): Knex.QueryBuilder {

@@ -1,6 +1,5 @@
 import { ageOn } from '../../platform/time/tenant-clock';
 import type { TenantConfig } from '../../platform/config-items/tenant-config';
-import type { PersonRow } from '../../people';
 import type { EventRow } from './events.repository';
 
 export const JOIN_REASONS = [
@@ -42,8 +41,15 @@ export interface JoinFacts {
   seatsTaken(eventId: number): Promise<number>;
 }
 
-/** The person facts check_join reads. */
-export type JoinPerson = Pick<PersonRow, 'id' | 'user_name' | 'email' | 'mobile' | 'birthdate'>;
+/** The person facts check_join reads (columns of the people module's persons, handed in by the caller). */
+export interface JoinPerson {
+  id: number;
+  user_name: string;
+  email: string | null;
+  mobile: string | null;
+  /** YYYY-MM-DD */
+  birthdate: string | null;
+}
 
 /**
  * check_join: every unmet criterion with a text. event_full leaves can_join true (the

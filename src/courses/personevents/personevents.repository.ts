@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
-import { joinPersons } from '../../people';
 import type { PersonEventRow } from './person-event.presenter';
 
 export interface PersonEventFilters {
@@ -23,22 +22,28 @@ export interface OrderRef {
 export class PersonEventsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  base(db: TenantDb = this.db): Knex.QueryBuilder {
-    return joinPersons(db.table('person_events as pe'), 'p', 'pe.person_id')
+  /**
+   * Sign-ons as `pe` (with their event `e` and order `o`), every column of a PersonEventRow but the
+   * person's user_name, which is the people module's: a flow widens this query with it (joining on
+   * pe.person_id) and hands the widened query, `named`, to byId, live and list.
+   */
+  base(): Knex.QueryBuilder {
+    return this.db
+      .table('person_events as pe')
       .join('events as e', 'e.id', 'pe.event_id')
       .leftJoin('orders as o', 'o.id', 'pe.order_id')
       .select(
-        'pe.id', 'pe.person_id', 'p.user_name', 'pe.event_id', 'e.title as event_title', 'e.starts_at', 'e.ends_at',
+        'pe.id', 'pe.person_id', 'pe.event_id', 'e.title as event_title', 'e.starts_at', 'e.ends_at',
         'pe.status', 'pe.passed', 'pe.order_id', 'o.reference as order_reference', 'pe.created_at', 'pe.signed_off_at',
       );
   }
 
-  async byId(id: number, db: TenantDb = this.db): Promise<PersonEventRow> {
-    return this.base(db).where('pe.id', id).first();
+  async byId(named: Knex.QueryBuilder, id: number): Promise<PersonEventRow> {
+    return named.where('pe.id', id).first();
   }
 
-  async live(personId: number, eventId: number): Promise<PersonEventRow | undefined> {
-    return this.base().where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
+  async live(named: Knex.QueryBuilder, personId: number, eventId: number): Promise<PersonEventRow | undefined> {
+    return named.where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
   }
 
   /** The person's live sign-on (seat or wait list) to the event. */
@@ -81,8 +86,8 @@ export class PersonEventsRepository {
     return created;
   }
 
-  async list(f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {
-    const q = this.base().where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
+  async list(named: Knex.QueryBuilder, f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {
+    const q = named.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
     if (f.personIds) q.whereIn('pe.person_id', f.personIds as any);
     if (f.eventIds?.length) q.whereIn('pe.event_id', f.eventIds);
     if (f.personEventIds?.length) q.whereIn('pe.id', f.personEventIds);

@@ -1,13 +1,14 @@
-import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
-import { EventsService, EventView, JoinCheckRepository, checkJoin, customAttributeFilters, eventFilterShape, presentJoinCheck } from '../../courses';
+import { EventsService, EventView, customAttributeFilters, eventFilterShape, presentJoinCheck } from '../../courses';
 import { findCompetence } from '../../catalogue';
 import { TENANT_DB } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
 import { policies } from '../../people';
 import { cachedRead } from '../../platform/cache/cached-read';
+import { EventListingFlow } from '../../flows/events/event-listing';
+import { SignOnFlow } from '../../flows/sign-on/sign-on';
 
 const listInput = z.looseObject({
   ...eventFilterShape,
@@ -39,7 +40,7 @@ export const eventRoutes = [
     async handler(ctx, input) {
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
       const load = () =>
-        ctx.resolve(EventsService).list(filters, paging(input), {
+        ctx.resolve(EventListingFlow).list(filters, paging(input), {
           view: input.view ?? 'simple',
           userCheck: ctx.target && { personId: ctx.target.id },
         });
@@ -66,7 +67,7 @@ export const eventRoutes = [
       const competence = await findCompetence(ctx.resolve(TENANT_DB), input.competence_id);
       if (!competence) throw ApiError.notFound(`competence ${input.competence_id}`);
       const filters = { ...input, custom_attributes: customAttributeFilters(ctx.tenant, input) };
-      const items = await ctx.resolve(EventsService).list(filters, paging(input), {
+      const items = await ctx.resolve(EventListingFlow).list(filters, paging(input), {
         view: input.view ?? 'simple',
         userCheck: ctx.target && { personId: ctx.target.id },
       });
@@ -83,9 +84,7 @@ export const eventRoutes = [
     output: EventView,
     input: z.object({ event_id: p.id(), ...viewShape, user_check: p.bool().optional(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
-      const svc = ctx.resolve(EventsService);
-      const row = await svc.get(input.event_id);
-      const items = await svc.present([row], {
+      const items = await ctx.resolve(EventListingFlow).one(input.event_id, {
         view: input.view ?? 'full',
         userCheck: ctx.target && { personId: ctx.target.id },
       });
@@ -107,7 +106,7 @@ export const eventRoutes = [
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1).optional() }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
-      const result = await checkJoin(ctx.resolve(JoinCheckRepository), event, ctx.target, ctx.tenant.config, ctx.resolve(TenantClock));
+      const result = await ctx.resolve(SignOnFlow).check(event, ctx.target);
       return { body: { valid: true, message: result.can_join ? 'can join' : 'cannot join', ...presentJoinCheck(result) } };
     },
   }),

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { EventsRepository, EventsService, EventView, LocationView, LocationsRepository } from '../../courses';
+import { EventView, LocationView, LocationsRepository } from '../../courses';
 import { policies } from '../../people';
+import { EventListingFlow } from '../../flows/events/event-listing';
 
 const float = (name: string, min: number, max: number) =>
   z
@@ -91,15 +92,7 @@ export const locationRoutes = [
       const [from, to] = [clock.start(input.startdate), clock.start(input.enddate)];
       if (to <= from) throw ApiError.malformed('enddate', 'must be after startdate');
       await ctx.resolve(LocationsRepository).get(input.location_id);
-      const repo = ctx.resolve(EventsRepository);
-      const q = repo
-        .base()
-        .whereNull('e.parent_id')
-        .where('e.location_id', input.location_id)
-        .where('e.starts_at', '<', to)
-        .where('e.ends_at', '>', from);
-      const rows = await repo.page(q, paging(input), 'asc');
-      return { items: await ctx.resolve(EventsService).present(rows, { view: input.view ?? 'simple' }) };
+      return { items: await ctx.resolve(EventListingFlow).atLocation(input.location_id, from, to, paging(input), { view: input.view ?? 'simple' }) };
     },
   }),
 ];

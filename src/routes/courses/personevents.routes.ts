@@ -1,12 +1,11 @@
-import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { EventsService, PersonEventView, PersonEventsRepository, SignOnService, presentPersonEvent } from '../../courses';
-import type { Knex } from 'knex';
-import { TENANT_DB } from '../../platform/tokens';
-import { PersonAccess, personsInSubtree, policies, type TargetPerson } from '../../people';
+import { EventsService, PersonEventView, presentPersonEvent } from '../../courses';
+import { PersonAccess, policies, type TargetPerson } from '../../people';
+import { SignOnFlow } from '../../flows/sign-on/sign-on';
+import { SignOnViewsFlow, type SignOnsOf } from '../../flows/sign-on/sign-on-views';
 
 const userName = p.string(200).min(1).optional();
 
@@ -39,19 +38,19 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       const user = ctx.user;
-      let personIds: number[] | Knex.Raw | undefined;
+      let of: SignOnsOf = 'everyone';
       if (input.organisation_id) {
-        personIds = personsInSubtree(ctx.resolve(TENANT_DB), input.organisation_id);
+        of = { organisationId: input.organisation_id };
       } else if (input.user_name) {
-        personIds = [(ctx.target as TargetPerson).id];
+        of = { personIds: [(ctx.target as TargetPerson).id] };
       } else if (!user.superuser && !(await ctx.resolve(PersonAccess).isSuperadmin(user))) {
         // Without user_name and organisation_id anyone else gets their own sign-ons (as the earlier reference did).
-        personIds = [user.personId];
+        of = { personIds: [user.personId] };
       }
-      const rows = await ctx.resolve(PersonEventsRepository).list(
-        { personIds, eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
+      const rows = await ctx.resolve(SignOnViewsFlow).list(
+        of,
+        { eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
         paging(input),
-        ctx.resolve(TenantClock).now(),
       );
       return { items: rows.map(presentPersonEvent) };
     },
@@ -68,7 +67,7 @@ export const personEventRoutes = [
     async handler(ctx, input) {
       await ctx.resolve(EventsService).get(input.event_id);
       const person = ctx.target;
-      const row = await ctx.resolve(PersonEventsRepository).live(person.id, input.event_id);
+      const row = await ctx.resolve(SignOnViewsFlow).live(person.id, input.event_id);
       return { items: row ? [presentPersonEvent(row)] : [], message: row ? 'OK' : `${person.user_name} is not signed on to event ${input.event_id}` };
     },
   }),
@@ -96,7 +95,7 @@ export const personEventRoutes = [
     }),
     async handler(ctx, input) {
       // an unknown event is the 404 of the lock statement
-      const r = await ctx.resolve(SignOnService).signOn(ctx.target, input.event_id, input);
+      const r = await ctx.resolve(SignOnFlow).signOn(ctx.target, input.event_id, input);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
   }),
@@ -121,7 +120,7 @@ export const personEventRoutes = [
     async handler(ctx, input) {
       if (input.action === 'update') throw new ApiError(501, 'action=update is not implemented; use action=off to sign off');
       await ctx.resolve(EventsService).get(input.event_id);
-      const r = await ctx.resolve(SignOnService).signOff(ctx.user, ctx.target, input.event_id);
+      const r = await ctx.resolve(SignOnFlow).signOff(ctx.user, ctx.target, input.event_id);
       return { items: [presentPersonEvent(r.personEvent)], message: r.message };
     },
   }),

@@ -4,6 +4,7 @@ import { asAcme } from '../../support/login';
 import { eventIdsByTitle, idOf, setConfig, tenantDb } from './events-support';
 import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
 import { EventsRepository } from '../../../src/courses/events/events.repository';
+import { missingPrerequisites } from '../../../src/flows/sign-on/missing-prerequisites';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -127,7 +128,8 @@ describe('JoinCheckRepository.prefetch (sign-on reads every fact in one statemen
       const event = (await events.findForUpdate(eventId))!;
       for (const personId of persons) {
         for (const withClash of [true, false]) {
-          const facts = await repo.prefetch(event, personId, today, withClash);
+          const facts = await repo.prefetch(event, personId, today, withClash, missingPrerequisites);
+          const separately = repo.facts(missingPrerequisites);
           const one = {
             missing: await facts.missingPrerequisites(event.id, personId, today),
             clash: withClash ? await facts.clash(personId, event) : undefined,
@@ -135,10 +137,10 @@ describe('JoinCheckRepository.prefetch (sign-on reads every fact in one statemen
             seats: await facts.seatsTaken(event.id),
           };
           const separate = {
-            missing: await repo.missingPrerequisites(event.id, personId, today),
-            clash: withClash ? await repo.clash(personId, event) : undefined,
-            live: await repo.liveStatus(personId, event.id),
-            seats: await repo.seatsTaken(event.id),
+            missing: await separately.missingPrerequisites(event.id, personId, today),
+            clash: withClash ? await separately.clash(personId, event) : undefined,
+            live: await separately.liveStatus(personId, event.id),
+            seats: await separately.seatsTaken(event.id),
           };
           expect({ eventId, personId, ...one }).toEqual({ eventId, personId, ...separate });
           if (one.clash) clashes++;

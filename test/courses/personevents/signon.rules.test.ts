@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SignOnService } from '../../../src/courses/personevents/signon.service';
+import { SignOnFlow } from '../../../src/flows/sign-on/sign-on';
+import { SignOnViewsFlow } from '../../../src/flows/sign-on/sign-on-views';
 import { PersonEventsRepository } from '../../../src/courses/personevents/personevents.repository';
 import { EventsRepository, type EventRow } from '../../../src/courses/events/events.repository';
 import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
-import type { Promotion, WaitlistNotifier } from '../../../src/courses';
+import { PersonDirectory } from '../../../src/people';
+import { WaitlistPromotionNotice, type SeatPromotion } from '../../../src/messaging';
 import type { Principal } from '../../../src/platform/auth/principal';
 import { ApiError } from '../../../src/platform/errors/api-error';
 import { clockAt, fakeUnitOfWork, tenantConfig } from '../../support/fakes';
@@ -45,8 +47,10 @@ class Store {
       this.orders.push({ id, person_id: personId, reference });
       return { id, reference };
     },
-    byId: async (id: number) => ({ ...this.rows.find((r) => r.id === id)! }) as any,
   };
+
+  /** The sign-on as SignOnViewsFlow shows it (with the person's user name). */
+  readonly views = { byId: async (id: number) => ({ ...this.rows.find((r) => r.id === id)! }) as any };
 
   readonly joinFacts = {
     missingPrerequisites: async () => [],
@@ -70,8 +74,8 @@ class Store {
 }
 
 const event = (over: Partial<EventRow> = {}): EventRow => ({
-  id: 7, parent_id: null, competence_id: 3, competence_title: 'HSE', title: 'HSE December', description: null, location_id: null,
-  location_name: null, host_organisation_id: null, instructor_id: null, instructor_user_name: null,
+  id: 7, parent_id: null, competence_id: 3, title: 'HSE December', description: null, location_id: null,
+  location_name: null, host_organisation_id: null, instructor_id: null,
   starts_at: new Date('2030-12-01T08:00:00Z'), ends_at: new Date('2030-12-01T16:00:00Z'), signon_opens: null, signon_closes: null,
   max_participants: 2, min_age: null, cancelled: false, locked: false, custom_attributes: {}, ...over,
 });
@@ -79,23 +83,22 @@ const event = (over: Partial<EventRow> = {}): EventRow => ({
 const person = (id: number, user_name: string) => ({ id, user_name, email: `${user_name}@acme.example`, mobile: null, birthdate: null });
 const caller = (over: Partial<Principal> = {}): Principal => ({ personId: 99, userName: 'kari', superuser: false, organisationId: 1, mustChangePassword: null, via: 'session', ...over });
 
+/** The contact people's PersonDirectory gives the flow for the notice. */
+const contacts = new Map([1, 2, 3, 4, 5, 6].map((id) => [id, { id, email: `p${id}@acme.example`, mobile: null }]));
+
 function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
   const store = new Store();
-  const told: Promotion[] = [];
-  let committed = 0;
-  const notifier: WaitlistNotifier = {
-    notifyPromoted: async (tx, _id, promotion) => {
-      told.push(promotion);
-      tx.afterCommit(() => void committed++);
-    },
-  };
+  const told: SeatPromotion[] = [];
   const uow = fakeUnitOfWork([
     [EventsRepository, { findForUpdate: async (id: number) => (id === ev.id ? ev : undefined) }],
     [PersonEventsRepository, store.personEvents],
     [JoinCheckRepository, store.joinFacts],
+    [SignOnViewsFlow, store.views],
+    [PersonDirectory, { find: async (key: { id: number }) => contacts.get(key.id) }],
+    [WaitlistPromotionNotice, { write: async (promotion: SeatPromotion) => void told.push(promotion) }],
   ]);
-  const service = new SignOnService(uow, { config: tenantConfig(config) }, store.personEvents, clockAt('2030-11-20T12:00:00Z'), notifier);
-  return { store, service, told, committed: () => committed };
+  const service = new SignOnFlow(uow, { config: tenantConfig(config) }, store.views, { facts: () => store.joinFacts }, clockAt('2030-11-20T12:00:00Z'));
+  return { store, service, told };
 }
 
 const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: ApiError) => ({ errorcode: e.errorcode, message: e.message, extra: e.extra }));
@@ -130,8 +133,8 @@ describe('sign-on rules', () => {
 });
 
 describe('wait-list promotion rules', () => {
-  it('a sign-off gives the freed seat to the longest-waiting person and tells the notifier, then commits', async () => {
-    const { store, service, told, committed } = setUp(event({ max_participants: 2 }));
+  it('a sign-off gives the freed seat to the longest-waiting person and writes their notice with their contact', async () => {
+    const { store, service, told } = setUp(event({ max_participants: 2 }));
     store.add(1, 7, 'signed_on');
     store.add(2, 7, 'signed_on');
     const first = store.add(3, 7, 'waitlist');
@@ -140,8 +143,7 @@ describe('wait-list promotion rules', () => {
     expect(r.message).toBe('ola is signed off; 1 person(s) moved from the wait list to a seat');
     expect(store.rows.find((x) => x.id === first.id)!.status).toBe('signed_on');
     expect(store.rows.filter((x) => x.status === 'waitlist').map((x) => x.person_id)).toEqual([4]);
-    expect(told).toEqual([{ personId: 3, eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z') }]);
-    expect(committed()).toBe(1);
+    expect(told).toEqual([{ recipient: contacts.get(3), eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z') }]);
   });
 
   it('fills every free seat (a raised limit), all of them without a limit, none on a cancelled event', async () => {
@@ -150,18 +152,17 @@ describe('wait-list promotion rules', () => {
     raised.store.add(2, 7, 'signed_on');
     for (const p of [3, 4, 5, 6]) raised.store.add(p, 7, 'waitlist');
     await raised.service.signOff(caller({ superuser: true }), person(1, 'ola'), 7);
-    expect(raised.told.map((t) => t.personId)).toEqual([3, 4, 5]);
+    expect(raised.told.map((t) => t.recipient.id)).toEqual([3, 4, 5]);
     const open = setUp(event({ max_participants: null }));
     open.store.add(1, 7, 'signed_on');
     for (const p of [3, 4]) open.store.add(p, 7, 'waitlist');
     await open.service.signOff(caller(), person(1, 'ola'), 7);
-    expect(open.told.map((t) => t.personId)).toEqual([3, 4]);
+    expect(open.told.map((t) => t.recipient.id)).toEqual([3, 4]);
     const cancelled = setUp(event({ cancelled: true }));
     cancelled.store.add(1, 7, 'signed_on');
     cancelled.store.add(3, 7, 'waitlist');
     expect((await cancelled.service.signOff(caller(), person(1, 'ola'), 7)).message).toBe('ola is signed off');
     expect(cancelled.told).toEqual([]);
-    expect(cancelled.committed()).toBe(0);
   });
 
   it('a locked event refuses everyone but a superuser (409); no live sign-on is a 404', async () => {

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { eventIdsByTitle, idOf, setConfig, tenantDb } from '../events/events-support';
-import { WAITLIST_NOTIFIER } from '../../../src/courses/personevents/waitlist-notifier';
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -170,16 +169,17 @@ describe('GET /api/personevents', () => {
 });
 
 describe('wait-list promotion notification', () => {
-  it('tells a registered WAITLIST_NOTIFIER which sign-on got the seat', async () => {
-    const notified: number[] = [];
-    t.container.register(WAITLIST_NOTIFIER, { useValue: { notifyPromoted: async (_db: unknown, id: number) => void notified.push(id) } });
+  it('writes the person who got the seat a notice, in the outbox, with the sign-off', async () => {
     const event = await newEvent(1, 'Notify day', '2034-05-05');
     const admin = await asAcme(t, acme.host, 'admin');
     await admin.post(`/api/personevents/${event}`).send({ user_name: 'kari' });
     const waiting = await admin.post(`/api/personevents/${event}`).send({ user_name: 'nils' });
     expect(waiting.body.personevents[0].status).toBe('waitlist');
+    const nils = waiting.body.personevents[0].person_id;
+    const notices = () => tenantDb(t, acme).table('messages').where({ recipient_id: nils, title: 'You have a seat: Notify day' }).select('text', 'send_medium');
+    expect(await notices()).toEqual([]);
     await admin.put(`/api/personevents/${event}`).send({ user_name: 'kari', action: 'off' });
-    expect(notified).toEqual([waiting.body.personevents[0].person_event_id]);
+    expect(await notices()).toEqual([{ text: expect.stringContaining('"Notify day", starting 2034-05-05 08:00 UTC'), send_medium: expect.stringMatching(/^(email|sms)$/) }]);
     const competences = await admin.get('/api/competences/999999/events');
     expect(competences.body.errorcode).toBe(404);
   });

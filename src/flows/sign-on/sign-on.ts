@@ -5,13 +5,25 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import { EventsRepository, type EventRow } from '../events/events.repository';
-import { checkJoin, type JoinClock, type JoinFacts, type JoinPerson } from '../events/join-check';
-import { JoinCheckRepository } from '../events/join-check.repository';
-import { PersonEventsRepository, type OrderRef } from './personevents.repository';
-import { presentPersonEvent, type PersonEventRow } from './person-event.presenter';
 import { OUTBOUND_EVENTS, type OutboundEventType } from '../../platform/outbound/outbound-events';
-import { WAITLIST_NOTIFIER, type WaitlistNotifier } from './waitlist-notifier';
+import {
+  EventsRepository,
+  JoinCheckRepository,
+  PersonEventsRepository,
+  checkJoin,
+  presentPersonEvent,
+  type EventRow,
+  type JoinCheck,
+  type JoinClock,
+  type JoinFacts,
+  type JoinPerson,
+  type OrderRef,
+  type PersonEventRow,
+} from '../../courses';
+import { PersonDirectory } from '../../people';
+import { WaitlistPromotionNotice } from '../../messaging';
+import { missingPrerequisites } from './missing-prerequisites';
+import { SignOnViewsFlow } from './sign-on-views';
 
 /** Facts that block nothing: checkJoin with them judges only what needs no table. */
 const NOTHING_BLOCKS: JoinFacts = {
@@ -26,20 +38,29 @@ export interface SignOnResult {
   message: string;
 }
 
+/**
+ * Sign-on, check_join and sign-off with the wait list: courses' sign-ons checked against the
+ * catalogue's registrations (prerequisites), and a seat given from the wait list told to the person
+ * (people's contact, messaging's notice) in the sign-off's transaction.
+ */
 @injectable()
-export class SignOnService {
+export class SignOnFlow {
   constructor(
     @inject(UnitOfWork) private readonly uow: Pick<UnitOfWork, 'run'>,
     @inject(TENANT) private readonly tenant: Pick<Tenant, 'config'>,
-    @inject(PersonEventsRepository) private readonly personEvents: Pick<PersonEventsRepository, 'byId'>,
+    @inject(SignOnViewsFlow) private readonly views: Pick<SignOnViewsFlow, 'byId'>,
+    @inject(JoinCheckRepository) private readonly joinChecks: Pick<JoinCheckRepository, 'facts'>,
     @inject(TenantClock) private readonly clock: JoinClock,
-    // Optional: without messaging, promotion happens silently.
-    @inject(WAITLIST_NOTIFIER, { isOptional: true }) private readonly notifier?: WaitlistNotifier,
   ) {}
+
+  /** check_join: whether `person` may sign on to `event`, each fact read by a query of its own. */
+  check(event: EventRow, person: JoinPerson): Promise<JoinCheck> {
+    return checkJoin(this.joinChecks.facts(missingPrerequisites), event, person, this.tenant.config, this.clock);
+  }
 
   /** The person event as it is in `tx` (after the change), to the webhooks. */
   private async recordEvent(tx: Transaction, type: OutboundEventType, personEventId: number): Promise<void> {
-    await tx.get(OUTBOUND_EVENTS).record(type, async () => presentPersonEvent(await tx.get(PersonEventsRepository).byId(personEventId)));
+    await tx.get(OUTBOUND_EVENTS).record(type, async () => presentPersonEvent(await tx.get(SignOnViewsFlow).byId(personEventId)));
   }
 
   /** The event row locked for this transaction: sign-ons and sign-offs of one event queue here. */
@@ -79,7 +100,7 @@ export class SignOnService {
       const allowed = chosen !== undefined && (await checkJoin(NOTHING_BLOCKS, event, person, this.tenant.config, this.clock)).can_join;
       const { facts, inserted } = await tx
         .get(JoinCheckRepository)
-        .prefetchAndSignOn(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'), { allowed, orderId: chosen?.id ?? null });
+        .prefetchAndSignOn(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'), { allowed, orderId: chosen?.id ?? null }, missingPrerequisites);
       const check = await checkJoin(facts, event, person, this.tenant.config, this.clock);
       if (!check.can_join) {
         const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
@@ -117,10 +138,9 @@ export class SignOnService {
 
   /**
    * Signs off and gives each seat that became free to the longest-waiting person on the
-   * wait list (first come, first served), telling the optional notifier in the same transaction.
+   * wait list (first come, first served), writing each one's notice in the same transaction.
    */
   async signOff(user: Principal, person: Pick<JoinPerson, 'id' | 'user_name'>, eventId: number): Promise<SignOnResult> {
-    const notifier = this.notifier;
     const { id, promoted } = await this.uow.run(async (tx) => {
       const event = await this.lockEvent(tx, eventId);
       if (event.locked && !user.superuser) throw new ApiError(409, `event ${eventId} is locked; sign-ons cannot change`);
@@ -136,7 +156,8 @@ export class SignOnService {
           for (const waiting of await repo.waiting(eventId, free === Infinity ? null : free)) {
             await repo.promote(waiting.id);
             // in the same transaction: a crash after the commit cannot lose the notice
-            await notifier?.notifyPromoted(tx, waiting.id, { personId: waiting.person_id, eventTitle: event.title, startsAt: event.starts_at });
+            const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'email', 'mobile']);
+            if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at });
             await this.recordEvent(tx, 'personevent.promoted', waiting.id);
             promoted.push(waiting.id);
           }
@@ -144,7 +165,7 @@ export class SignOnService {
       }
       return { id: live, promoted };
     });
-    const personEvent = await this.personEvents.byId(id);
+    const personEvent = await this.views.byId(id);
     const tail = promoted.length ? `; ${promoted.length} person(s) moved from the wait list to a seat` : '';
     return { personEvent, message: `${person.user_name} is signed off${tail}` };
   }

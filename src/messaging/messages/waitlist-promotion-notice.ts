@@ -1,0 +1,45 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenancy/tenant';
+import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { MessagesRepository } from './messages.repository';
+import { OutboxSignal } from '../outbox/outbox-signal';
+
+/** Who moved from the wait list onto a seat of which event, and how to reach them. */
+export interface SeatPromotion {
+  recipient: { id: number; email: string | null; mobile: string | null };
+  eventTitle: string;
+  startsAt: Date;
+}
+
+/**
+ * A person moved from the wait list onto a seat is told by e-mail (or SMS), through the outbox.
+ * Reached through the sign-off's transaction (`tx.get`), so the promotion and its notice commit
+ * together; the delivery is woken after the commit.
+ */
+@injectable()
+export class WaitlistPromotionNotice {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+    @inject(TRANSACTION) private readonly tx: Transaction,
+  ) {}
+
+  async write({ recipient, eventTitle, startsAt }: SeatPromotion): Promise<void> {
+    const medium = recipient.email ? 'email' : recipient.mobile ? 'sms' : null;
+    // nobody to tell: the promotion stands without a notice
+    if (!medium) return;
+    await this.tx.get(MessagesRepository).insert({
+      kind: 'message',
+      sender_id: null,
+      recipient_id: recipient.id,
+      title: `You have a seat: ${eventTitle}`,
+      text: `A seat became free and you were moved from the wait list onto "${eventTitle}", starting ${new Date(startsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      cc: [],
+      reply_to: null,
+      send_medium: medium,
+      deliveries: [{ medium, address: (medium === 'email' ? recipient.email : recipient.mobile)! }],
+    });
+    this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
+  }
+}
