@@ -8,7 +8,6 @@ import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
-import { SurveyAnswerData } from './surveyanswers/surveyanswer-data';
 import { FileData } from './files/file-data';
 import { EVENT_CHANGES } from '../catalogue';
 import { EventChangesRepository } from './events/event-changes';
@@ -18,7 +17,6 @@ export const coursesModule: AppModule = {
   register(c) {
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
     c.register(PERSON_DATA, { useClass: Attendance });
-    c.register(PERSON_DATA, { useClass: SurveyAnswerData });
     c.register(PERSON_DATA, { useClass: FileData });
     c.register(EVENT_CHANGES, { useClass: EventChangesRepository });
   },
@@ -30,14 +28,14 @@ export { Attendance } from './personevents/person-attendance';
 /** For its routes (src/routes/courses): events and check_join, sign-on, participants, locations, survey answers, files. */
 export { EventsService, type EventViewOptions } from './events/events.service';
 export { EventsRepository, type EventRow } from './events/events.repository';
-export { EventView, type DescribedEvent } from './events/event.presenter';
+export { EventView, isoDateTime, type DescribedEvent } from './events/event.presenter';
 export { eventFilterShape, customAttributeFilters, applyEventFilters, type EventFilters, type ResolvedEventFilters } from './events/event-filters';
 export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
 export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
-export { ParticipantsService, ParticipantView } from './participants/participants.service';
 export { LocationsRepository, LocationView } from './locations/locations.repository';
-export { SurveyAnswersService, SurveyAnswerView, presentAnswer, type Answerer } from './surveyanswers/surveyanswers.service';
-export { surveyData } from './surveyanswers/survey-data';
-export { FilesService, FileView, presentFile } from './files/files.service';
+export { SurveyAnswersRepository } from './surveyanswers/surveyanswers.repository';
+export { SurveyAnswerView, presentAnswer, type AnswerRow } from './surveyanswers/surveyanswer.presenter';
+export { surveyData, validateItems, walkItems, type SurveyData } from './surveyanswers/survey-data';
+export { FilesService, FileView, presentFile, type FileRow } from './files/files.service';

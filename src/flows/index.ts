@@ -4,10 +4,12 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
+import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { SessionAuthScheme } from './identity/session-auth-scheme';
 import { SwtAuthScheme } from './identity/swt-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
+import { SurveyAnswerData } from './surveys/survey-answer-data';
 
 /** The kernel extension points flows implement, registered by the composition root after the modules. */
 export function registerFlows(c: DependencyContainer): void {
@@ -16,6 +18,8 @@ export function registerFlows(c: DependencyContainer): void {
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
   registerMessageFlows(c);
   registerReminderFlows(c);
+  // Survey answers in the GDPR export carry their survey's title (catalogue), so their holder is a flow.
+  c.register(PERSON_DATA, { useClass: SurveyAnswerData });
 }
 
 /** The CLI's operator actions that span modules (the operator API calls them too). */

@@ -59,7 +59,6 @@ export const singleImplementationPorts = (tokens: Token[]) =>
  */
 const NOT_YET_REPLACED = [
   'EVENT_CHANGES',
-  'WAITLIST_NOTIFIER',
 ];
 
 describe('DI tokens', () => {

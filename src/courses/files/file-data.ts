@@ -6,7 +6,7 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
 import type { ErasureStep, PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
-import { presentFile, type FileRow } from './files.service';
+import { presentFile, type StoredFile } from './files.service';
 
 /** A person's uploaded files: exported as metadata with download_url, deleted on erasure (bytes after the commit). */
 @injectable()
@@ -19,7 +19,7 @@ export class FileData implements PersonDataHolder {
   ) {}
 
   async export(person: PersonKey) {
-    const files: FileRow[] = await this.db.table('files').where('person_id', person.id).select('*').orderBy('id');
+    const files: StoredFile[] = await this.db.table('files').where('person_id', person.id).select('*').orderBy('id');
     return { files: files.map((f) => presentFile({ ...f, user_name: person.user_name })) };
   }
 

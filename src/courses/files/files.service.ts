@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Knex } from 'knex';
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
@@ -7,7 +8,6 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
-import { joinPersons } from '../../people';
 import { isoDateTime } from '../events/event.presenter';
 
 export interface NewFile {
@@ -21,10 +21,10 @@ export interface NewFile {
   data: Buffer;
 }
 
-export interface FileRow {
+/** A file's row, with the instructor of its event (ceid). */
+export interface StoredFile {
   id: number;
   person_id: number;
-  user_name: string;
   uploaded_by: number | null;
   event_id: number | null;
   instructor_id: number | null;
@@ -36,6 +36,9 @@ export interface FileRow {
   storage_key: string;
   created_at: Date;
 }
+
+/** A file as its description shows it: with its owner's user name (the people module's, read by a flow). */
+export type FileRow = StoredFile & { user_name: string };
 
 /** The description of a stored file (the spec leaves its contents open). */
 export const FileView = z.object({
@@ -75,11 +78,11 @@ export class FilesService {
   ) {}
 
   /** Stores the bytes first, then the row; a failed insert removes the bytes again. */
-  async save(f: NewFile, db: TenantDb = this.db): Promise<number> {
+  async save(f: NewFile): Promise<number> {
     const key = randomUUID().replace(/-/g, '');
     await this.store.put(this.tenant.schema, key, f.data);
     try {
-      const [row] = await db
+      const [row] = await this.db
         .table('files')
         .insert({
           person_id: f.ownerId,
@@ -100,23 +103,31 @@ export class FilesService {
     }
   }
 
-  async find(id: number): Promise<FileRow> {
-    const row = await joinPersons(this.db.table('files as f'), 'p', 'f.person_id')
-      .leftJoin('events as e', 'e.id', 'f.event_id')
-      .where('f.id', id)
-      .first('f.*', 'p.user_name', 'e.instructor_id');
+  /** Files as `f` (columns person_id, ...) with their event's instructor: StoredFile rows a flow may widen (with the owner's user name). */
+  base(): Knex.QueryBuilder {
+    return this.db.table('files as f').leftJoin('events as e', 'e.id', 'f.event_id').select('f.*', 'e.instructor_id');
+  }
+
+  /** The file, read through `from` (base() or a flow's widening of it); 404 when missing. */
+  async find<R extends StoredFile = StoredFile>(id: number, from: Knex.QueryBuilder = this.base()): Promise<R> {
+    const row = await from.where('f.id', id).first();
     if (!row) throw ApiError.notFound(`file ${id}`);
     return row;
   }
 
+  /** Whether file `fileId` was uploaded with survey answer `answerId`. */
+  async isOfSurveyAnswer(fileId: number, answerId: number): Promise<boolean> {
+    return !!(await this.db.table('files').where({ id: fileId, survey_answer_id: answerId }).first('id'));
+  }
+
   /** Visible to its owner, whoever uploaded it, a superuser and, with ceid, the event's instructor. */
-  assertVisible(user: Principal, f: FileRow): void {
+  assertVisible(user: Principal, f: StoredFile): void {
     if (user.superuser || user.personId === f.person_id || user.personId === f.uploaded_by) return;
     if (f.instructor_id !== null && f.instructor_id === user.personId) return;
     throw ApiError.forbidden('not authorised to see this file: only its owner, the event instructor or a superuser may');
   }
 
-  async content(f: FileRow): Promise<Buffer> {
+  async content(f: StoredFile): Promise<Buffer> {
     const data = await this.store.get(this.tenant.schema, f.storage_key);
     if (!data) throw new ApiError(404, `the contents of file ${f.id} are missing from storage`);
     return data;

@@ -86,6 +86,22 @@ export class PersonEventsRepository {
     return created;
   }
 
+  /**
+   * The participants of an event: its live sign-ons (seat or wait list) as `pe`, selecting
+   * person_event_id, status, passed and created_at; narrowed by waitlist and passed when given.
+   * A flow widens it with the persons (joining on pe.person_id).
+   */
+  participants(eventId: number, f: { waitlist?: boolean; passed?: boolean }): Knex.QueryBuilder {
+    const q = this.db
+      .table('person_events as pe')
+      .where('pe.event_id', eventId)
+      .whereNot('pe.status', 'signed_off')
+      .select('pe.id as person_event_id', 'pe.status', 'pe.passed', 'pe.created_at');
+    if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
+    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where('pe.passed', true) : (w) => w.whereNull('pe.passed').orWhere('pe.passed', false));
+    return q;
+  }
+
   async list(named: Knex.QueryBuilder, f: PersonEventFilters, paging: Paging, now: Date): Promise<PersonEventRow[]> {
     const q = named.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
     if (f.personIds) q.whereIn('pe.person_id', f.personIds as any);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { SurveyTree } from '../../catalogue';
 import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
 import { MAX_INPUT_DEPTH, nestingDepth } from '../../platform/http/input-guard';
@@ -61,11 +60,18 @@ export const surveyData = z.preprocess(
 );
 export type SurveyData = z.infer<typeof surveyData>;
 
+/** A survey's question tree (the catalogue's competences, read by the caller). */
+export interface SurveyQuestions {
+  survey: { id: number; title: string };
+  /** question id -> parent competence id */
+  parentOf: Map<number, number>;
+}
+
 /**
  * Items must follow the survey's question tree: root items are questions directly
  * under the survey, children are sub-questions of their parent item's question.
  */
-export function validateItems(tree: SurveyTree, items: SurveyItem[], onPost: boolean, path = 'data[items]', parent = tree.survey.id): void {
+export function validateItems(tree: SurveyQuestions, items: SurveyItem[], onPost: boolean, path = 'data[items]', parent = tree.survey.id): void {
   items.forEach((it, i) => {
     const at = `${path}[${i}]`;
     const actualParent = tree.parentOf.get(it.competence_id);

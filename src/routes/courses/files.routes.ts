@@ -3,6 +3,7 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
 import { EventsService, FileView, FilesService, presentFile } from '../../courses';
 import { policies } from '../../people';
+import { FileViewsFlow } from '../../flows/files/file-views';
 
 const uploaded = z.object({ originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) }, { message: 'must be a file (multipart/form-data part named file)' });
 
@@ -29,8 +30,7 @@ export const fileRoutes = [
       const owner = ctx.target;
       if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
       const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
-      const files = ctx.resolve(FilesService);
-      const id = await files.save({
+      const id = await ctx.resolve(FilesService).save({
         ownerId: owner.id,
         uploadedBy: ctx.user.personId,
         eventId: input.ceid ?? null,
@@ -39,7 +39,7 @@ export const fileRoutes = [
         mimeType: input.file.mimetype || 'application/octet-stream',
         data: input.file.buffer,
       });
-      return { items: [presentFile(await files.find(id))], message: 'file stored' };
+      return { items: [presentFile(await ctx.resolve(FileViewsFlow).find(id))], message: 'file stored' };
     },
   }),
   defineRoute({
@@ -52,9 +52,8 @@ export const fileRoutes = [
     output: FileView,
     input: z.object({ file_id: p.id(), ...fieldsShape }),
     async handler(ctx, input) {
-      const files = ctx.resolve(FilesService);
-      const f = await files.find(input.file_id);
-      files.assertVisible(ctx.user, f);
+      const f = await ctx.resolve(FileViewsFlow).find(input.file_id);
+      ctx.resolve(FilesService).assertVisible(ctx.user, f);
       return { items: [presentFile(f)] };
     },
   }),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
-import { EventsService, ParticipantView, ParticipantsService } from '../../courses';
+import { EventsService } from '../../courses';
 import { policies } from '../../people';
+import { ParticipantView, ParticipantsFlow } from '../../flows/participants/participants';
 
 const listInput = z.object({
   event_id: p.id(),
@@ -30,7 +31,7 @@ const list = (resource: string, path: string, summary: string) =>
     output: ParticipantView,
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
-      return { items: await ctx.resolve(ParticipantsService).list(ctx.user, event, input, paging(input)) };
+      return { items: await ctx.resolve(ParticipantsFlow).list(ctx.user, event, input, paging(input)) };
     },
   });
 
@@ -48,7 +49,7 @@ export const participantRoutes = [
     input: z.object({ event_id: p.id(), user_name: p.string(200).min(1), ...viewShape }),
     async handler(ctx, input) {
       const event = await ctx.resolve(EventsService).get(input.event_id);
-      return { items: [await ctx.resolve(ParticipantsService).one(ctx.user, event, input.user_name)] };
+      return { items: [await ctx.resolve(ParticipantsFlow).one(ctx.user, event, input.user_name)] };
     },
   }),
 ];

@@ -3,9 +3,10 @@ import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
-import { SurveyAnswerView, SurveyAnswersService, presentAnswer, surveyData, type Answerer } from '../../courses';
+import { SurveyAnswerView, presentAnswer, surveyData } from '../../courses';
 import { policies, type TargetPerson } from '../../people';
 import { findCompetence } from '../../catalogue';
+import { SurveyAnswersFlow, type Answerer, type AnswersOf } from '../../flows/surveys/survey-answers';
 
 const idParam = { surveyanswer_id: p.id() };
 
@@ -20,7 +21,7 @@ const lockRoute = (action: 'lock' | 'unlock') =>
     input: z.object({ ...idParam, ...fieldsShape }),
     output: SurveyAnswerView,
     async handler(ctx, input) {
-      const a = await ctx.resolve(SurveyAnswersService).setLocked(ctx.user, input.surveyanswer_id, action === 'lock');
+      const a = await ctx.resolve(SurveyAnswersFlow).setLocked(ctx.user, input.surveyanswer_id, action === 'lock');
       return { items: [presentAnswer(a, 'full')], message: action === 'lock' ? 'survey answer locked' : 'survey answer unlocked' };
     },
   });
@@ -36,7 +37,7 @@ export const surveyAnswerRoutes = [
     output: SurveyAnswerView,
     input: z.object({ ...idParam, ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
-      const svc = ctx.resolve(SurveyAnswersService);
+      const svc = ctx.resolve(SurveyAnswersFlow);
       const a = await svc.find(input.surveyanswer_id);
       await svc.assertCanSee(ctx.user, a);
       return { items: [presentAnswer(a, input.view ?? 'full')] };
@@ -59,22 +60,20 @@ export const surveyAnswerRoutes = [
     output: SurveyAnswerView,
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
-      const svc = ctx.resolve(SurveyAnswersService);
-      const q = svc.base();
+      const svc = ctx.resolve(SurveyAnswersFlow);
+      let of: AnswersOf = 'everyone';
       if (input.user_name) {
-        q.where('a.person_id', (ctx.target as TargetPerson).id);
+        of = { personId: (ctx.target as TargetPerson).id };
       } else if (input.organisation_id) {
-        q.where((w) => w.where('a.organisation_id', input.organisation_id!).orWhere('p.organisation_id', input.organisation_id!));
+        of = { organisationId: input.organisation_id };
       } else if (!ctx.user.superuser) {
         const survey = input.survey_id ? await findCompetence(ctx.resolve(TENANT_DB), input.survey_id) : null;
         if (!survey || !svc.isSurveyAdmin(ctx.user, survey)) {
           throw ApiError.forbidden('give user_name or organisation_id; only a superuser, or the owner of survey_id, may list all answers');
         }
       }
-      if (input.survey_id) q.where('a.survey_id', input.survey_id);
-      const pg = paging(input);
-      const rows = await q.orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }]).limit(pg.limit).offset(pg.offset);
-      return { items: rows.map((r: any) => presentAnswer(r, input.view ?? 'simple')) };
+      const rows = await svc.list(of, input.survey_id, paging(input));
+      return { items: rows.map((r) => presentAnswer(r, input.view ?? 'simple')) };
     },
   }),
   defineRoute({
@@ -99,7 +98,7 @@ export const surveyAnswerRoutes = [
     input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
       const who: Answerer = input.organisation_id ? { organisationId: input.organisation_id } : { personId: (ctx.target as TargetPerson).id };
-      const a = await ctx.resolve(SurveyAnswersService).create(ctx.user, who, input.data, input.survey_id);
+      const a = await ctx.resolve(SurveyAnswersFlow).create(ctx.user, who, input.data, input.survey_id);
       return { items: [presentAnswer(a, 'full')], message: 'survey answer stored' };
     },
   }),
@@ -113,7 +112,7 @@ export const surveyAnswerRoutes = [
     output: SurveyAnswerView,
     input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {
-      const a = await ctx.resolve(SurveyAnswersService).replace(ctx.user, input.surveyanswer_id, input.data);
+      const a = await ctx.resolve(SurveyAnswersFlow).replace(ctx.user, input.surveyanswer_id, input.data);
       return { items: [presentAnswer(a, 'full')], message: 'survey answer replaced' };
     },
   }),

@@ -1,5 +1,4 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
-import { heldRegistrations } from '../../catalogue';
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -8,8 +7,8 @@ import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import type { EventRow } from '../events/events.repository';
-import { isoDateTime } from '../events/event.presenter';
+import { PersonEventsRepository, isoDateTime, type EventRow } from '../../courses';
+import { heldRegistrations } from '../../catalogue';
 import { joinOrganisations, joinPersons, OrganisationDirectory, organisationSubtree, PersonAccess } from '../../people';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
@@ -39,29 +38,28 @@ export interface ParticipantFilters {
 }
 
 /**
- * Participants: persons with a live sign-on (seat or wait list). `met` is whether the
- * person currently holds the event's competence (a valid, current registration).
+ * Participants: persons (people) with a live sign-on (courses, seat or wait list). `met` is whether
+ * the person currently holds the event's competence (catalogue: a valid, current registration).
+ * Each answer is one statement that this flow composes from the three modules' queries.
  */
 @injectable()
-export class ParticipantsService {
+export class ParticipantsFlow {
   constructor(
     @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(PersonEventsRepository) private readonly personEvents: PersonEventsRepository,
     @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
     @inject(TenantClock) private readonly clock: TenantClock,
   ) {}
 
-  private base(event: EventRow): Knex.QueryBuilder {
+  /** The event's live sign-ons (pe) with the person (p), their organisation (o) and whether they hold the event's competence. */
+  private base(event: EventRow, f: ParticipantFilters = {}): Knex.QueryBuilder {
     const { db } = this;
     const met = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
-    return joinOrganisations(joinPersons(db.table('person_events as pe'), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left')
-      .where('pe.event_id', event.id)
-      .whereNot('pe.status', 'signed_off')
-      .select(
-        'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
-        'o.name as organisation_name', 'pe.id as person_event_id', 'pe.status', 'pe.passed', 'pe.created_at',
-        db.raw('exists (?) as met', [met]),
-      );
+    return joinOrganisations(joinPersons(this.personEvents.participants(event.id, f), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left').select(
+      'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
+      'o.name as organisation_name', db.raw('exists (?) as met', [met]),
+    );
   }
 
   /** Superuser, the event's instructor: everyone. A manager: only persons in organisations they manage. */
@@ -79,17 +77,11 @@ export class ParticipantsService {
 
   async list(user: Principal, event: EventRow, f: ParticipantFilters, paging: Paging): Promise<Record<string, unknown>[]> {
     const scope = await this.scope(user, event, f.organisation_id);
-    const q = this.base(event);
+    const q = this.base(event, f);
     if (scope !== 'all') q.whereIn('p.organisation_id', [...scope]);
-    if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
-    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where('pe.passed', true) : (w) => w.whereNull('pe.passed').orWhere('pe.passed', false));
     if (f.organisation_id !== undefined) {
-      if (f.recursive) {
-        q.whereIn(
-          'p.organisation_id',
-          organisationSubtree(this.db, f.organisation_id) as any,
-        );
-      } else q.where('p.organisation_id', f.organisation_id);
+      if (f.recursive) q.whereIn('p.organisation_id', organisationSubtree(this.db, f.organisation_id) as any);
+      else q.where('p.organisation_id', f.organisation_id);
     }
     const rows = await this.db.builder.select('*').from(q.as('x')).modify((x) => {
       if (f.met !== undefined) x.where('met', f.met);
