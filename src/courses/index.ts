@@ -1,7 +1,9 @@
 /**
- * The courses module: events (course and module events, check_join), sign-on and the wait list
- * (personevents, orders), participants, locations, survey answers and files. Imports the people
- * and catalogue faces.
+ * The courses module: events (course and module events, check_join's facts), sign-ons and the wait
+ * list (personevents, orders), locations, survey answers and files. A data module: what needs
+ * people, the catalogue or messaging is a flow (src/flows). It still imports people and the
+ * catalogue for the two ports it registers below (PERSON_ATTENDANCE, EVENT_CHANGES), which their
+ * owners replace.
  */
 import type { AppModule } from '../platform/module';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
@@ -22,20 +24,28 @@ export const coursesModule: AppModule = {
   },
 };
 
-/** For flows: who attends an event (a person-id sub-query) and which events exist. */
-export { personsAttending } from './personevents/attendees';
-export { Attendance } from './personevents/person-attendance';
-/** For its routes (src/routes/courses): events and check_join, sign-on, participants, locations, survey answers, files. */
-export { EventsService, type EventViewOptions } from './events/events.service';
+/*
+ * For its routes (src/routes/courses) and the flows above it (src/flows: sign-on, events,
+ * participants, files, surveys). A query on its own tables (base(), participants(), ofPerson(),
+ * eventPrerequisites) is for a flow to widen with another module's columns and hand back.
+ */
+/** Events: reads, views and filters; check_join's rule, its facts and the prerequisites of an event. */
 export { EventsRepository, type EventRow } from './events/events.repository';
+export { EventsService, type EventViewOptions } from './events/events.service';
 export { EventView, isoDateTime, type DescribedEvent } from './events/event.presenter';
 export { eventFilterShape, customAttributeFilters, applyEventFilters, type EventFilters, type ResolvedEventFilters } from './events/event-filters';
 export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
 export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
+/** Sign-ons, the wait list and orders; the participants of an event; who attends (person lists) and which events exist. */
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
+export { personsAttending } from './personevents/attendees';
+export { Attendance } from './personevents/person-attendance';
+/** Locations. */
 export { LocationsRepository, LocationView } from './locations/locations.repository';
+/** Survey answers: their rows, view and the rules of their items. */
 export { SurveyAnswersRepository } from './surveyanswers/surveyanswers.repository';
 export { SurveyAnswerView, presentAnswer, type AnswerRow } from './surveyanswers/surveyanswer.presenter';
 export { surveyData, validateItems, walkItems, type SurveyData } from './surveyanswers/survey-data';
+/** Files: stored bytes and rows, who may see them, their description. */
 export { FilesService, FileView, presentFile, type FileRow } from './files/files.service';
