@@ -1,9 +1,9 @@
 /**
  * The courses module: events (course and module events, check_join's facts), sign-ons and the wait
  * list (personevents, orders), locations, survey answers and files. A data module: what needs
- * people, the catalogue or messaging is a flow (src/flows). It still imports people and the
- * catalogue for the two ports it registers below (PERSON_ATTENDANCE, EVENT_CHANGES), which their
- * owners replace.
+ * people, the catalogue or messaging is a flow (src/flows). It still imports the catalogue for the
+ * port it registers below (EVENT_CHANGES) and people in that port's implementation, until the
+ * catalogue replaces the port by a flow.
  */
 import type { AppModule } from '../platform/module';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
