@@ -14,7 +14,6 @@ export const catalogueModule: AppModule = {
   },
 };
 
-export { EVENT_CHANGES, type EventChanges } from './changes/event-changes';
 export { heldOn } from './personcompetences/personcompetences.repository';
 /** For flows: the roles persons hold (tx.get(PersonRolesStore) to change them) and person-id sub-queries of holders. */
 export { PersonRolesStore } from './roles/person-roles';

@@ -1,9 +1,7 @@
 /**
  * The courses module: events (course and module events, check_join's facts), sign-ons and the wait
  * list (personevents, orders), locations, survey answers and files. A data module: what needs
- * people, the catalogue or messaging is a flow (src/flows). It still imports the catalogue for the
- * port it registers below (EVENT_CHANGES) and people in that port's implementation, until the
- * catalogue replaces the port by a flow.
+ * people, the catalogue or messaging is a flow (src/flows).
  */
 import type { AppModule } from '../platform/module';
 import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
@@ -11,8 +9,6 @@ import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
 import { FileData } from './files/file-data';
-import { EVENT_CHANGES } from '../catalogue';
-import { EventChangesRepository } from './events/event-changes';
 
 export const coursesModule: AppModule = {
   name: 'courses',
@@ -20,7 +16,6 @@ export const coursesModule: AppModule = {
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
     c.register(PERSON_DATA, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: FileData });
-    c.register(EVENT_CHANGES, { useClass: EventChangesRepository });
   },
 };
 
@@ -29,13 +24,14 @@ export const coursesModule: AppModule = {
  * participants, files, surveys). A query on its own tables (base(), participants(), ofPerson(),
  * eventPrerequisites) is for a flow to widen with another module's columns and hand back.
  */
-/** Events: reads, views and filters; check_join's rule, its facts and the prerequisites of an event. */
+/** Events: reads, views and filters; check_join's rule, its facts and the prerequisites of an event; those changed (the changes feed). */
 export { EventsRepository, type EventRow } from './events/events.repository';
 export { EventsService, type EventViewOptions } from './events/events.service';
 export { EventView, isoDateTime, type DescribedEvent } from './events/event.presenter';
 export { eventFilterShape, customAttributeFilters, applyEventFilters, type EventFilters, type ResolvedEventFilters } from './events/event-filters';
 export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
 export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
+export { EventChangesRepository } from './events/event-changes';
 /** Sign-ons, the wait list and orders; the participants of an event; who attends (person lists) and which events exist. */
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';

@@ -1,11 +1,9 @@
-import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
-import { ApiError } from '../../platform/errors/api-error';
-import { ChangesRepository, EVENT_CHANGES } from '../../catalogue';
+import { ChangesFeedFlow } from '../../flows/changes/changes-feed';
 import { ChangeView } from './changes.views';
-import { OrganisationDirectory, PersonAccess, policies } from '../../people';
+import { policies } from '../../people';
 
 export const changesRoutes = [
   defineRoute({
@@ -35,36 +33,14 @@ export const changesRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const organisations = ctx.resolve(OrganisationDirectory);
-      const access = ctx.resolve(PersonAccess);
-      let organisationId = input.organisation_id;
-      if (organisationId === undefined && input.extern_organisation_id !== undefined) {
-        organisationId = await organisations.idByExternalId(input.extern_organisation_id);
-        if (organisationId === undefined) throw ApiError.notFound(`organisation with extern_organisation_id ${input.extern_organisation_id}`);
-      } else if (organisationId !== undefined && !(await organisations.find(organisationId))) {
-        throw ApiError.notFound(`organisation ${organisationId}`);
-      }
-      // Who may read depends on Type and on the organisation found above.
-      const user = ctx.user;
-      if (input.Type === 'competences') {
-        if (!user.superuser && !(await access.isManager(user))) throw ApiError.forbidden('the changes feed is for superusers and managers');
-      } else if (organisationId === undefined) {
-        if (!user.superuser) throw ApiError.forbidden('not authorised to read the changes of the whole tenant (managers pass organisation_id): superusers only');
-      } else {
-        await access.assertManagesOrganisation(user, organisationId, 'read the changes of this organisation');
-      }
-      const clock = ctx.resolve(TenantClock);
-      const start = clock.start(input.startdate);
-      const end = input.enddate === undefined ? clock.now() : clock.end(input.enddate);
-      if (input.Type !== 'events' && end < start) throw ApiError.malformed('enddate', 'must not be before startdate');
-      const page = paging(input);
-      const repo = ctx.resolve(ChangesRepository);
-      const items =
-        input.Type === 'personcompetences'
-          ? await repo.personCompetences({ start, end }, organisationId, page)
-          : input.Type === 'competences'
-            ? await repo.competences({ start, end }, page)
-            : await ctx.resolve(EVENT_CHANGES).since(start, organisationId, page);
+      const items = await ctx.resolve(ChangesFeedFlow).read(ctx.user, {
+        type: input.Type,
+        startdate: input.startdate,
+        enddate: input.enddate,
+        organisationId: input.organisation_id,
+        externOrganisationId: input.extern_organisation_id,
+        page: paging(input),
+      });
       return { items };
     },
   }),
