@@ -31,11 +31,11 @@ export {
   holdRegistration,
 } from './competences/competence-queries';
 /** For its routes (src/routes/catalogue): competences, groups and categories, roles, registrations, changes. */
-export { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS } from './competences/competence-types';
+export { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS, COURSE_TEMPLATE_TYPES } from './competences/competence-types';
 export type { CompetenceRow } from './competences/competence.row';
-export { CompetencesRepository } from './competences/competences.repository';
-export { CompetencePresenter, CompetenceView } from './competences/competences.presenter';
-export { CompetenceSearch } from './competences/competence-search';
+export { CompetencesRepository, type CompetenceFilter } from './competences/competences.repository';
+export { CompetencePresenter, CompetenceView, personIdsOf } from './competences/competences.presenter';
+export { customAttributeFilter } from './competences/custom-attribute-filter';
 export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
 export { RolesRepository, presentRole, type RoleFilter } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';

@@ -41,9 +41,11 @@ export const CompetenceView = z.object({
 export class CompetencePresenter {
   private readonly childrenOf = new Map<number, CompetenceRow[]>();
 
+  /** `userNames`: of the owners and instructors (`personIdsOf`), by person id. */
   constructor(
     descendants: CompetenceRow[],
     private readonly extras: CompetenceExtras,
+    private readonly userNames: ReadonlyMap<number, string>,
   ) {
     for (const d of descendants) this.childrenOf.set(d.parent_id!, [...(this.childrenOf.get(d.parent_id!) ?? []), d]);
   }
@@ -63,7 +65,7 @@ export class CompetencePresenter {
     // Nested objects always use the simple representation.
     simple.children = (this.childrenOf.get(c.id) ?? []).map((k) => this.present(k, 'simple'));
     if (view === 'simple') return simple;
-    const name = (id: number | null) => (id === null ? null : (this.extras.persons.get(id) ?? null));
+    const name = (id: number | null) => (id === null ? null : (this.userNames.get(id) ?? null));
     return {
       ...simple,
       description: c.description,
@@ -78,4 +80,9 @@ export class CompetencePresenter {
       updated_at: c.updated_at,
     };
   }
+}
+
+/** The persons the full view names: owners and instructors. */
+export function personIdsOf(rows: readonly CompetenceRow[]): number[] {
+  return [...new Set(rows.flatMap((r) => [r.owner_id, r.instructor_id]).filter((x): x is number => x !== null))];
 }

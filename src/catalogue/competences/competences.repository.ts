@@ -4,8 +4,6 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
-import { PersonDirectory } from '../../people';
-import { organisationAncestors } from '../../people';
 
 export interface CompetenceFilter {
   mode: 'active' | 'inactive' | 'all';
@@ -16,24 +14,24 @@ export interface CompetenceFilter {
   attributeIds?: number[];
   ownerId?: number;
   instructorId?: number;
-  /** Each entry: valid in any of these organisations (looking up the tree); unrestricted ones always are. */
-  validIn?: number[][];
+  /**
+   * Each entry: valid in any of these organisations, a sub-query of organisation ids (the given ones
+   * and those above them: a restriction to an organisation holds below it too); unrestricted ones always are.
+   */
+  validIn?: (Knex.QueryBuilder | Knex.Raw)[];
   customAttributes?: Record<string, string>;
 }
 
+/** What the full view adds from the catalogue's other tables; owners and instructors are named by the caller. */
 export interface CompetenceExtras {
   categories: Map<number, { category_id: number; name: string }[]>;
   attributes: Map<number, { attribute_id: number; name: string }[]>;
   groups: Map<number, string>;
-  persons: Map<number, string>;
 }
 
 @injectable()
 export class CompetencesRepository {
-  constructor(
-    @inject(TENANT_DB) private readonly db: TenantDb,
-    @inject(PersonDirectory) private readonly persons: PersonDirectory,
-  ) {}
+  constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   /** Top-level competences (no parent) matching the filter, one page. */
   async search(f: CompetenceFilter, page: Paging): Promise<CompetenceRow[]> {
@@ -54,12 +52,12 @@ export class CompetencesRepository {
     }
     if (f.ownerId !== undefined) q.where('c.owner_id', f.ownerId);
     if (f.instructorId !== undefined) q.where('c.instructor_id', f.instructorId);
-    for (const orgIds of f.validIn ?? []) {
+    for (const organisations of f.validIn ?? []) {
       const restricted = this.db.table('competence_organisations').select('competence_id');
       const valid = this.db
         .table('competence_organisations')
         .select('competence_id')
-        .whereIn('organisation_id', organisationAncestors(this.db, orgIds) as any);
+        .whereIn('organisation_id', organisations as any);
       q.where((w) => w.whereNotIn('c.id', restricted).orWhereIn('c.id', valid));
     }
     for (const [name, value] of Object.entries(f.customAttributes ?? {})) {
@@ -104,7 +102,6 @@ export class CompetencesRepository {
       .select('ca.competence_id', 'a.id as attribute_id', 'a.name')
       .orderBy('a.id');
     const groupIds = [...new Set(rows.map((r) => r.competence_group_id).filter((x): x is number => x !== null))];
-    const personIds = [...new Set(rows.flatMap((r) => [r.owner_id, r.instructor_id]).filter((x): x is number => x !== null))];
     const groups = await this.db.table('competence_groups').whereIn('id', groupIds).select('id', 'name');
     const byCompetence = <T extends { competence_id: number }>(list: T[]) => {
       const m = new Map<number, Omit<T, 'competence_id'>[]>();
@@ -115,7 +112,6 @@ export class CompetencesRepository {
       categories: byCompetence(cats),
       attributes: byCompetence(attrs),
       groups: new Map(groups.map((g: any) => [g.id, g.name])),
-      persons: await this.persons.userNames(personIds),
     };
   }
 

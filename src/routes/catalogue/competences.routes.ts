@@ -2,26 +2,11 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import {
-  COMPETENCE_TYPES,
-  COMPETENCE_TYPE_IDS,
-  CompetencePresenter,
-  CompetenceSearch,
-  CompetencesRepository,
-  CompetenceView,
-  type CompetenceRow,
-} from '../../catalogue';
-import type { RouteContext } from '../../platform/http/define-route';
+import { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS, CompetencesRepository, CompetenceView } from '../../catalogue';
+import { BrowseCompetencesFlow } from '../../flows/catalogue/browse-competences';
 import { policies } from '../../people';
 
 const competenceTypes = p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` })));
-
-async function present(ctx: RouteContext, rows: CompetenceRow[], view: 'simple' | 'full') {
-  const repo = ctx.resolve(CompetencesRepository);
-  const descendants = await repo.descendants(rows.map((r) => r.id));
-  const presenter = new CompetencePresenter(descendants, await repo.extras([...rows, ...descendants]));
-  return rows.map((r) => presenter.present(r, view));
-}
 
 export const competenceRoutes = [
   defineRoute({
@@ -61,12 +46,10 @@ export const competenceRoutes = [
         external_organisation_ids: p.stringList().optional(),
         user_name: p.string(200).optional(),
       })
-      // custom_attributes.<name> keys are checked against the tenant's definitions by CompetenceSearch.
+      // custom_attributes.<name> keys are checked against the tenant's definitions by BrowseCompetencesFlow.
       .catchall(z.unknown()),
     async handler(ctx, input) {
-      const filter = await ctx.resolve(CompetenceSearch).filter(ctx.user, input);
-      const rows = filter ? await ctx.resolve(CompetencesRepository).search(filter, paging(input)) : [];
-      return { items: await present(ctx, rows, input.view ?? 'simple') };
+      return { items: await ctx.resolve(BrowseCompetencesFlow).search(ctx.user, input, paging(input), input.view ?? 'simple') };
     },
   }),
   defineRoute({
@@ -79,9 +62,7 @@ export const competenceRoutes = [
     input: z.object({ competence_id: p.id(), ...viewShape }),
     output: CompetenceView,
     async handler(ctx, input) {
-      const row = await ctx.resolve(CompetencesRepository).byId(input.competence_id);
-      if (!row) throw ApiError.notFound(`competence ${input.competence_id}`);
-      return { items: await present(ctx, [row], input.view ?? 'full') };
+      return { items: await ctx.resolve(BrowseCompetencesFlow).one(input.competence_id, input.view ?? 'full') };
     },
   }),
   defineRoute({

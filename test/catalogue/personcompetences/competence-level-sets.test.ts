@@ -155,7 +155,7 @@ describe('competence level as one statement', () => {
 /** The former per-person computation: required from the roles, held per competence by CompetenceStates. */
 async function perPerson(tdb: TenantDb, personId: number, today: string) {
   const repo = new PersonCompetencesRepository(tdb);
-  const states = new CompetenceStates(new CompetencesRepository(tdb, new PersonDirectory(tdb)), repo, { today: () => today } as unknown as TenantClock);
+  const states = new CompetenceStates(new CompetencesRepository(tdb), repo, { today: () => today } as unknown as TenantClock);
   const required = (await new PersonCompetenceList(tdb, repo, states).required(await repo.roleIdsOf(personId))).filter((r) => r.mandatory);
   const held = await states.evaluate(personId, required.map((r) => r.competenceId));
   return { required: required.length, fulfilled: held.filter((s) => s.held).length };
