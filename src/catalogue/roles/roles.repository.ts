@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
-import { organisationAncestors } from '../../people';
 
 export interface RoleRow {
   id: number;
@@ -19,8 +18,8 @@ export interface RoleFilter {
   personId?: number;
   competenceId?: number;
   requirement?: 'mandatory' | 'optional';
-  /** Roles made available (organisation_roles) on these organisations or their ancestors. */
-  organisationIds?: number[];
+  /** Roles made available (organisation_roles) on any of these organisations: a sub-query of organisation ids. */
+  availableOn?: Knex.QueryBuilder | Knex.Raw;
   /** Roles with a requirement on a competence in these groups. */
   groupIds?: number[];
 }
@@ -37,11 +36,6 @@ export const presentRole = (r: RoleRow) => ({
 export class RolesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  /** The organisations and all their ancestors. */
-  ancestors(ids: number[]): Knex.Raw {
-    return organisationAncestors(this.db, ids);
-  }
-
   async list(f: RoleFilter, page: Paging): Promise<RoleRow[]> {
     const q = this.db.table('roles as r').select('r.id', 'r.name', 'r.description', 'r.meta_type');
     if (f.term) q.whereILike('r.name', `%${f.term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
@@ -51,8 +45,8 @@ export class RolesRepository {
       q.join('requirements as q', 'q.role_id', 'r.id').where('q.competence_id', f.competenceId).select('q.mandatory');
       if (f.requirement) q.where('q.mandatory', f.requirement === 'mandatory');
     }
-    if (f.organisationIds) {
-      q.whereIn('r.id', this.db.table('organisation_roles').select('role_id').whereIn('organisation_id', this.ancestors(f.organisationIds) as any));
+    if (f.availableOn) {
+      q.whereIn('r.id', this.db.table('organisation_roles').select('role_id').whereIn('organisation_id', f.availableOn as any));
     }
     if (f.groupIds) {
       q.whereIn(
@@ -88,5 +82,4 @@ export class RolesRepository {
   async administers(personId: number, roleId: number): Promise<boolean> {
     return !!(await this.db.table('role_admins').where({ person_id: personId, role_id: roleId }).first());
   }
-
 }

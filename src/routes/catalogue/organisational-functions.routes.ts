@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { OrganisationalFunctions } from '../../catalogue';
+import { OrganisationalFunctionsFlow } from '../../flows/catalogue/organisational-functions';
 import { roleMetaTypes } from './roles.routes';
 import { OrganisationalFunctionView } from './roles.views';
 import { policies } from '../../people';
@@ -22,7 +22,7 @@ export const organisationalFunctionRoutes = [
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), role_meta_types: roleMetaTypes.optional(), ...fieldsShape }),
     async handler(ctx, input) {
-      const svc = ctx.resolve(OrganisationalFunctions);
+      const svc = ctx.resolve(OrganisationalFunctionsFlow);
       const items =
         input.organisation_id !== undefined
           ? await svc.ofOrganisation(ctx.user, input.organisation_id, input.role_meta_types)
@@ -52,7 +52,7 @@ export const organisationalFunctionRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const f = await ctx.resolve(OrganisationalFunctions).setForPerson(ctx.user, ctx.target, input.organisationalfunction_id, input.action);
+      const f = await ctx.resolve(OrganisationalFunctionsFlow).setForPerson(ctx.user, ctx.target, input.organisationalfunction_id, input.action);
       return { items: [f], message: input.action === 'off' ? 'organisational function removed' : 'organisational function assigned' };
     },
   }),
@@ -66,7 +66,7 @@ export const organisationalFunctionRoutes = [
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
-      return { items: await ctx.resolve(OrganisationalFunctions).change(input.organisation_id, input.organisationalfunction_ids, true) };
+      return { items: await ctx.resolve(OrganisationalFunctionsFlow).change(input.organisation_id, input.organisationalfunction_ids, true) };
     },
   }),
   defineRoute({
@@ -80,7 +80,7 @@ export const organisationalFunctionRoutes = [
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {
-      return { items: await ctx.resolve(OrganisationalFunctions).change(input.organisation_id, input.organisationalfunction_ids, false) };
+      return { items: await ctx.resolve(OrganisationalFunctionsFlow).change(input.organisation_id, input.organisationalfunction_ids, false) };
     },
   }),
 ];

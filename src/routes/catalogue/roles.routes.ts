@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import { OrganisationDirectory, PersonAccess } from '../../people';
-import { CompetencesRepository, RolesRepository, presentRole, type RoleFilter } from '../../catalogue';
+import { PersonAccess } from '../../people';
+import { CompetencesRepository, RolesRepository, presentRole } from '../../catalogue';
+import { ListRolesFlow } from '../../flows/catalogue/list-roles';
 import { PositionView, RoleView } from './roles.views';
 import { policies } from '../../people';
 
@@ -38,21 +39,15 @@ export const roleRoutes = [
       ...fieldsShape,
     }),
     async handler(ctx, input) {
-      const f: RoleFilter = { term: input.term || undefined, metaTypes: input.role_meta_types };
-      if (input.state && input.competence_id === undefined) throw ApiError.malformed('state', 'only applies together with competence_id');
-      if (input.competence_id !== undefined) {
-        // The catalogue of requirements is visible to every logged-in user.
-        if (!(await ctx.resolve(CompetencesRepository).byId(input.competence_id))) throw ApiError.notFound(`competence ${input.competence_id}`);
-        f.competenceId = input.competence_id;
-        f.requirement = input.state;
-      } else if (input.organisation_ids || input.extern_organisation_ids) {
-        const external = input.extern_organisation_ids ? await ctx.resolve(OrganisationDirectory).idsByExternalIds(input.extern_organisation_ids) : [];
-        f.organisationIds = [...(input.organisation_ids ?? []), ...external];
-      } else {
-        f.personId = ctx.target!.id;
-      }
-      const rows = await ctx.resolve(RolesRepository).list(f, paging(input));
-      return { items: rows.map(presentRole) };
+      const query = {
+        term: input.term,
+        metaTypes: input.role_meta_types,
+        competenceId: input.competence_id,
+        state: input.state,
+        organisationIds: input.organisation_ids,
+        externOrganisationIds: input.extern_organisation_ids,
+      };
+      return { items: await ctx.resolve(ListRolesFlow).list(query, ctx.target, paging(input)) };
     },
   }),
   defineRoute({
