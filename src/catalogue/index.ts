@@ -1,17 +1,15 @@
 /**
  * The catalogue module: competences and their groups, types, categories and attributes; roles,
  * requirements and organisational functions; registrations of competences (person competences),
- * the competence level and the changes feed. Imports the people face only.
+ * the competence level and the changes feed. A data module: persons and organisations are ids here;
+ * what also needs the people module is a flow (src/flows/catalogue, registrations, changes).
  */
 import type { AppModule } from '../platform/module';
-import { PERSON_DATA } from '../platform/privacy/personal-data';
-import { PersonCompetenceData } from './personcompetences/personcompetence-data';
 
 export const catalogueModule: AppModule = {
   name: 'catalogue',
-  register(c) {
-    c.register(PERSON_DATA, { useClass: PersonCompetenceData });
-  },
+  // Nothing of its own to register: its part of the GDPR export and erasure is a flow's (src/flows/registrations).
+  register() {},
 };
 
 export { heldOn } from './personcompetences/personcompetences.repository';
@@ -30,7 +28,7 @@ export {
   expiringRegistrations,
   holdRegistration,
 } from './competences/competence-queries';
-/** For its routes (src/routes/catalogue): competences, groups and categories, roles, registrations, changes. */
+/** For its flows and routes (src/flows, src/routes/catalogue): competences, groups and categories, roles, registrations, changes. */
 export { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS, COURSE_TEMPLATE_TYPES } from './competences/competence-types';
 export type { CompetenceRow } from './competences/competence.row';
 export { CompetencesRepository, type CompetenceFilter } from './competences/competences.repository';
@@ -40,8 +38,9 @@ export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueT
 export { RolesRepository, presentRole, type RoleFilter } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';
-export { CompetenceStates, stateOf } from './personcompetences/competence-state';
-export { PersonCompetenceRegistration } from './personcompetences/personcompetence-registration';
-export { PersonCompetenceView, presentPersonCompetence } from './personcompetences/personcompetences.presenter';
+export { CompetenceStates, stateOf, type CompetenceState } from './personcompetences/competence-state';
+export { PersonCompetenceRegistration, type RegistrationInput, type Standing } from './personcompetences/personcompetence-registration';
+export { PersonCompetenceView, presentPersonCompetence, registrarIdsOf } from './personcompetences/personcompetences.presenter';
 export { competenceLevel } from './personcompetences/competence-level.query';
 export { ChangesRepository } from './changes/changes.repository';
+export { PersonCompetenceData, type RegistrationOfPerson } from './personcompetences/personcompetence-data';

@@ -10,6 +10,7 @@ import { SwtAuthScheme } from './identity/swt-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
 import { SurveyAnswerData } from './surveys/survey-answer-data';
+import { RegistrationPersonData } from './registrations/registration-person-data';
 
 /** The kernel extension points flows implement, registered by the composition root after the modules. */
 export function registerFlows(c: DependencyContainer): void {
@@ -20,6 +21,8 @@ export function registerFlows(c: DependencyContainer): void {
   registerReminderFlows(c);
   // Survey answers in the GDPR export carry their survey's title (catalogue), so their holder is a flow.
   c.register(PERSON_DATA, { useClass: SurveyAnswerData });
+  // Registrations in the GDPR export carry their registrar's user name (people), so their holder is a flow.
+  c.register(PERSON_DATA, { useClass: RegistrationPersonData });
 }
 
 /** The CLI's operator actions that span modules (the operator API calls them too). */

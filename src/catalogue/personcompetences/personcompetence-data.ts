@@ -1,27 +1,87 @@
 import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Transaction } from '../../platform/tenancy/unit-of-work';
-import { joinPersons } from '../../people';
-import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);
 
-/** What the catalogue keeps about a person: registrations (with their history) and role administration. */
+/** A registration of the person, history too, with the registrar's user name a flow joined on. */
+export interface RegistrationOfPerson {
+  personcompetence_id: number;
+  competence_id: number;
+  title: string;
+  type: string;
+  passed: number;
+  date: string | null;
+  valid_until: string | null;
+  comments: string | null;
+  grade: number | null;
+  school: string | null;
+  graduation_year: string | null;
+  skill_level: number | null;
+  checked: boolean | null;
+  signed: boolean | null;
+  show_course_diploma: boolean | null;
+  override: boolean;
+  registered_by: string | null;
+  created_at: Date;
+  superseded_at: Date | null;
+  deleted_at: Date | null;
+}
+
+/**
+ * What the catalogue keeps about a person, for the rights of access and erasure: registrations
+ * (with their history) and role administration. The export names whoever registered, which is
+ * people's: the flow that registers the GDPR holder (src/flows/registrations/registration-person-data.ts)
+ * joins the name onto `registrationsOf` and hands the rows to `export`.
+ */
 @injectable()
-export class PersonCompetenceData implements PersonDataHolder {
+export class PersonCompetenceData {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  async export(person: PersonKey) {
+  /**
+   * The person's registrations as `person_competences as pc` (pc.registered_by: a person id), in id
+   * order: RegistrationOfPerson once `registered_by`, the registrar's user name, is on.
+   */
+  registrationsOf(personId: number): Knex.QueryBuilder {
     const db = this.db;
-    const personcompetences = await joinPersons(db.table('person_competences as pc').join('competences as c', 'c.id', 'pc.competence_id'), 'rb', 'pc.registered_by', 'left')
-      .where('pc.person_id', person.id)
+    return db
+      .table('person_competences as pc')
+      .join('competences as c', 'c.id', 'pc.competence_id')
+      .where('pc.person_id', personId)
       .select('pc.id as personcompetence_id', 'pc.competence_id', 'c.title', 'c.type', 'pc.passed',
         day(db, 'pc.date', 'date'), day(db, 'pc.valid_until', 'valid_until'), 'pc.comments', 'pc.grade', 'pc.school',
         'pc.graduation_year', 'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override',
-        'rb.user_name as registered_by', 'pc.created_at', 'pc.superseded_at', 'pc.deleted_at')
+        'pc.created_at', 'pc.superseded_at', 'pc.deleted_at')
       .orderBy('pc.id');
+  }
+
+  /** The export section. */
+  export(rows: RegistrationOfPerson[]): { personcompetences: Record<string, unknown>[] } {
+    const personcompetences = rows.map((r) => ({
+      personcompetence_id: r.personcompetence_id,
+      competence_id: r.competence_id,
+      title: r.title,
+      type: r.type,
+      passed: r.passed,
+      date: r.date,
+      valid_until: r.valid_until,
+      comments: r.comments,
+      grade: r.grade,
+      school: r.school,
+      graduation_year: r.graduation_year,
+      skill_level: r.skill_level,
+      checked: r.checked,
+      signed: r.signed,
+      show_course_diploma: r.show_course_diploma,
+      override: r.override,
+      registered_by: r.registered_by,
+      created_at: r.created_at,
+      superseded_at: r.superseded_at,
+      deleted_at: r.deleted_at,
+    }));
     return { personcompetences };
   }
 

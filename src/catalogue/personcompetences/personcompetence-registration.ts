@@ -2,11 +2,8 @@ import { addMonths, dayIn, TenantClock } from '../../platform/time/tenant-clock'
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
-import { verifyPassword } from '../../platform/auth/password-hasher';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
-import { PersonAccess, PersonCredentials, type TargetPerson } from '../../people';
-import { SignatureAttempts } from './signature-attempts';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
 import { isUniqueViolation } from '../../platform/errors/error-classes';
@@ -45,7 +42,13 @@ const TYPE_PARAMS: Record<string, string[]> = {
 // date and valid_until are calendar days: a date-only parameter arrives as that day's UTC midnight
 const isoDate = (d: Date) => dayIn('UTC', d);
 
-/** How the caller stands to the person a registration is about. */
+/** The person a registration is about. */
+export interface RegisteredPerson {
+  id: number;
+  user_name: string;
+}
+
+/** How the caller stands to the person a registration is about (people's access rules decide it). */
 export interface Standing {
   isSelf: boolean;
   /** The caller is a superuser or manages the person's organisation (enough to read). */
@@ -54,15 +57,16 @@ export interface Standing {
   asManager: boolean;
 }
 
-/** The rules of PUT /api/personcompetences/[competence_id], per competence type. */
+/**
+ * The rules of PUT and DELETE /api/personcompetences/[competence_id], per competence type. How the
+ * caller stands to the person, and whether a signature's password is right, the caller (a flow
+ * over people) tells.
+ */
 @injectable()
 export class PersonCompetenceRegistration {
   constructor(
     @inject(CompetencesRepository) private readonly competences: CompetencesRepository,
     @inject(PersonCompetencesRepository) private readonly repo: PersonCompetencesRepository,
-    @inject(PersonAccess) private readonly access: PersonAccess,
-    @inject(PersonCredentials) private readonly credentials: PersonCredentials,
-    @inject(SignatureAttempts) private readonly attempts: SignatureAttempts,
     @inject(TenantClock) private readonly clock: TenantClock,
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
@@ -73,15 +77,12 @@ export class PersonCompetenceRegistration {
     return c;
   }
 
-  async standing(user: Principal, person: TargetPerson): Promise<Standing> {
-    const [managedByCaller, asManager] = await Promise.all([this.access.canManagePerson(user, person), this.access.canActAsManagerOf(user, person)]);
-    return { isSelf: person.id === user.personId, managedByCaller, asManager };
-  }
-
-  /** `person`: resolved and allowed by the route (self, or a manager acting on them, or a superuser). */
-  async register(user: Principal, person: TargetPerson, competenceId: number, input: RegistrationInput): Promise<{ registration: RegistrationRow; person: TargetPerson; competence: CompetenceRow }> {
-    const c = await this.competence(competenceId);
-    const standing = await this.standing(user, person);
+  /**
+   * The registration `input` asks for, checked against the competence's rules and the caller's
+   * standing. A signature comes with the password it must be given with (`password`): store it only
+   * once that is found to be the person's own.
+   */
+  build(user: Principal, person: RegisteredPerson, c: CompetenceRow, standing: Standing, input: RegistrationInput): { row: NewRegistration; password?: string } {
     if (c.type === 'survey' || c.type === 'question') {
       throw new ApiError(409, 'surveys are answered with POST /api/surveyanswer, not registered');
     }
@@ -111,8 +112,9 @@ export class PersonCompetenceRegistration {
       override: false,
       registered_by: user.personId,
     };
+    let password: string | undefined;
     if (c.type === 'checklist_item') this.checklistItem(c, standing, input, row);
-    else if (c.type === 'signature') await this.signature(person, standing, input, row);
+    else if (c.type === 'signature') password = this.signature(standing, input, row);
     else if (!standing.asManager && !SELF_REGISTERED.includes(c.type)) {
       throw ApiError.forbidden(`a ${c.type} is registered by a manager or a superuser, not by the person`);
     }
@@ -126,21 +128,20 @@ export class PersonCompetenceRegistration {
       row.skill_level = input.skill_level ?? row.passed;
       if (input.passed === undefined && input.skill_level !== undefined) row.passed = input.skill_level;
     }
-    const registration = await this.store(row, c, person);
-    return { registration, person, competence: c };
+    return { row, password };
   }
 
   /**
-   * One transaction: the registration and its webhook event. Two identical registrations at once
-   * collide on person_competences_current; the loser is tried again, now superseding the winner, as
-   * if the requests had come one after the other.
+   * One transaction: the registration and its webhook event (`registrar`: the user name of whoever
+   * registers). Two identical registrations at once collide on person_competences_current; the loser
+   * is tried again, now superseding the winner, as if the requests had come one after the other.
    */
-  private async store(row: NewRegistration, c: CompetenceRow, person: TargetPerson): Promise<RegistrationRow> {
+  async store(row: NewRegistration, c: CompetenceRow, person: RegisteredPerson, registrar: string | null): Promise<RegistrationRow> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.uow.run(async (tx) => {
           const created = await tx.get(PersonCompetencesRepository).supersedeWith(row);
-          await tx.get(OUTBOUND_EVENTS).record('personcompetence.registered', registrationData(created, c, person));
+          await tx.get(OUTBOUND_EVENTS).record('personcompetence.registered', registrationData(created, c, person, registrar));
           return created;
         });
       } catch (err) {
@@ -169,23 +170,16 @@ export class PersonCompetenceRegistration {
     row.checked = input.action === 'on';
   }
 
-  /** Only for oneself, and only with one's own correct password. */
-  private async signature(person: TargetPerson, standing: Standing, input: RegistrationInput, row: NewRegistration): Promise<void> {
+  /** Only for oneself, and only with one's own password: the one returned, for the caller to check. */
+  private signature(standing: Standing, input: RegistrationInput, row: NewRegistration): string {
     if (!standing.isSelf) throw ApiError.forbidden('a signature can only be given by the person themselves');
     if (input.password === undefined || input.password === '') throw ApiError.missing('password');
-    await this.attempts.assertAllowed(person.id);
-    if (!(await verifyPassword(await this.credentials.passwordHash(person.id), input.password))) {
-      await this.attempts.failed(person.id);
-      throw ApiError.malformed('password', 'is not correct; nothing was signed');
-    }
-    await this.attempts.succeeded(person.id);
     row.signed = true;
+    return input.password;
   }
 
-  /** `person`: resolved and allowed by the route (self, their manager or a superuser). */
-  async deleteAll(user: Principal, person: TargetPerson, competenceId: number) {
-    const c = await this.competence(competenceId);
-    const standing = await this.standing(user, person);
+  /** Removes every registration of competence `c` for the person; 404 when there was none. */
+  async deleteAll(person: RegisteredPerson, c: CompetenceRow, standing: Standing) {
     const selfMay = SELF_REGISTERED.includes(c.type) || c.type === 'signature' || (c.type === 'checklist_item' && c.checked_by !== 'manager');
     if (!standing.asManager && !(standing.isSelf && selfMay)) throw ApiError.forbidden(`a ${c.type} registration is removed by a manager or a superuser`);
     const current = (await this.repo.current(person.id)).find((r) => r.competence_id === c.id);
@@ -210,7 +204,7 @@ export class PersonCompetenceRegistration {
 }
 
 /** personcompetence.registered: the registration as stored, with the competence and person it joins. */
-function registrationData(r: RegistrationRow, c: CompetenceRow, person: TargetPerson): Record<string, unknown> {
+function registrationData(r: RegistrationRow, c: CompetenceRow, person: RegisteredPerson, registrar: string | null): Record<string, unknown> {
   return {
     personcompetence_id: r.id,
     competence_id: c.id,
@@ -221,6 +215,6 @@ function registrationData(r: RegistrationRow, c: CompetenceRow, person: TargetPe
     passed: r.passed,
     date: r.date,
     valid_until: r.valid_until,
-    registered_by: r.registered_by_user_name,
+    registered_by: registrar,
   };
 }

@@ -47,8 +47,19 @@ export const PersonCompetenceView = z.object({
 
 const COURSE_TYPES = ['course', 'group', 'module', 'ecourse'];
 
-/** A PersonCompetence: the competence as held (or missed) by one person. */
-export function presentPersonCompetence(s: CompetenceState, userName: string, view: 'simple' | 'full', extra: Record<string, unknown> = {}) {
+const NO_NAMES: ReadonlyMap<number, string> = new Map();
+
+/**
+ * A PersonCompetence: the competence as held (or missed) by one person. `registrars`: the user
+ * names of whoever registered (`registrarIdsOf`), for the full view.
+ */
+export function presentPersonCompetence(
+  s: CompetenceState,
+  userName: string,
+  view: 'simple' | 'full',
+  extra: Record<string, unknown> = {},
+  registrars: ReadonlyMap<number, string> = NO_NAMES,
+) {
   const c = s.competence;
   const r = s.registration;
   const out: Record<string, unknown> = {
@@ -74,9 +85,14 @@ export function presentPersonCompetence(s: CompetenceState, userName: string, vi
     Object.assign(out, {
       comments: r?.comments ?? null,
       override: r?.override ?? false,
-      registered_by: r?.registered_by_user_name ?? null,
+      registered_by: r?.registered_by == null ? null : (registrars.get(r.registered_by) ?? null),
       registered_at: r?.created_at ?? null,
     });
   }
   return out;
+}
+
+/** Who registered what the full view shows: the states' own registrations (checklist items come in the simple view). */
+export function registrarIdsOf(states: readonly CompetenceState[]): number[] {
+  return states.flatMap((s) => (s.registration?.registered_by == null ? [] : [s.registration.registered_by]));
 }

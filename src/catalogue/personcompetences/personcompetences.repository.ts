@@ -2,7 +2,6 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenancy/tenant-db';
 import type { Knex } from 'knex';
-import { joinPersons } from '../../people';
 
 /**
  * The SQL half of "held": a current registration (alias pc), passed and not expired on
@@ -14,7 +13,7 @@ export function heldOn(q: Knex.QueryBuilder, today: string): Knex.QueryBuilder {
     .where((w) => w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', today));
 }
 
-/** One registration row; calendar dates come out as YYYY-MM-DD text. */
+/** One registration row; calendar dates come out as YYYY-MM-DD text. Persons by id: people names them. */
 export interface RegistrationRow {
   id: number;
   person_id: number;
@@ -32,22 +31,21 @@ export interface RegistrationRow {
   show_course_diploma: boolean | null;
   override: boolean;
   registered_by: number | null;
-  registered_by_user_name: string | null;
   created_at: Date;
 }
 
-export type NewRegistration = Omit<RegistrationRow, 'id' | 'created_at' | 'registered_by_user_name'>;
+export type NewRegistration = Omit<RegistrationRow, 'id' | 'created_at'>;
 
 @injectable()
 export class PersonCompetencesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   private select(db: TenantDb = this.db) {
-    return joinPersons(db.table('person_competences as pc'), 'rb', 'pc.registered_by', 'left')
+    return db
+      .table('person_competences as pc')
       .select(
         'pc.id', 'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.comments', 'pc.grade', 'pc.school', 'pc.graduation_year',
         'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override', 'pc.registered_by', 'pc.created_at',
-        'rb.user_name as registered_by_user_name',
         db.raw('pc.date::text as date'),
         db.raw('pc.valid_until::text as valid_until'),
       );

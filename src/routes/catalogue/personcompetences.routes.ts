@@ -2,15 +2,9 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import {
-  COMPETENCE_TYPE_IDS,
-  CompetenceStates,
-  PersonCompetenceList,
-  PersonCompetenceRegistration,
-  PersonCompetenceView,
-  presentPersonCompetence,
-  stateOf,
-} from '../../catalogue';
+import { COMPETENCE_TYPE_IDS, CompetenceStates, PersonCompetenceList, PersonCompetenceView, stateOf } from '../../catalogue';
+import { RegisterCompetenceFlow } from '../../flows/registrations/register-competence';
+import { RegistrationViewsFlow } from '../../flows/registrations/registration-views';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { endOfDayIn } from '../../platform/time/tenant-clock';
 import { policies } from '../../people';
@@ -53,9 +47,11 @@ export const personCompetenceRoutes = [
       const items = await cachedRead(ctx, 'GET /personcompetences', input, async () => {
         const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
         const { limit, offset } = paging(input);
-        return list.slice(offset, offset + limit).map(({ state, required }) =>
-          presentPersonCompetence(state, person.user_name, input.view ?? 'simple', required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {}),
-        );
+        const shown = list.slice(offset, offset + limit).map(({ state, required }) => ({
+          state,
+          extra: required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {},
+        }));
+        return ctx.resolve(RegistrationViewsFlow).present(person, input.view ?? 'simple', shown);
       }, () => endOfToday);
       return { items };
     },
@@ -75,7 +71,7 @@ export const personCompetenceRoutes = [
       if (!state) throw ApiError.notFound(`competence ${input.competence_id}`);
       const anyItem = state.children.some((k) => k.registration);
       if (!state.registration && !anyItem) throw ApiError.notFound(`registration of "${state.competence.title}" for ${person.user_name}`);
-      return { items: [presentPersonCompetence(state, person.user_name, input.view ?? 'full')] };
+      return { items: await ctx.resolve(RegistrationViewsFlow).present(person, input.view ?? 'full', [{ state }]) };
     },
   }),
   defineRoute({
@@ -113,9 +109,9 @@ export const personCompetenceRoutes = [
     }),
     async handler(ctx, input) {
       const { competence_id, view, fields, ...rest } = input;
-      const reg = await ctx.resolve(PersonCompetenceRegistration).register(ctx.user, ctx.target, competence_id, rest);
+      const reg = await ctx.resolve(RegisterCompetenceFlow).register(ctx.user, ctx.target, competence_id, rest);
       const [state] = await ctx.resolve(CompetenceStates).evaluate(reg.person.id, [competence_id]);
-      return { items: [presentPersonCompetence(state, reg.person.user_name, view ?? 'full')], message: 'registered' };
+      return { items: await ctx.resolve(RegistrationViewsFlow).present(reg.person, view ?? 'full', [{ state }]), message: 'registered' };
     },
   }),
   defineRoute({
@@ -130,9 +126,10 @@ export const personCompetenceRoutes = [
     output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),
     async handler(ctx, input) {
-      const r = await ctx.resolve(PersonCompetenceRegistration).deleteAll(ctx.user, ctx.target, input.competence_id);
+      const r = await ctx.resolve(RegisterCompetenceFlow).remove(ctx.user, ctx.target, input.competence_id);
       const state = stateOf(r.competence, r.registration, [], ctx.resolve(TenantClock).today());
-      const item = { ...presentPersonCompetence(state, r.person.user_name, input.view ?? 'simple'), state: 'deleted', deleted: true };
+      const [shown] = await ctx.resolve(RegistrationViewsFlow).present(r.person, input.view ?? 'simple', [{ state }]);
+      const item = { ...shown, state: 'deleted', deleted: true };
       return { items: [item], message: `removed ${r.removed} registration(s)` };
     },
   }),

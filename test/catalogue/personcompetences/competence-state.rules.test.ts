@@ -44,7 +44,6 @@ const registration = (competenceId: number, over: Partial<RegistrationRow> = {})
   show_course_diploma: null,
   override: false,
   registered_by: null,
-  registered_by_user_name: null,
   created_at: new Date(0),
   ...over,
 });
