@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { TENANT_DB } from '../../platform/tokens';
-import { TenantClock } from '../../platform/time/tenant-clock';
-import { PersonDirectory, policies, type TargetPerson } from '../../people';
-import { competenceLevel } from '../../catalogue';
+import { policies, type TargetPerson } from '../../people';
+import { CompetenceLevelFlow } from '../../flows/catalogue/competence-level';
 
 /** Percent of required competences held, rounded down; nothing required counts as 100. */
 const level = (required: number, fulfilled: number) => (required === 0 ? 100 : Math.floor((100 * fulfilled) / required));
@@ -38,15 +36,15 @@ export const competenceLevelRoutes = [
     ]),
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), ...fieldsShape }),
     async handler(ctx, input) {
+      const levels = ctx.resolve(CompetenceLevelFlow);
       if (input.organisation_id !== undefined) {
-        const members = await ctx.resolve(PersonDirectory).idsInSubtree(input.organisation_id);
-        const c = await competenceLevel(ctx.resolve(TENANT_DB), members, ctx.resolve(TenantClock).today());
+        const c = await levels.ofOrganisation(input.organisation_id);
         return {
           items: [{ organisation_id: input.organisation_id, persons: c.persons, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }],
         };
       }
       const person = ctx.target as TargetPerson;
-      const c = await competenceLevel(ctx.resolve(TENANT_DB), [person.id], ctx.resolve(TenantClock).today());
+      const c = await levels.ofPerson(person.id);
       return { items: [{ user_name: person.user_name, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
     },
   }),

@@ -1,0 +1,27 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import { TenantClock } from '../../platform/time/tenant-clock';
+import { PersonDirectory } from '../../people';
+import { competenceLevel } from '../../catalogue';
+
+/**
+ * GET /api/competencelevel: the catalogue counts required and held competences (one statement) for
+ * the persons people names: one person, or the persons of an organisation and every unit below it.
+ */
+@injectable()
+export class CompetenceLevelFlow {
+  constructor(
+    @inject(TENANT_DB) private readonly db: TenantDb,
+    @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(PersonDirectory) private readonly persons: PersonDirectory,
+  ) {}
+
+  async ofOrganisation(organisationId: number) {
+    return competenceLevel(this.db, await this.persons.idsInSubtree(organisationId), this.clock.today());
+  }
+
+  async ofPerson(personId: number) {
+    return competenceLevel(this.db, [personId], this.clock.today());
+  }
+}
