@@ -14,7 +14,7 @@ const above = (m) => MODULES.slice(MODULES.indexOf(m) + 1);
  * The modules still listed here have not been moved over yet: for them the old layering (a module
  * imports the faces of modules below it) still holds. The list only shrinks; empty, the rule is whole.
  */
-const NOT_YET_FLAT = ['catalogue'];
+const NOT_YET_FLAT = [];
 /**
  * Single files of moved-over modules that still import another module, each for a caller that
  * cannot reach a flow yet. Only shrinks, like NOT_YET_FLAT.
