@@ -44,6 +44,14 @@ function openApiPath(path: string): string {
   return `/api${path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')}`;
 }
 
+/**
+ * method + the path's words in camel case: GET /persons/:user_name is getPersonsUser_name. Every
+ * character outside [A-Za-z0-9_] (/, :, {, }, ., -) separates words, so no id holds one.
+ */
+export function operationId(method: string, path: string): string {
+  return method + path.split(/[^A-Za-z0-9_]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
 function pathParams(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
 }
@@ -126,7 +134,7 @@ function operation(route: RouteDefinition) {
   if (takesIdempotencyKey(route)) parameters.push(IDEMPOTENCY_PARAMETER);
   const rest = Object.entries(properties).filter(([name]) => !inPath.includes(name));
   const op: Record<string, unknown> = {
-    operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    operationId: operationId(route.method, route.path),
     summary: route.summary,
     description: [`Access: ${route.access.security}.`, route.description].filter(Boolean).join('\n\n'),
     tags: [route.path.split('/')[1]],

@@ -3,6 +3,7 @@
  * outside any tenant), so this table, kept next to platform.routes.ts, describes them.
  */
 import { PLACEMENT_OPERATIONS } from './placement/placement.openapi';
+import { operationId } from '../../platform/openapi/openapi-document';
 
 export type Param = [name: string, where: 'path' | 'query', description: string];
 export interface PlatformOp {
@@ -88,7 +89,7 @@ export function platformPaths(): Record<string, Record<string, unknown>> {
   for (const op of PLATFORM_OPERATIONS) {
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
-      operationId: `platform${op.method}${op.path.replace(/[/{}]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      operationId: `platform${operationId(op.method, op.path)}`,
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: ['platform'],

@@ -33,6 +33,37 @@ describe('OpenAPI document', () => {
     expect(res.body.components.securitySchemes.platformToken).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('gives every operation an operationId of letters, digits and underscores only, each used once', async () => {
+    const doc = (await request(t.app).get('/api/openapi.json')).body;
+    const ids = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, id: op.operationId })),
+    );
+    expect(ids.length).toBeGreaterThan(90);
+    expect(ids.filter(({ id }) => !/^[A-Za-z0-9_]+$/.test(id ?? ''))).toEqual([]);
+    expect(new Set(ids.map(({ id }) => id)).size).toBe(ids.length);
+    // words split at any other character: a dotted path segment, a path parameter at the end
+    expect(doc.paths['/api/configitems/api.oauth.secret/check'].post.operationId).toBe('postConfigitemsApiOauthSecretCheck');
+    expect(doc.paths['/api/persons/{user_name}'].get.operationId).toBe('getPersonsUser_name');
+  });
+
+  it("passes Redocly's recommended ruleset without an error (warnings allowed), offline", async () => {
+    const doc = (await request(t.app).get('/api/openapi.json')).body;
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const config = await createConfig({ extends: ['recommended'] });
+    const lint = async (document: unknown) => {
+      const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+      return problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    };
+    expect(await lint(doc)).toEqual([]);
+    // the linter does see errors: an operationId with a character a URL cannot hold, a path parameter not declared
+    const broken = structuredClone(doc);
+    broken.paths['/api/login'].post.operationId = 'postLogin}';
+    broken.paths['/api/persons/{user_name}'].get.parameters = [];
+    const found = await lint(broken);
+    expect(found).toContainEqual(expect.stringMatching(/^operation-operationId-url-safe at #\/paths\/~1api~1login\/post/));
+    expect(found).toContainEqual(expect.stringMatching(/^path-parameters-defined at #\/paths\/~1api~1persons~1\{user_name\}\/get/));
+  });
+
   it('the contract check rejects a response that drifts from the document', () => {
     const drifted = { status: 200, headers: { 'content-type': 'application/json' }, body: { valid: true, message: 'ok', login: [{ session_id: 42 }] } };
     expect(() => assertMatchesContract('post', '/api/login', drifted)).toThrow(/drifts/);
