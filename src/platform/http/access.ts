@@ -1,6 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { InjectionToken } from 'tsyringe';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../errors/api-error';
+import { ENV } from '../tokens';
+import { checkPlatformToken, platformTokenDigest } from './require-platform-token';
 
 /** What an access rule sees of the request: the caller, the route and the request's tenant scope. */
 export interface AccessCheck {
@@ -11,6 +14,8 @@ export interface AccessCheck {
   readonly path: string;
   /** The route's method: a GET changes nothing, so what its check reads may come from a cache. */
   readonly method: 'get' | 'post' | 'put' | 'delete';
+  /** The request's headers (the operator rule reads its bearer token); absent where no request is checked. */
+  readonly headers?: IncomingHttpHeaders;
   resolve<T>(token: InjectionToken<T>): T;
 }
 
@@ -25,6 +30,11 @@ export interface AccessRule<T = unknown> {
   readonly security: string;
   /** false: callable without login (login, forgot_password). */
   readonly login: boolean;
+  /**
+   * The OpenAPI security scheme of a rule that checks a credential of its own instead of a login
+   * (the operator's bearer token); rules without one are the login's (cookie or SWT) or anyone's.
+   */
+  readonly scheme?: 'platformToken';
   /** Throws ApiError 401, 403 or 404; resolves to what the handler receives as ctx.target. */
   check(ctx: AccessCheck, input: any): Promise<T>;
 }
@@ -57,6 +67,22 @@ function superuser(action: string): AccessRule<undefined> {
   };
 }
 
+/**
+ * The service operator: `Authorization: Bearer <PLATFORM_ADMIN_TOKEN>`, compared in constant time;
+ * 401 without it or with a wrong one, 404 (the API does not exist) when no token is configured.
+ * The operator API under /platform (outside any tenant) declares it; its mount also runs it before
+ * a body is read (operator-routes.ts).
+ */
+const operator: AccessRule<undefined> = {
+  security: 'operator only: Authorization: Bearer <PLATFORM_ADMIN_TOKEN>',
+  login: false,
+  scheme: 'platformToken',
+  async check(ctx) {
+    checkPlatformToken(platformTokenDigest(ctx.resolve(ENV)), ctx.headers?.authorization);
+    return undefined;
+  },
+};
+
 /** `rule` when the input asks for it (`condition`, in words), else any logged-in person. */
 function when<T>(condition: string, applies: (input: any, user: Principal) => boolean, rule: AccessRule<T>): AccessRule<T | undefined> {
   return {
@@ -76,4 +102,4 @@ function either<A, B>(condition: string, applies: (input: any, user: Principal) 
 }
 
 /** The kernel's rules; the people module adds those about persons and organisations (its `policies`). */
-export const access = { anyone, user, userThen, superuser, when, either };
+export const access = { anyone, user, userThen, superuser, operator, when, either };
