@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import type { InjectionToken } from 'tsyringe';
 import type { z } from 'zod';
 import type { Logger } from 'pino';
@@ -10,7 +11,8 @@ import type { AccessRule } from './access';
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 export interface RouteContext<T = unknown> {
-  tenant: Tenant;
+  /** The request's tenant; a route mounted outside any tenant (the operator API) has none, and reading it throws. */
+  readonly tenant: Tenant;
   principal: Principal | null;
   /** The logged-in person; throws 401 when there is none. */
   readonly user: Principal;
@@ -20,7 +22,22 @@ export interface RouteContext<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
   /** What the route's access rule resolved on the way, e.g. the person the call acts on. */
   target: T;
+  /** For a route that declares `body`: the body it takes whole (not merged into the input). */
+  readonly body: RequestBody;
   resolve<R>(token: InjectionToken<R>): R;
+}
+
+export interface RequestBody {
+  /** The parsed body (JSON or form) as one value; undefined without one. */
+  readonly parsed: unknown;
+  /** The request itself, unread, when its Content-Type is one of `types` (an upload the body parsers left alone); else null. */
+  stream(types: readonly string[]): Readable | null;
+}
+
+/** A body or an answer by media type: the schema of its JSON (or form), or 'binary' for bytes. */
+export interface MediaContent {
+  description: string;
+  content: Record<string, z.ZodType | 'binary'>;
 }
 
 export type CookieInstruction =
@@ -30,7 +47,12 @@ export type CookieInstruction =
 export type RouteResult =
   | { items: readonly object[]; message?: string; status?: number; cookies?: CookieInstruction[] }
   | { body: Record<string, unknown>; status?: number; cookies?: CookieInstruction[] }
-  | { redirect: string; cookies?: CookieInstruction[] };
+  | { redirect: string; cookies?: CookieInstruction[] }
+  /**
+   * Bytes written as they are made (an archive download): `stream` writes into the answer after the
+   * headers. An error before the first byte is still the error envelope; after it the connection is cut.
+   */
+  | { stream: (out: Writable) => Promise<unknown>; contentType: string; headers?: Record<string, string>; cookies?: undefined };
 
 export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   method: HttpMethod;
@@ -67,6 +89,17 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   input: S;
   /** Shape of one returned object (simple and full views alike); documents the 200 answer. */
   output?: z.ZodType;
+  /** A creation: the answer is 201, not 200 (documented so). */
+  created?: true;
+  /** Attributes the envelope holds besides `resource` (progress lines, a report); documented with the answer. */
+  extras?: Record<string, z.ZodType>;
+  /**
+   * The body is one document or an upload, not parameters: it is not merged into the input (which
+   * then holds the query's and the path's parameters), the handler reads it as ctx.body.
+   */
+  body?: MediaContent;
+  /** A 200 answer that is no envelope (a download, a document to post back), documented in its place. */
+  answer?: MediaContent;
   handler(ctx: RouteContext<T>, input: z.infer<S>): Promise<RouteResult>;
 }
 
@@ -77,4 +110,18 @@ export function defineRoute<S extends z.ZodType, T>(def: RouteDefinition<S, T>):
 export function requireUser(principal: Principal | null): Principal {
   if (!principal) throw ApiError.unauthenticated();
   return principal;
+}
+
+/** Routes mounted together under one base path; the OpenAPI document lists them group by group. */
+export interface RouteGroup {
+  /** Where they are mounted: /api, /platform. */
+  readonly base: string;
+  /**
+   * true: the tenant API (the tenant from the Host header, login, rate limit, cross-site check,
+   * Idempotency-Key); false: outside any tenant (the operator API, mountOperatorRoutes).
+   */
+  readonly tenant: boolean;
+  /** One OpenAPI tag for all of them; default: each route's first path segment. */
+  readonly tag?: string;
+  readonly routes: readonly RouteDefinition<any>[];
 }

@@ -1,24 +1,53 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { InjectionToken } from 'tsyringe';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
-import type { RouteContext, RouteDefinition, RouteResult } from './define-route';
+import type { RequestBody, RouteContext, RouteDefinition, RouteResult } from './define-route';
 import { requireUser } from './define-route';
 import { errorEnvelope, okEnvelope, selectFields } from './envelope';
 import { IdempotentCall, type StoredAnswer } from './idempotency';
 import { REDIS } from '../tokens';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../auth/principal';
-import { requestLog, requestScope, type RequestScope } from '../tenancy/request-scope';
+import type { Tenant } from '../tenancy/tenant';
+import { requestLog, requestScope } from '../tenancy/request-scope';
 import { routeMatcher } from './route-match';
 import { firstSegment } from './middleware-series';
 import { PrincipalCache } from '../auth/principal-cache';
-import { checkInputValues } from './input-guard';
+import { MAX_INPUT_DEPTH, checkInputValues } from './input-guard';
 import { LIMIT_MAX } from './param-types';
 
-function mergedInput(req: Request): Record<string, unknown> {
-  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+/** What a group's routes run in: the tenant's request scope (/api), or no tenant at all (the operator API). */
+export interface RouteScope {
+  readonly tenant: Tenant | null;
+  readonly container: DependencyContainer;
+  readonly principal: Principal | null;
+}
+
+export interface MountOptions {
+  /** The request's scope; default: the tenant's, opened by tenantMiddleware. */
+  scope?: (req: Request) => RouteScope;
+  /** How deep parsed values may nest (checkInputValues); default MAX_INPUT_DEPTH. */
+  maxDepth?: number;
+}
+
+interface Mount {
+  scope: (req: Request) => RouteScope;
+  maxDepth: number;
+}
+
+/** Query, body and path parameters as one input; a route that takes its body whole gets query and path only. */
+function mergedInput(req: Request, route: RouteDefinition): Record<string, unknown> {
+  const body = !route.body && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
   return { ...(req.query as object), ...body, ...req.params };
+}
+
+function requestBody(req: Request): RequestBody {
+  return { parsed: req.body, stream: (types) => (req.is(types as string[]) ? req : null) };
+}
+
+function noTenant(route: RouteDefinition): never {
+  throw new Error(`${route.method.toUpperCase()} ${route.path} runs outside any tenant: ctx.tenant has none`);
 }
 
 /** Older clients ask for pages above the maximum; they get LIMIT_MAX and are told so. */
@@ -40,33 +69,49 @@ function mustChangePassword(principal: Principal): ApiError {
   return new ApiError(418, `must change password: ${PASSWORD_CHANGE_MESSAGES[principal.mustChangePassword!]}`);
 }
 
-type Rendered = { redirect: string } | { status: number; body: unknown };
+type Rendered = { redirect: string } | { stream: true } | { status: number; body: unknown };
 
 function render(route: RouteDefinition, result: RouteResult, fields: string[] | undefined): Rendered {
   if ('redirect' in result) return { redirect: result.redirect };
-  if ('body' in result) return { status: result.status ?? 200, body: result.body };
-  return { status: result.status ?? 200, body: okEnvelope(route.resource, selectFields(result.items, fields), result.message) };
+  if ('stream' in result) return { stream: true };
+  const status = result.status ?? (route.created ? 201 : 200);
+  if ('body' in result) return { status, body: result.body };
+  return { status, body: okEnvelope(route.resource, selectFields(result.items, fields), result.message) };
 }
 
-function send(res: Response, result: RouteResult, rendered: Rendered): void {
+async function send(res: Response, result: RouteResult, rendered: Rendered): Promise<void> {
+  if ('stream' in result) return sendStream(res, result);
   for (const c of result.cookies ?? []) {
     if ('clear' in c) res.clearCookie(c.name, c.options);
     else res.cookie(c.name, c.value, c.options);
   }
   if ('redirect' in rendered) res.redirect(302, rendered.redirect);
-  else res.status(rendered.status).json(rendered.body);
+  else if ('status' in rendered) res.status(rendered.status).json(rendered.body);
+}
+
+/** Headers first, then the bytes; a failure before the first byte leaves for the error envelope, after it cuts the connection. */
+async function sendStream(res: Response, result: Extract<RouteResult, { stream: unknown }>): Promise<void> {
+  const headers = { 'Content-Type': result.contentType, ...result.headers };
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  try {
+    await result.stream(res);
+  } catch (err) {
+    if (res.headersSent) return void res.destroy(err as Error);
+    for (const name of Object.keys(headers)) res.removeHeader(name);
+    throw err;
+  }
 }
 
 function replay(res: Response, answer: StoredAnswer): void {
   res.set({ ...answer.headers, 'Idempotent-Replayed': 'true' }).status(answer.status).json(answer.body);
 }
 
-async function run(req: Request, route: RouteDefinition, scope: RequestScope, raw: Record<string, unknown>): Promise<{ result: RouteResult; rendered: Rendered }> {
+async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw: Record<string, unknown>, maxDepth: number): Promise<{ result: RouteResult; rendered: Rendered }> {
   const principal = scope.principal;
   const parsed = route.input.safeParse(raw);
   if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
   // Values decoded from JSON text parameters (person_data, survey data) meet the same check.
-  checkInputValues(parsed.data);
+  checkInputValues(parsed.data, [], maxDepth);
   const open = route.duringPasswordChange;
   if (principal?.mustChangePassword && typeof open === 'function' && !open(parsed.data, principal)) throw mustChangePassword(principal);
   const resolve = <R>(token: InjectionToken<R>): R => scope.container.resolve(token);
@@ -79,12 +124,15 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
       },
       path: route.path,
       method: route.method,
+      headers: req.headers,
       resolve,
     },
     parsed.data,
   );
   const ctx: RouteContext = {
-    tenant: scope.tenant,
+    get tenant() {
+      return scope.tenant ?? noTenant(route);
+    },
     principal,
     get user() {
       return requireUser(principal);
@@ -96,6 +144,9 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
     },
     headers: req.headers,
     target,
+    get body() {
+      return requestBody(req);
+    },
     resolve,
   };
   let result: RouteResult;
@@ -103,7 +154,7 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
     result = await route.handler(ctx, parsed.data);
   } finally {
     // What this request changed must not be served from this process's cache to the next one.
-    if (route.method !== 'get' && !route.keepsCachedData) {
+    if (scope.tenant && route.method !== 'get' && !route.keepsCachedData) {
       const cache = scope.container.resolve(PrincipalCache);
       if (route.keepsAccounts) cache.forgetData(scope.tenant.schema);
       else cache.forgetSchema(scope.tenant.schema);
@@ -120,14 +171,15 @@ async function run(req: Request, route: RouteDefinition, scope: RequestScope, ra
  * path segment (one matcher per resource, route-match.ts) and a request is handed to its group by a Map lookup:
  * GET /api/events no longer tests some 50 route patterns first.
  */
-export function mountRoutes(routes: readonly RouteDefinition[]): (req: Request, res: Response, next: NextFunction) => void {
+export function mountRoutes(routes: readonly RouteDefinition[], options: MountOptions = {}): (req: Request, res: Response, next: NextFunction) => void {
+  const mount: Mount = { scope: options.scope ?? requestScope, maxDepth: options.maxDepth ?? MAX_INPUT_DEPTH };
   const groups = new Map<string, RouteDefinition[]>();
   for (const route of routes) {
     const segment = firstSegment(route.path);
     if (segment.startsWith(':')) throw new Error(`route ${route.path}: the first path segment must be fixed`);
     groups.set(segment, [...(groups.get(segment) ?? []), route]);
   }
-  const routers = new Map([...groups].map(([segment, group]) => [segment, routeGroup(group)]));
+  const routers = new Map([...groups].map(([segment, group]) => [segment, routeGroup(group, mount)]));
   return (req, res, next) => {
     const router = routers.get(firstSegment(req.path));
     if (router) router(req, res, next);
@@ -135,25 +187,26 @@ export function mountRoutes(routes: readonly RouteDefinition[]): (req: Request, 
   };
 }
 
-function routeGroup(routes: readonly RouteDefinition[]): ReturnType<typeof routeMatcher> {
-  return routeMatcher(routes.map((route) => ({ method: route.method, path: route.path, handle: (req: Request, res: Response) => serve(route, req, res) })));
+function routeGroup(routes: readonly RouteDefinition[], mount: Mount): ReturnType<typeof routeMatcher> {
+  return routeMatcher(routes.map((route) => ({ method: route.method, path: route.path, handle: (req: Request, res: Response) => serve(route, req, res, mount) })));
 }
 
-async function serve(route: RouteDefinition, req: Request, res: Response): Promise<void> {
-  const scope = requestScope(req);
+async function serve(route: RouteDefinition, req: Request, res: Response, mount: Mount): Promise<void> {
+  const scope = mount.scope(req);
   const principal = scope.principal;
   if (route.access.login) requireUser(principal);
   if (principal?.mustChangePassword && !route.duringPasswordChange) throw mustChangePassword(principal);
   // Query and body were checked by inputGuard; path parameters are only known here.
   checkInputValues(req.params);
-  const raw = mergedInput(req);
-  const call = IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
+  const raw = mergedInput(req, route);
+  // Keys are the tenant's and the caller's (the tenant API); outside a tenant no call is kept.
+  const call = scope.tenant && IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
   const earlier = await call?.begin();
   if (earlier) return replay(res, earlier);
   let result: RouteResult;
   let rendered: Rendered;
   try {
-    ({ result, rendered } = await run(req, route, scope, raw));
+    ({ result, rendered } = await run(req, route, scope, raw, mount.maxDepth));
   } catch (err) {
     // Client errors are answers too (the same request gets the same 4xx); 5xx may pass on retry.
     if (call && err instanceof ApiError && err.status < 500) await call.finish({ status: err.status, body: errorEnvelope(err), headers: err.headers });
@@ -161,9 +214,9 @@ async function serve(route: RouteDefinition, req: Request, res: Response): Promi
     throw err;
   }
   if (call) {
-    // A cookie must not be handed out twice (logout clears one): such answers run each time.
-    if (result.cookies?.length || 'redirect' in rendered) await call.abandon();
+    // A cookie must not be handed out twice (logout clears one): such answers run each time; nor is a stream kept.
+    if (result.cookies?.length || !('status' in rendered)) await call.abandon();
     else await call.finish(rendered);
   }
-  send(res, result, rendered);
+  await send(res, result, rendered);
 }

@@ -1,5 +1,6 @@
 import type { DateParam } from '../time/tenant-clock';
 import { z } from 'zod';
+import { MISSING } from './zod-to-api-error';
 
 /**
  * Parameter shapes shared by every endpoint. Query strings, form bodies and JSON all
@@ -51,6 +52,15 @@ export const p = {
         return z.NEVER;
       }),
   string: (max = 1000) => z.string().trim().max(max, `must be at most ${max} characters`),
+  /** Text that must be given, as is (not trimmed): absent or "" is the 419 of a missing parameter, anything but text a 420. */
+  text: (message = 'must be a string') =>
+    z.string({ error: message }).transform((v, ctx) => {
+      if (v === '') {
+        ctx.addIssue({ code: 'custom', message: 'is missing', params: { [MISSING]: true } });
+        return z.NEVER;
+      }
+      return v;
+    }),
   idList: () =>
     z
       .preprocess(toList, z.array(intFromString.pipe(z.number().min(1, 'must be positive ids'))).max(LIST_MAX, `must hold at most ${LIST_MAX} ids`))

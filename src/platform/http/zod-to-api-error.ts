@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors/api-error';
 
+/** A custom issue with params {[MISSING]: true} is a missing parameter too (p.text(): "" is not given). */
+export const MISSING = 'missing';
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v: any = input;
   for (const key of path) {
@@ -24,7 +27,9 @@ export function parameterName(path: readonly PropertyKey[]): string {
 export function zodErrorToApiError(error: z.ZodError, input: unknown): ApiError {
   const issues = error.issues;
   // p.int()/p.id() are unions, so an absent one is reported as invalid_union, not invalid_type.
-  const missing = issues.find((i) => (i.code === 'invalid_type' || i.code === 'invalid_union') && valueAt(input, i.path) === undefined);
+  const missing = issues.find(
+    (i) => ((i.code === 'invalid_type' || i.code === 'invalid_union') && valueAt(input, i.path) === undefined) || (i.code === 'custom' && i.params?.[MISSING] === true),
+  );
   if (missing) return ApiError.missing(parameterName(missing.path));
   const first = issues[0];
   const problems = issues.map((i) => `${parameterName(i.path)} ${i.message}`);

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import type { RouteDefinition } from '../http/define-route';
-import { buildOpenApiDocument, errorcodeTable, type OpenApiPaths } from './openapi-document';
+import type { RouteGroup } from '../http/define-route';
+import { buildOpenApiDocument, errorcodeTable } from './openapi-document';
 
 const DESCRIPTION = `Multi-tenant HTTP JSON API. The tenant is chosen by the Host header.
 
@@ -35,14 +35,18 @@ else the client address) in a one-minute window of the tenant's config item api.
 past it 429 with Retry-After.
 
 A POST, PUT or DELETE authenticated by the tg-visit cookie from an Origin (or Referer) that is neither the tenant's host nor
-listed in cors.origins is refused (403); SWT requests and requests without either header pass.`;
+listed in cors.origins is refused (403); SWT requests and requests without either header pass.
+
+The operator API under /platform (tag platform) runs outside any tenant, whatever the Host header: every call needs
+\`Authorization: Bearer <PLATFORM_ADMIN_TOKEN>\` (401 without it or with a wrong one; 404 on every path while no token is
+configured). It has no rate limit, cross-site check or Idempotency-Key; bodies may be up to 100 MB (tenant documents).`;
 
 /**
  * GET /api/openapi.json and the rendered docs at /docs; the same on every host. Added to the app
  * at their paths, not as a router of their own that every request would walk through.
  */
-export function mountDocs(app: Express, routes: readonly RouteDefinition[], version: string, paths?: OpenApiPaths): void {
-  const document = buildOpenApiDocument(routes, { version, description: DESCRIPTION, paths });
+export function mountDocs(app: Express, groups: readonly RouteGroup[], version: string): void {
+  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION });
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
