@@ -8,12 +8,11 @@ import { mountRoutes } from './platform/http/mount-routes';
 import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
-import { allRoutes, filesHttp, adminPageRoutes } from './routes';
+import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes } from './routes';
 import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
 import { tenantCors, csrfGuard } from './identity';
-import { platformRoutes, platformPaths } from './tenancy';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './platform/queue/queue-dashboard';
 import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
@@ -41,11 +40,11 @@ export function buildApp(container: DependencyContainer): Express {
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
-  mountDocs(app, allRoutes, version, platformPaths());
+  mountDocs(app, routeGroups, version);
   app.use('/api', apiHandler(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
-  // Operator API and admin page: no tenant resolution on /platform; /admin checks the host itself.
+  // Operator API (defineRoute routes outside any tenant, behind the operator's token) and admin page; /admin checks the host itself.
   app.use('/platform', platformRoutes(container));
   app.use(adminPageRoutes(container));
 

@@ -1,9 +1,9 @@
 /**
- * The HTTP surface (issue 34): every /api route, the files' multipart glue and the tenant admin
- * page, above the modules. A route file imports the kernel and the faces (index.ts) of the modules
+ * The HTTP surface (issue 34): every /api route, the operator API under /platform, the files'
+ * multipart glue and the tenant admin page, above the modules. A route file imports the kernel and the faces (index.ts) of the modules
  * it serves, never deeper; no module and no kernel file imports src/routes/ (.dependency-cruiser.cjs).
  */
-import type { RouteDefinition } from '../platform/http/define-route';
+import type { RouteDefinition, RouteGroup } from '../platform/http/define-route';
 import { auditLogRoutes } from '../platform/audit';
 import { loginRoutes } from './identity/login.routes';
 import { signonRoutes } from './identity/signon.routes';
@@ -31,6 +31,7 @@ import { participantRoutes } from './courses/participants.routes';
 import { locationRoutes } from './courses/locations.routes';
 import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
+import { operatorRoutes } from './tenancy/platform.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
@@ -66,6 +67,14 @@ export const allRoutes: RouteDefinition<any>[] = [
   ...auditLogRoutes,
 ];
 
+/** What the app mounts and the OpenAPI document lists: the tenant API under /api, the operator API under /platform. */
+export const routeGroups: readonly RouteGroup[] = [
+  { base: '/api', tenant: true, routes: allRoutes },
+  { base: '/platform', tenant: false, tag: 'platform', routes: operatorRoutes },
+];
+
+/** The operator API (outside any tenant, behind PLATFORM_ADMIN_TOKEN), mounted by app.ts at /platform. */
+export { platformRoutes } from './tenancy/platform.routes';
 /** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
 export { filesHttp } from './courses/files.http';
 /** The tenant admin page (outside /api), mounted by app.ts. */

@@ -17,12 +17,13 @@ export const tenancyModule: AppModule = {
   },
 };
 
-/** The operator API (/platform, outside any tenant), mounted by app.ts. */
-export { platformRoutes } from './tenants/platform.routes';
-export { platformPaths } from './tenants/platform.openapi';
 /** For its routes (src/routes/tenancy): config items, their history and the admin's view. */
 export { ConfigItemView, presentConfigItem } from './configitems/config-items.presenter';
 export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './configitems/config-items-admin.service';
+/** For the operator API (src/routes/tenancy/platform*.routes.ts): what its calls take and check. */
+export { TenantImport, TenantSlug } from './tenants/tenant-import.schema';
+export { FirstAdmin } from './tenants/tenant-operator';
+export { BulkTenant } from './tenants/placement/bulk-provisioner';
 /** Who acts as the operator (CLI or /platform), for the flows of src/flows/tenants. */
 export type { OperatorOrigin } from './tenants/tenant-admin.service';
 /** The CLI's operations (npm run tenant). */

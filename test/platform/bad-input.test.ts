@@ -3,6 +3,7 @@ import request from 'supertest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { asAcme } from '../support/login';
 import { readDemoDocument } from '../../seeds/demo-tenants';
+import { operator } from '../tenancy/tenants/archive-support';
 
 const OPERATOR_TOKEN = 'bad-input-operator-token-0123';
 let t: TestApp;
@@ -104,12 +105,12 @@ describe('no bad input is ever a 500', () => {
   });
 
   it('the operator API refuses NUL in a path parameter and integers its columns cannot hold in a document', async () => {
-    const op = (r: request.Test) => r.set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
-    expect420(await op(request(t.app).get('/platform/tenants/a%00b')), 'slug');
+    const op = operator(t, OPERATOR_TOKEN);
+    expect420(await op.get('/platform/tenants/a%00b'), 'slug');
     const doc = readDemoDocument('acme');
     doc.tenant = { ...doc.tenant, slug: `big-${Date.now()}`, hosts: [`big-${Date.now()}.test`] };
     doc.locations[0].capacity = 3_000_000_000;
-    const res = await op(request(t.app).post('/platform/tenants/import')).send(doc);
+    const res = await op.post('/platform/tenants/import').send(doc);
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body).toMatchObject({ valid: false, errorcode: 420 });
   });

@@ -105,7 +105,7 @@ async function inBatches(cases: FuzzCase[]): Promise<void> {
   for (let i = 0; i < cases.length; i += BATCH) await Promise.all(cases.slice(i, i + BATCH).map(run));
 }
 
-/** The file download, the operator API, the admin page and the auth headers parse their own input. */
+/** Outside the /api route table: the file download, the operator API (mounted on its own), the admin page and the auth headers. */
 async function outsideDefineRoute(): Promise<void> {
   const urls = (bad: string) => [`/api/files/${bad}/content`, `/platform/tenants/${bad}`, `/platform/tenants/${bad}/export`, `/platform/tenants/x/hosts/${bad}`, `/admin?x=${bad}`];
   const headers = { Host: acme.host, Cookie: cookie, Authorization: `Bearer ${PLATFORM_TOKEN}` };

@@ -5,6 +5,7 @@ import { ACME_PASSWORDS, asAcme } from '../../support/login';
 import { idsByRef } from '../../people/persons/demo-refs';
 import { KNEX } from '../../../src/platform/tokens';
 import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
+import { operator } from '../../tenancy/tenants/archive-support';
 
 const TOKEN = 'operator-token-0123456789abcdef';
 let t: TestApp;
@@ -90,9 +91,8 @@ describe('GET /api/auditlog', () => {
   });
 
   it('records operator actions through /platform with actor operator', async () => {
-    const op = (r: request.Test) => r.set('Authorization', `Bearer ${TOKEN}`);
-    expect((await op(request(t.app).post(`/platform/tenants/${acme.slug}/hosts`)).send({ host: `extra-${acme.host}` })).status).toBe(200);
-    expect((await op(request(t.app).get(`/platform/tenants/${acme.slug}/export?secrets=0`))).status).toBe(200);
+    expect((await operator(t, TOKEN).post(`/platform/tenants/${acme.slug}/hosts`).send({ host: `extra-${acme.host}` })).status).toBe(200);
+    expect((await operator(t, TOKEN).get(`/platform/tenants/${acme.slug}/export?secrets=0`)).status).toBe(200);
     const entries = await log('?type=operator.host_added,operator.exported');
     expect(entries.map((e) => [e.type, e.actor])).toEqual([['operator.exported', 'operator'], ['operator.host_added', 'operator']]);
     expect(entries[1].details).toMatchObject({ host: `extra-${acme.host}`, via: 'http' });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { inject } from 'vitest';
 import type { TestApp } from '../../support/test-app';
+import { assertMatchesContract } from '../../support/contract';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -33,18 +34,29 @@ export function cli(script: 'tenant' | 'migrate', args: string[], env: Record<st
 
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
-/** The operator API with the bearer token set; binary answers come back as Buffers. */
-export function operator(t: TestApp) {
+/**
+ * The operator API with the bearer token set (`token`: another one, or null for none); binary
+ * answers come back as Buffers. Every answer is checked against the OpenAPI document.
+ */
+export function operator(t: TestApp, token: string | null = OPERATOR_TOKEN) {
   const agent = request(t.app);
-  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
+  const call = (method: 'get' | 'post' | 'put' | 'delete', url: string) => {
+    const r = agent[method](url);
+    if (token !== null) r.set('Authorization', `Bearer ${token}`);
+    return r.expect((res) => {
+      // bytes() keeps a JSON answer (an error envelope) as a Buffer too
+      const body = Buffer.isBuffer(res.body) && /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(res.body.toString()) : res.body;
+      assertMatchesContract(method, url, { status: res.status, headers: res.headers, body });
+    });
+  };
   return {
-    get: (url: string) => auth(agent.get(url)),
-    post: (url: string) => auth(agent.post(url)),
-    put: (url: string) => auth(agent.put(url)),
-    delete: (url: string) => auth(agent.delete(url)),
+    get: (url: string) => call('get', url),
+    post: (url: string) => call('post', url),
+    put: (url: string) => call('put', url),
+    delete: (url: string) => call('delete', url),
     /** GET whose body is kept as bytes whatever its type. */
     bytes: (url: string) =>
-      auth(agent.get(url))
+      call('get', url)
         .buffer(true)
         .parse((res, done) => {
           const parts: Buffer[] = [];

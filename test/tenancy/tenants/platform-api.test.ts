@@ -26,22 +26,37 @@ const op = () => operator(t);
 
 describe('authorisation of /platform', () => {
   it('does not exist (404) when PLATFORM_ADMIN_TOKEN is not set', async () => {
-    const res = await request(disabled.app).get('/platform/tenants').set('Authorization', `Bearer ${TOKEN}`);
+    const res = await operator(disabled).get('/platform/tenants');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ valid: false, errorcode: 404, message: 'operator API disabled (PLATFORM_ADMIN_TOKEN is not set)' });
+    // whatever the path, and before a body is read
+    expect((await operator(disabled).post('/platform/no-such-call').send({ x: 1 })).body.message).toBe('operator API disabled (PLATFORM_ADMIN_TOKEN is not set)');
   });
 
-  it('answers 401 without a token or with a wrong one', async () => {
-    const none = await request(t.app).get('/platform/tenants');
+  it('answers 401 without a token or with a wrong one, on every path, before reading the body', async () => {
+    const none = await operator(t, null).get('/platform/tenants');
     expect(none.status).toBe(401);
-    expect(none.body.message).toMatch(/operator token required/);
-    const wrong = await request(t.app).get('/platform/tenants').set('Authorization', `Bearer ${TOKEN}x`);
+    expect(none.body).toEqual({ valid: false, errorcode: 401, message: 'operator token required: send Authorization: Bearer <PLATFORM_ADMIN_TOKEN>' });
+    const wrong = await operator(t, `${TOKEN}x`).get('/platform/tenants');
     expect(wrong.body).toEqual({ valid: false, errorcode: 401, message: 'wrong operator token' });
+    // a token of another length, a body that is no JSON, a path no route has: still the token's 401
+    const short = await operator(t, 'x').post('/platform/tenants').set('Content-Type', 'application/json').send('{not json');
+    expect(short.body).toEqual({ valid: false, errorcode: 401, message: 'wrong operator token' });
+    expect((await operator(t, null).get('/platform/no-such-call')).status).toBe(401);
+    const scheme = await request(t.app).get('/platform/tenants').set('Authorization', `Basic ${TOKEN}`);
+    expect(scheme.body.message).toMatch(/^operator token required/);
   });
 
   it('does not let a tenant session in: the cookie is no operator token', async () => {
     const res = await request(t.app).get('/platform/tenants').set('Cookie', 'tg-visit=whatever');
     expect(res.status).toBe(401);
+  });
+
+  it('answers an unknown call with the 404 envelope, and a bad body after the token with the 420', async () => {
+    const unknown = await op().get('/platform/no-such-call');
+    expect(unknown.body).toEqual({ valid: false, errorcode: 404, message: 'unknown operator call: GET /platform/no-such-call' });
+    const bad = await op().post('/platform/tenants').set('Content-Type', 'application/json').send('{not json');
+    expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
   });
 });
 
@@ -99,6 +114,35 @@ describe('tenant operations over HTTP', () => {
     const resumed = await op().post(`/platform/tenants/${acme.slug}/resume`);
     expect(resumed.body.tenants[0].status).toBe('active');
     expect((await client(t, acme.host).get('/api/configitems/mail.from')).status).toBe(401);
+  });
+
+  it('bulk-creates tenants (201), lists the ones that failed, and names a bad line', async () => {
+    const good = [unique('bulk'), unique('bulk')].map((slug) => ({ slug, name: `Bulk ${slug}`, hosts: [`${slug}.test`] }));
+    const taken = { slug: (await importDemoTenant(t, 'globex')).slug, name: 'Taken', hosts: [`${unique('other')}.test`] };
+    const res = await op().post('/platform/tenants/bulk').send({ tenants: [...good, taken] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ valid: true, message: '2 tenants created, 1 failed', tenants: [], created: 2, from_spares: 0 });
+    expect(res.body.failed).toEqual([{ slug: taken.slug, error: expect.stringContaining('already exists') }]);
+    expect(res.body.progress.at(-1)).toMatch(/^2 tenants created in /);
+    expect((await op().get(`/platform/tenants/${good[1].slug}`)).body.tenants[0].hosts).toEqual(good[1].hosts);
+    expect((await op().post('/platform/tenants/bulk').send({})).body).toMatchObject({ errorcode: 419, message: 'missing parameter: tenants' });
+    const bad = await op().post('/platform/tenants/bulk').send({ tenants: [{ slug: 'Not A Slug', name: 'x', hosts: ['x.test'] }] });
+    expect(bad.body).toMatchObject({ valid: false, errorcode: 420, parameter: 'tenants[0].slug' });
+  });
+
+  it('checks a move before it starts: to is required, drop_after_seconds 0-300 (fractions too)', async () => {
+    const acme = await importDemoTenant(t, 'acme');
+    const move = (body: object) => op().post(`/platform/tenants/${acme.slug}/move`).send(body);
+    expect((await move({})).body).toMatchObject({ errorcode: 419, message: 'missing parameter: to' });
+    expect((await move({ to: '' })).body).toMatchObject({ errorcode: 419, message: 'missing parameter: to' });
+    expect((await move({ to: 5 })).body).toMatchObject({ errorcode: 420, message: 'malformed parameter to: must be the name of a cluster' });
+    for (const drop of [301, -1, 'soon']) {
+      expect((await move({ to: 'main', drop_after_seconds: drop })).body).toMatchObject({ errorcode: 420, message: 'malformed parameter drop_after_seconds: must be 0-300' });
+    }
+    // valid input reaches the mover, which refuses a move to the cluster the tenant is on
+    const there = await move({ to: 'main', drop_after_seconds: '1.5' });
+    expect(there.status, JSON.stringify(there.body)).toBe(409);
+    expect((await move({ to: 'nowhere' })).body).toMatchObject({ valid: false, errorcode: 420 });
   });
 
   it('deletes only with confirm=<slug>', async () => {
