@@ -49,9 +49,14 @@ export function mountOperatorRoutes(root: DependencyContainer, routes: readonly 
     gate,
     whenBody(express.json({ limit: limits.jsonLimit }), express.urlencoded({ extended: true, limit: '1mb' })),
     inputGuard(limits.maxDepth),
-    mountRoutes(routes, { scope: () => scope, maxDepth: limits.maxDepth }),
+    // OPTIONS is no operator call: the 404 below, as under the router this replaced (no Allow answer).
+    skipOptions(mountRoutes(routes, { scope: () => scope, maxDepth: limits.maxDepth })),
     (req) => {
       throw new ApiError(404, `unknown operator call: ${req.method} ${req.baseUrl}${req.path}`);
     },
   );
+}
+
+function skipOptions(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => (req.method === 'OPTIONS' ? next() : handler(req, res, next));
 }

@@ -9,6 +9,14 @@ import { TenantView, cluster, origin, progress, slug } from './platform-views';
 const ARCHIVE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 const LEGACY_FORMAT = 'tenant-import/1';
 
+/** A switch as this call has always read it: 1, true, yes or on (any case) is yes, any other value no; absent: the default. */
+const flag = (description: string) =>
+  z
+    .unknown()
+    .optional()
+    .transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(String(v).toLowerCase())))
+    .meta({ type: 'string', description });
+
 /** Whole tenants in and out: tenant-archive/1 (everything, streamed) and the older tenant-import/1 document. */
 export const archiveRoutes = [
   // A tenant-archive/1 arrives as the raw body (gzip); a tenant-import/1 document as JSON.
@@ -60,8 +68,8 @@ export const archiveRoutes = [
     input: z.object({
       slug,
       format: z.enum([ARCHIVE_FORMAT, LEGACY_FORMAT], { error: `must be ${ARCHIVE_FORMAT} or ${LEGACY_FORMAT}` }).optional().describe(`${ARCHIVE_FORMAT} (default) or ${LEGACY_FORMAT}`),
-      secrets: p.bool().optional().describe('0 leaves secret config items out (default 1)'),
-      password_hashes: p.bool().optional().describe('0 blanks password hashes (default 1; the archive only)'),
+      secrets: flag('0 leaves secret config items out (default: included)'),
+      password_hashes: flag('0 blanks password hashes (default: included; the archive only)'),
     }),
     answer: {
       description: `the ${ARCHIVE_FORMAT} (attachment <slug>.tenant.tar.gz), or with format=${LEGACY_FORMAT} the bare document`,
