@@ -57,6 +57,11 @@ describe('authorisation of /platform', () => {
     expect(unknown.body).toEqual({ valid: false, errorcode: 404, message: 'unknown operator call: GET /platform/no-such-call' });
     const bad = await op().post('/platform/tenants').set('Content-Type', 'application/json').send('{not json');
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
+    // OPTIONS is no operator call either: no Allow answer
+    const options = await request(t.app).options('/platform/tenants').set('Authorization', `Bearer ${TOKEN}`);
+    expect(options.status).toBe(404);
+    expect(options.headers.allow).toBeUndefined();
+    expect(options.body.message).toBe('unknown operator call: OPTIONS /platform/tenants');
   });
 });
 
@@ -100,6 +105,11 @@ describe('tenant operations over HTTP', () => {
     expect(exported.body.config['api.oauth.secret']).toBeDefined();
     const noSecrets = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=0`);
     expect(noSecrets.body.config['api.oauth.secret']).toBeUndefined();
+    // only 1, true, yes and on mean yes
+    const unclear = await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=maybe`);
+    expect(unclear.status).toBe(200);
+    expect(unclear.body.config['api.oauth.secret']).toBeUndefined();
+    expect((await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=YES`)).body.config['api.oauth.secret']).toBeDefined();
     const bad = await op().post('/platform/tenants/import').send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
     expect(bad.body.message).toContain('roles.0.ref');
