@@ -79,8 +79,7 @@ function render(route: RouteDefinition, result: RouteResult, fields: string[] | 
   return { status, body: okEnvelope(route.resource, selectFields(result.items, fields), result.message) };
 }
 
-async function send(res: Response, result: RouteResult, rendered: Rendered): Promise<void> {
-  if ('stream' in result) return sendStream(res, result);
+function send(res: Response, result: RouteResult, rendered: Rendered): void {
   for (const c of result.cookies ?? []) {
     if ('clear' in c) res.clearCookie(c.name, c.options);
     else res.cookie(c.name, c.value, c.options);
@@ -218,5 +217,6 @@ async function serve(route: RouteDefinition, req: Request, res: Response, mount:
     if (result.cookies?.length || !('status' in rendered)) await call.abandon();
     else await call.finish(rendered);
   }
-  await send(res, result, rendered);
+  if ('stream' in result) return sendStream(res, result);
+  send(res, result, rendered);
 }

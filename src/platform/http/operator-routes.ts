@@ -1,12 +1,11 @@
 import express, { type RequestHandler } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { ApiError } from '../errors/api-error';
-import type { RouteDefinition } from './define-route';
+import { requireUser, type RouteDefinition } from './define-route';
 import { access, type AccessCheck } from './access';
 import { mountRoutes, type RouteScope } from './mount-routes';
 import { series, whenBody } from './middleware-series';
 import { inputGuard } from './input-guard';
-import { requireUser } from './define-route';
 
 export interface OperatorLimits {
   /** Largest JSON body (whole tenant documents arrive here), e.g. '100mb'. */
