@@ -3,9 +3,10 @@ import { defineRoute } from '../../platform/http/define-route';
 import { access } from '../../platform/http/access';
 import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import { AdminConfigItemView, TenantOperator } from '../../tenancy';
+import { OperatorPasswordsFlow } from '../../flows/tenants/operator-passwords';
 import { origin, slug } from './platform-views';
 
-/** Operator calls inside one tenant: they run in the tenant's scope with the tenant admin's own code (tenant-operator.ts). */
+/** Operator calls inside one tenant: they run in the tenant's scope with the tenant admin's own code (TenantOperator; the password mail: OperatorPasswordsFlow). */
 export const tenantInsideRoutes = [
   defineRoute({
     method: 'get',
@@ -48,7 +49,7 @@ export const tenantInsideRoutes = [
     input: z.object({ slug, user_name: z.string().describe('the person') }),
     output: z.object({ user_name: z.string() }),
     async handler(ctx, input) {
-      const person = await new TenantOperator(ctx.resolve(ROOT_CONTAINER), origin(ctx)).resetPassword(input.slug, input.user_name);
+      const person = await ctx.resolve(OperatorPasswordsFlow).resetPassword(origin(ctx), input.slug, input.user_name);
       return { items: [person], message: `a new password was sent to ${person.user_name}` };
     },
   }),

@@ -5,9 +5,9 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/define-ro
 import { access } from '../../platform/http/access';
 import { p } from '../../platform/http/param-types';
 import { mountOperatorRoutes } from '../../platform/http/operator-routes';
-import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import { ApiError } from '../../platform/errors/api-error';
-import { FirstAdmin, TenantAdminService, TenantOperator } from '../../tenancy';
+import { FirstAdmin, TenantAdminService } from '../../tenancy';
+import { OperatorPasswordsFlow } from '../../flows/tenants/operator-passwords';
 import { TenantView, checkedBy, cluster, origin, progress, slug } from './platform-views';
 import { archiveRoutes } from './platform-archive.routes';
 import { tenantInsideRoutes } from './platform-inside.routes';
@@ -54,7 +54,7 @@ const lifecycleRoutes = [
         const t = await ctx.resolve(TenantAdminService).by(origin(ctx)).create(tenant);
         return { items: [t], message: `tenant ${t.slug} created` };
       }
-      const t = await new TenantOperator(ctx.resolve(ROOT_CONTAINER), origin(ctx)).createWithAdmin({ ...tenant, mailFrom: input.mail_from }, input.admin);
+      const t = await ctx.resolve(OperatorPasswordsFlow).createWithAdmin(origin(ctx), { ...tenant, mailFrom: input.mail_from }, input.admin);
       return { items: [t], message: `tenant ${t.slug} created; a password was mailed to its first superuser` };
     },
   }),

@@ -7,8 +7,6 @@ import type { Tenant } from '../../platform/tenancy/tenant';
 import { CLIENT_IP } from '../../platform/tokens';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
-import { PasswordMailer, RECIPIENT_COLUMNS, type PasswordMailReason } from '../../messaging';
-import { PENDING_PASSWORD_HOURS, PersonDirectory } from '../../people';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */
@@ -89,33 +87,5 @@ export class TenantOperator {
     const def = configItemDefinition(id);
     if (!def) throw new ApiError(404, `config item ${id} not found`);
     return container.resolve(ConfigItemsAdminService).setAs('operator', def, value);
-  }
-
-  /*
-   * Kept only while the /platform routes call them (they sit inside tenancy, which may not import a
-   * flow); the CLI calls OperatorPasswordsFlow (src/flows/tenants/operator-passwords.ts). Once the
-   * routes do too, these two methods and the people and messaging imports go, and with them
-   * tenancy's entry in NOT_YET_FLAT_FILES (.dependency-cruiser.cjs).
-   */
-
-  /** A new tenant with its first superuser, who is mailed a password (OperatorPasswordsFlow.createWithAdmin). */
-  async createWithAdmin(input: { slug: string; name: string; hosts: string[]; mailFrom?: unknown; cluster?: string }, admin: unknown, onProgress?: (l: string) => void): Promise<TenantSummary> {
-    const { summary, admin: a } = await this.importWithAdmin(input, admin, onProgress);
-    await this.mailPassword(summary.slug, a.user_name, 'send_login');
-    return summary;
-  }
-
-  /** A new password by mail (OperatorPasswordsFlow.resetPassword). */
-  async resetPassword(slug: string, userName: string): Promise<{ user_name: string }> {
-    await this.mailPassword(slug, userName, 'operator_reset');
-    return { user_name: userName };
-  }
-
-  private async mailPassword(slug: string, userName: string, reason: PasswordMailReason): Promise<void> {
-    const { container } = await this.tenantScope(slug);
-    const person = await container.resolve(PersonDirectory).find({ user_name: userName }, RECIPIENT_COLUMNS);
-    if (!person) throw new ApiError(404, `person ${userName} not found in tenant ${slug}`);
-    const sent = await container.resolve(PasswordMailer).send(person, reason, PENDING_PASSWORD_HOURS);
-    if (!sent) throw new ApiError(409, `${userName} has neither e-mail nor mobile to send a password to`);
   }
 }
