@@ -1,7 +1,8 @@
 /**
  * The HTTP surface (issue 34): every /api route, the operator API under /platform, the files'
- * multipart glue and the tenant admin page, above the modules. A route file imports the kernel and the faces (index.ts) of the modules
- * it serves, never deeper; no module and no kernel file imports src/routes/ (.dependency-cruiser.cjs).
+ * multipart glue and the tenant admin page, above the modules. A route file imports the kernel
+ * and the faces (index.ts) of the modules it serves, never deeper; no module and no kernel file
+ * imports src/routes/ (.dependency-cruiser.cjs).
  */
 import type { RouteDefinition, RouteGroup } from '../platform/http/define-route';
 import { auditLogRoutes } from '../platform/audit';
