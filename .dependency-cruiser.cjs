@@ -1,96 +1,62 @@
 /**
- * The module rule of src/ (issue 17), run by `npm test` before the tests:
+ * The layer rules of src/ (issues 17 and 34), run by `npm test` before the tests:
  *   npx depcruise src --config .dependency-cruiser.cjs
- * Modules, lowest first: people, catalogue, courses, messaging, identity, tenancy. A module may
- * import the kernel (src/platform) and the index.ts of a module below it, nothing else of another
- * module; the kernel imports no module. So no cycle between modules can arise.
- * Above the modules, src/routes (the HTTP surface, issue 34) imports the kernel and any module's
- * index.ts; nothing but the composition root imports it, and only its index.ts.
+ * Layers, lowest first; an import only points down:
+ *   1. the kernel, src/platform: imports nothing of the product;
+ *   2. data modules (people, catalogue, courses, messaging, identity, tenancy): each imports only the
+ *      kernel, never another module; their face is their index.ts;
+ *   3. flows, src/flows: use cases that span modules; import modules' faces (and other flows);
+ *   4. routes, src/routes: the HTTP surface; import flows, modules' faces and the kernel;
+ *   the composition root (src/*.ts, src/cli) wires them through their index.ts files.
+ * A module never imports another, so no cycle between modules can arise.
  */
-const MODULES = ['people', 'catalogue', 'courses', 'messaging', 'identity', 'tenancy'];
-const above = (m) => MODULES.slice(MODULES.indexOf(m) + 1);
-/**
- * Issue 34: a data module imports no other data module; what spans modules is a flow (src/flows).
- * The modules still listed here have not been moved over yet: for them the old layering (a module
- * imports the faces of modules below it) still holds. The list only shrinks; empty, the rule is whole.
- */
-const NOT_YET_FLAT = [];
-/**
- * Single files of moved-over modules that still import another module, each for a caller that
- * cannot reach a flow yet. Only shrinks, like NOT_YET_FLAT. (tenancy's tenant-operator.ts left it
- * when the /platform routes moved to src/routes/tenancy and call OperatorPasswordsFlow.)
- */
-const NOT_YET_FLAT_FILES = [];
-const M = MODULES.join('|');
+const M = ['people', 'catalogue', 'courses', 'messaging', 'identity', 'tenancy'].join('|');
+const FACE = `^src/(${M})/index\\.ts$`;
 
 module.exports = {
   forbidden: [
     {
       name: 'kernel-imports-no-module',
-      comment: 'src/platform is the kernel: modules plug into it through the container (tokens), it never imports them.',
+      comment: 'src/platform is the kernel: the product plugs into it through extension points (tokens with several implementations), it never imports the product.',
       severity: 'error',
       from: { path: '^src/platform/' },
-      to: { path: ['^src/(people|catalogue|courses|messaging|identity|tenancy|cli|routes|flows)/', '^src/[^/]+\\.ts$'] },
-    },
-    {
-      name: 'no-deep-import-across-modules',
-      comment: "Another module is reached through its index.ts (its public face) only.",
-      severity: 'error',
-      from: { path: '^src/(people|catalogue|courses|messaging|identity|tenancy)/' },
-      to: { path: '^src/(people|catalogue|courses|messaging|identity|tenancy)/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
-    },
-    {
-      name: 'composition-root-imports-faces',
-      comment: 'app.ts, features.ts, container.ts and the CLI wire modules through their index.ts, and the routes through src/routes/index.ts.',
-      severity: 'error',
-      from: { path: ['^src/[^/]+\\.ts$', '^src/cli/'] },
-      to: { path: '^src/(people|catalogue|courses|messaging|identity|tenancy|routes|flows)/', pathNot: '^src/[^/]+/index\\.ts$' },
+      to: { path: [`^src/(${M}|flows|routes|cli)/`, '^src/[^/]+\\.ts$'] },
     },
     {
       name: 'data-module-imports-no-data-module',
-      comment: 'Data modules own their tables and import only the kernel; a use case that spans modules is a flow in src/flows that imports their faces.',
+      comment: 'A data module owns its tables and imports only the kernel; a use case that spans modules is a flow in src/flows that imports their faces.',
       severity: 'error',
-      from: {
-        path: `^src/(${M})/`,
-        pathNot: [...(NOT_YET_FLAT.length ? [`^src/(${NOT_YET_FLAT.join('|')})/`] : []), ...NOT_YET_FLAT_FILES.map((f) => `^${f.replace(/\./g, '\\.')}$`)],
-      },
+      from: { path: `^src/(${M})/` },
       to: { path: `^src/(${M})/`, pathNot: '^src/$1/' },
     },
     {
-      name: 'modules-import-no-flows',
-      comment: 'src/flows sits above the data modules: a module never imports a flow.',
+      name: 'modules-import-no-flows-nor-routes',
+      comment: 'src/flows and src/routes sit above the data modules: a module never imports them.',
       severity: 'error',
       from: { path: `^src/(${M})/` },
-      to: { path: '^src/flows/' },
+      to: { path: ['^src/(flows|routes|cli)/', '^src/[^/]+\\.ts$'] },
     },
     {
       name: 'flows-import-faces',
       comment: 'A flow reaches a module through its index.ts only (go to definition follows every call), and never the routes, the composition root or the CLI.',
       severity: 'error',
       from: { path: '^src/flows/' },
-      to: { path: [`^src/(${M})/`, '^src/(routes|cli)/', '^src/[^/]+\\.ts$'], pathNot: `^src/(${M})/index\\.ts$` },
-    },
-    {
-      name: 'modules-import-no-routes',
-      comment: 'src/routes sits above every module: a module never imports it (its routes import its index.ts).',
-      severity: 'error',
-      from: { path: '^src/(people|catalogue|courses|messaging|identity|tenancy)/' },
-      to: { path: '^src/routes/' },
+      to: { path: [`^src/(${M})/`, '^src/(routes|cli)/', '^src/[^/]+\\.ts$'], pathNot: FACE },
     },
     {
       name: 'routes-import-faces',
-      comment: 'A route file reaches a module through its index.ts only, and never the composition root or the CLI.',
+      comment: 'A route file reaches a module through its index.ts only (flows directly), and never the composition root or the CLI.',
       severity: 'error',
       from: { path: '^src/routes/' },
-      to: { path: ['^src/(people|catalogue|courses|messaging|identity|tenancy)/', '^src/cli/', '^src/[^/]+\\.ts$'], pathNot: '^src/(people|catalogue|courses|messaging|identity|tenancy)/index\\.ts$' },
+      to: { path: [`^src/(${M})/`, '^src/cli/', '^src/[^/]+\\.ts$'], pathNot: FACE },
     },
-    ...MODULES.filter((m) => above(m).length).map((m) => ({
-      name: `module-layers-${m}`,
-      comment: `${m} sits below ${above(m).join(', ')}: it plugs into them through ports, never imports them (no module cycle).`,
+    {
+      name: 'composition-root-imports-faces',
+      comment: 'app.ts, features.ts, container.ts and the CLI wire modules, flows and routes through their index.ts.',
       severity: 'error',
-      from: { path: `^src/${m}/` },
-      to: { path: `^src/(${above(m).join('|')})/` },
-    })),
+      from: { path: ['^src/[^/]+\\.ts$', '^src/cli/'] },
+      to: { path: `^src/(${M}|routes|flows)/`, pathNot: '^src/[^/]+/index\\.ts$' },
+    },
     {
       name: 'no-circular',
       comment: 'No file cycle in src/ (type-only imports excepted: they vanish at run time).',

@@ -53,19 +53,11 @@ export const singleImplementationPorts = (tokens: Token[]) =>
     .map((t) => `${t.name} (declared in ${t.declaredIn}, implemented in ${t.registrations[0]})`)
     .sort();
 
-/**
- * Ports not yet replaced by a flow (issue 34, in progress). The list only shrinks: a name here that is
- * no longer such a port fails the test too, so it cannot be forgotten.
- */
-const NOT_YET_REPLACED: string[] = [];
-
 describe('DI tokens', () => {
   const sources = files(SRC).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it('no module declares a token that exactly one other module implements (a port with one implementation)', () => {
-    const ports = singleImplementationPorts(tokenRegistrations(sources));
-    expect(ports.filter((p) => !NOT_YET_REPLACED.includes(p.split(' ')[0]))).toEqual([]);
-    expect(NOT_YET_REPLACED.filter((name) => !ports.some((p) => p.startsWith(`${name} `)))).toEqual([]);
+    expect(singleImplementationPorts(tokenRegistrations(sources))).toEqual([]);
   });
 
   it('the rule sees such a port, and lets a multi-registration and a module\'s own token pass', () => {
