@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantImporter } from '../src/tenancy';
-import { TenantStore } from '../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../src/platform/tenant-scope/tenant-store';
 
 export const DEMO_DOCUMENTS = ['acme.json', 'globex.json'].map((f) => path.join(__dirname, f));
 

@@ -8,7 +8,7 @@ import { QueueRegistry } from './platform/queue/queue-registry';
 import { JobWorkers, RETRY_POLICY, DEFAULT_RETRY_POLICY } from './platform/queue/job-worker';
 import { Metrics } from './platform/metrics/metrics';
 import { PrincipalCache } from './platform/auth/principal-cache';
-import { RedisKeysPurger, TENANT_PURGERS } from './platform/tenancy/tenant-purgers';
+import { RedisKeysPurger, TENANT_PURGERS } from './platform/tenant-scope/tenant-purgers';
 import { identityModule } from './identity';
 import { tenancyModule } from './tenancy';
 import { peopleModule } from './people';

@@ -3,7 +3,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
 import { ENV, LOGGER } from './platform/tokens';
-import { TenantResolver } from './platform/tenancy/tenant-resolver';
+import { TenantResolver } from './platform/tenant-scope/tenant-resolver';
 import { PrincipalCache } from './platform/auth/principal-cache';
 import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { loadEnvOrExit } from '../src/platform/config/env';
 import { createLogger } from '../src/platform/logging/logger';
 import { buildContainer, closeContainer } from '../src/container';
-import { TenantResolver } from '../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../src/platform/tenant-scope/tenant-resolver';
 import { startWorkers } from '../src/platform/queue/worker-runtime';
 import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
 import { WORKERS_READY } from '../src/worker-process';

@@ -43,4 +43,4 @@ export { PersonCompetenceRegistration, type RegistrationInput, type Standing } f
 export { PersonCompetenceView, presentPersonCompetence, registrarIdsOf } from './personcompetences/personcompetences.presenter';
 export { competenceLevel } from './personcompetences/competence-level.query';
 export { ChangesRepository } from './changes/changes.repository';
-export { PersonCompetenceData, type RegistrationOfPerson } from './personcompetences/personcompetence-data';
+export { PersonCompetenceData, type RegistrationOfPerson } from './personcompetences/personcompetence-personal-data';

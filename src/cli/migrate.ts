@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
 import { ENV, KNEX, REDIS } from '../platform/tokens';
-import { TENANT_CHANGED_CHANNEL } from '../platform/tenancy/tenant-resolver';
+import { TENANT_CHANGED_CHANNEL } from '../platform/tenant-scope/tenant-resolver';
 import { migrateAll } from '../platform/migrations/migrate-all';
 import { CLUSTERS } from '../platform/clusters/clusters';
 import { LOCAL_SERVICES_HINT, progress, runWithContainer } from './cli-runtime';

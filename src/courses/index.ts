@@ -4,11 +4,11 @@
  * people, the catalogue or messaging is a flow (src/flows).
  */
 import type { AppModule } from '../platform/module';
-import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
+import { TENANT_PURGERS } from '../platform/tenant-scope/tenant-purgers';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
-import { FileData } from './files/file-data';
+import { FileData } from './files/file-personal-data';
 
 export const coursesModule: AppModule = {
   name: 'courses',
@@ -42,6 +42,6 @@ export { LocationsRepository, LocationView } from './locations/locations.reposit
 /** Survey answers: their rows, view and the rules of their items. */
 export { SurveyAnswersRepository } from './surveyanswers/surveyanswers.repository';
 export { SurveyAnswerView, presentAnswer, type AnswerRow } from './surveyanswers/surveyanswer.presenter';
-export { surveyData, validateItems, walkItems, type SurveyData } from './surveyanswers/survey-data';
+export { surveyData, validateItems, walkItems, type SurveyData } from './surveyanswers/survey-data.schema';
 /** Files: stored bytes and rows, who may see them, their description. */
 export { FilesService, FileView, presentFile, type FileRow } from './files/files.service';

@@ -9,8 +9,8 @@ import { SessionAuthScheme } from './identity/session-auth-scheme';
 import { SwtAuthScheme } from './identity/swt-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
-import { SurveyAnswerData } from './surveys/survey-answer-data';
-import { RegistrationPersonData } from './registrations/registration-person-data';
+import { SurveyAnswerData } from './surveys/survey-answer-personal-data';
+import { RegistrationPersonData } from './registrations/registration-personal-data';
 
 /** The kernel extension points flows implement, registered by the composition root after the modules. */
 export function registerFlows(c: DependencyContainer): void {

@@ -9,7 +9,7 @@
 import type { AppModule } from '../platform/module';
 import { METRICS_SOURCES } from '../platform/metrics/metrics';
 import { QUEUES } from '../platform/queue/job-definition';
-import { TENANT_PURGERS } from '../platform/tenancy/tenant-purgers';
+import { TENANT_PURGERS } from '../platform/tenant-scope/tenant-purgers';
 import { RELAY_TIMING, DEFAULT_RELAY_TIMING } from './outbox/relay-timing';
 import { OutboxAge } from './outbox/outbox-age';
 import { OutboxMetrics } from './outbox/outbox-metrics';
@@ -64,7 +64,7 @@ export { PasswordMailer, type PasswordMailReason } from './messages/password-mai
 /** The notice of a seat given from the wait list (SignOnFlow, src/flows/sign-on). */
 export { WaitlistPromotionNotice, type SeatPromotion } from './messages/waitlist-promotion-notice';
 /** Messages in a person's export and erasure (MessagePersonData). */
-export { MessageData, type MessageOfPerson } from './messages/message-data';
+export { MessageData, type MessageOfPerson } from './messages/message-personal-data';
 /** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */
 export {
   ExpiryRemindersRepository, reachedThreshold, withoutReminder, schemasWithReminderRows, type DueRegistration, type RegistrationColumns,

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../platform/tenant-scope/tenant-db';
 import type { PersonKey, PersonRow } from './person-row';
 import { personsInSubtree } from './organisations/organisation-tree';
 

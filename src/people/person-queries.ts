@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TenantDb } from '../platform/tenancy/tenant-db';
+import type { TenantDb } from '../platform/tenant-scope/tenant-db';
 
 /*
  * How other modules' queries reach persons and organisations: these functions name the tables,

@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 import type { RedisClient } from './redis/redis-client';
 import type { Logger } from 'pino';
 import type { Env } from './config/env';
-import type { TenantDb } from './tenancy/tenant-db';
-import type { Tenant } from './tenancy/tenant';
+import type { TenantDb } from './tenant-scope/tenant-db';
+import type { Tenant } from './tenant-scope/tenant';
 import type { TenantPools } from './db/tenant-pools';
 
 /** Root registrations. */

@@ -18,8 +18,8 @@ export const tenancyModule: AppModule = {
 };
 
 /** For its routes (src/routes/tenancy): config items, their history and the admin's view. */
-export { ConfigItemView, presentConfigItem } from './configitems/config-items.presenter';
-export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './configitems/config-items-admin.service';
+export { ConfigItemView, presentConfigItem } from './config-items-admin/config-items.presenter';
+export { ConfigItemsAdminService, AdminConfigItemView, ConfigItemChangeView } from './config-items-admin/config-items-admin.service';
 /** For the operator API (src/routes/tenancy/platform*.routes.ts): what its calls take and check. */
 export { TenantImport, TenantSlug } from './tenants/tenant-import.schema';
 export { FirstAdmin } from './tenants/tenant-operator';

@@ -21,7 +21,7 @@ import { hashPassword } from '../../src/platform/auth/password-hasher';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { TenantAdminService } from '../../src/tenancy/tenants/tenant-admin.service';
 import { FILE_STORE } from '../../src/platform/files/file-store';
-import { schemaNameForSlug } from '../../src/platform/tenancy/tenant-db';
+import { schemaNameForSlug } from '../../src/platform/tenant-scope/tenant-db';
 import { BENCH_PASSWORD, largeTenant } from './generate-tenants';
 
 const { values: flags } = parseArgs({ options: { 'files-mb': { type: 'string', default: '256' } } });

@@ -3,7 +3,7 @@ import { loadEnv } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/logging/logger';
 import { buildContainer } from '../../src/container';
 import { startServer } from '../../src/server';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 
 /**
  * The API part of `npm start` (same container and server, no workers) for host-flood.ts,

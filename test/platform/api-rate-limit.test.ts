@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { client, useAcmeApp } from '../support/test-app';
 import { asAcme } from '../support/login';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantStore } from '../../src/platform/tenant-scope/tenant-store';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 
 const bed = useAcmeApp();
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { demoTenantsWanted, seedDemoTenantsIfWanted } from '../../seeds/demo-tenants';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../../src/platform/tenant-scope/tenant-store';
 import { loadEnv } from '../../src/platform/config/env';
 
 describe('demo tenants only on request', () => {

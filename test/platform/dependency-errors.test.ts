@@ -9,7 +9,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { buildContainer, closeContainer } from '../../src/container';
 import { buildApp } from '../../src/app';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 import { PrincipalCache } from '../../src/platform/auth/principal-cache';
 import { errorMiddleware } from '../../src/platform/http/error-middleware';
 import { freePort, startLocalRedis } from '../../src/platform/dev/local-services';

@@ -5,7 +5,7 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { migrateAll } from '../../src/platform/migrations/migrate-all';
 import { tenantMigrations } from '../../migrations/tenant';
 import { KNEX } from '../../src/platform/tokens';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 import { TenantAdminService } from '../../src/tenancy/tenants/tenant-admin.service';
 
 let t: TestApp;

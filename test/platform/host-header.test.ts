@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import type { Knex } from 'knex';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { isValidHostName } from '../../src/platform/tenancy/host-name';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { isValidHostName } from '../../src/platform/tenant-scope/host-name';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 import { KNEX } from '../../src/platform/tokens';
 
 let t: TestApp;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/platform/db/create-knex';
 import { boundNamedStatements } from '../../src/platform/db/named-statements';
-import { TenantDb } from '../../src/platform/tenancy/tenant-db';
+import { TenantDb } from '../../src/platform/tenant-scope/tenant-db';
 
 // One connection, so what it has prepared can be read from pg_prepared_statements.
 let k: Knex;

@@ -9,7 +9,7 @@ import { startLocalRedisCluster } from '../../src/platform/dev/local-services';
 import { REDIS } from '../../src/platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../src/platform/queue/job-definition';
 import { isRedisCluster, scanKeys, type RedisClient } from '../../src/platform/redis/redis-client';
-import { RedisKeysPurger } from '../../src/platform/tenancy/tenant-purgers';
+import { RedisKeysPurger } from '../../src/platform/tenant-scope/tenant-purgers';
 
 /**
  * The product on a 3-master Redis Cluster (sessions, rate limits, sign-on hashes, idempotency keys,

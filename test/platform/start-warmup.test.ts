@@ -3,8 +3,8 @@ import request from 'supertest';
 import type { Knex } from 'knex';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { startServer, type RunningServer } from '../../src/server';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { TenantStore } from '../../src/platform/tenancy/tenant-store';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
+import { TenantStore } from '../../src/platform/tenant-scope/tenant-store';
 import { KNEX, TENANT_POOLS } from '../../src/platform/tokens';
 
 /**

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../src/platform/tenancy/request-scope';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../src/platform/tenant-scope/request-scope';
 import { TENANT_DB, TENANT_POOLS } from '../../src/platform/tokens';
 import { TenantPools } from '../../src/platform/db/tenant-pools';
 import { BORROW_QUIET_MS } from '../../src/platform/db/tenant-share';
 import { ApiError } from '../../src/platform/errors/api-error';
 import { errorMiddleware } from '../../src/platform/http/error-middleware';
-import type { Tenant } from '../../src/platform/tenancy/tenant';
+import type { Tenant } from '../../src/platform/tenant-scope/tenant';
 
 let t: TestApp;
 let tenants: Tenant[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useAcmeApp } from '../support/test-app';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../src/platform/tenancy/request-scope';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../src/platform/tenant-scope/request-scope';
 import { PersonAccess } from '../../src/people/person-access';
 import { TENANT, TENANT_DB, TENANT_SCOPE } from '../../src/platform/tokens';
 

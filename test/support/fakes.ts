@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { Transaction, UnitOfWork } from '../../src/platform/tenancy/unit-of-work';
+import type { Transaction, UnitOfWork } from '../../src/platform/tenant-scope/unit-of-work';
 import { OUTBOUND_EVENTS } from '../../src/platform/outbound/outbound-events';
 import { TenantConfig } from '../../src/platform/config-items/tenant-config';
 

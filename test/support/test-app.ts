@@ -7,7 +7,7 @@ import pino from 'pino';
 import { loadEnv, type Env } from '../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../src/container';
 import { buildApp } from '../../src/app';
-import { TenantResolver } from '../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../src/platform/tenant-scope/tenant-resolver';
 import { PrincipalCache } from '../../src/platform/auth/principal-cache';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { readDemoDocument } from '../../seeds/demo-tenants';

@@ -1,4 +1,4 @@
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /** A competence group or a category: both are trees by parent_id. */
 export interface CatalogueTreeRow {

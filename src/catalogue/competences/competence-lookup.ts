@@ -1,4 +1,4 @@
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { CompetenceRow } from './competence.row';
 
 /** A competence as other modules ask for it (the survey a question belongs to, the owner of a course). */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import type { ViewName } from '../../platform/http/param-types';
 import type { CompetenceRow } from './competence.row';
 import type { CompetenceExtras } from './competences.repository';
 import { COMPETENCE_TYPE_IDS } from './competence-types';
 
-export type View = 'simple' | 'full';
 
 const simpleShape = {
   competence_id: z.number().int(),
@@ -50,7 +50,7 @@ export class CompetencePresenter {
     for (const d of descendants) this.childrenOf.set(d.parent_id!, [...(this.childrenOf.get(d.parent_id!) ?? []), d]);
   }
 
-  present(c: CompetenceRow, view: View): Record<string, unknown> {
+  present(c: CompetenceRow, view: ViewName): Record<string, unknown> {
     const simple: Record<string, unknown> = {
       competence_id: c.id,
       title: c.title,

@@ -1,4 +1,4 @@
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { ApiError } from '../../platform/errors/api-error';
 

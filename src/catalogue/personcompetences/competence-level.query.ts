@@ -1,4 +1,4 @@
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /**
  * The competence level in one statement, over any set of persons: one person, or the persons of an

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /** Which competences exist, for the 404 of a filter that names them (GET /api/persons has_competence_ids). */
 @injectable()

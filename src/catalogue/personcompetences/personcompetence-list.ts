@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
-import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { CompetenceStates, type CompetenceState } from './competence-state';
 import { PersonCompetencesRepository } from './personcompetences.repository';
 

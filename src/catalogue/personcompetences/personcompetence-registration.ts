@@ -5,7 +5,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
 import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import { isUniqueViolation } from '../../platform/errors/error-classes';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ViewName } from '../../platform/http/param-types';
 import type { CompetenceState } from './competence-state';
 import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
 
@@ -56,7 +57,7 @@ const NO_NAMES: ReadonlyMap<number, string> = new Map();
 export function presentPersonCompetence(
   s: CompetenceState,
   userName: string,
-  view: 'simple' | 'full',
+  view: ViewName,
   extra: Record<string, unknown> = {},
   registrars: ReadonlyMap<number, string> = NO_NAMES,
 ) {

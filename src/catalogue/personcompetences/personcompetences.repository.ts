@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Knex } from 'knex';
 
 /**

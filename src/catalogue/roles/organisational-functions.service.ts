@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';

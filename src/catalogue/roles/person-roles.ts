@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /**
  * The roles persons hold (person_roles). Got by `tx.get(PersonRolesStore)` it reads and writes in

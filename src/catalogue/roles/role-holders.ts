@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /*
  * Roles as other modules' person queries ask for them, composed by a flow (src/flows/persons):

@@ -1,8 +1,8 @@
 import type { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
 import type { Knex } from 'knex';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { p } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';

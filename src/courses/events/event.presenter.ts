@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ViewName } from '../../platform/http/param-types';
 import type { EventRow, SeatCounts } from './events.repository';
 
 /** Timestamps leave the API as Date.toJSON() strings. */
@@ -64,7 +65,7 @@ export function freePlaces(row: Pick<EventRow, 'max_participants'>, counts: Seat
   return Math.max(0, row.max_participants - (counts?.signed_on ?? 0));
 }
 
-export function presentEvent(row: DescribedEvent, view: 'simple' | 'full', x: EventExtras): Record<string, unknown> {
+export function presentEvent(row: DescribedEvent, view: ViewName, x: EventExtras): Record<string, unknown> {
   const counts = x.counts.get(row.id) ?? { signed_on: 0, waitlist: 0 };
   const out: Record<string, unknown> = {
     event_id: row.id,

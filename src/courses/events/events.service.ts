@@ -1,10 +1,11 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { EventsRepository, type EventRow } from './events.repository';
 import { presentEvent, type DescribedEvent, type EventExtras } from './event.presenter';
 
 export interface EventViewOptions {
-  view: 'simple' | 'full';
+  view: ViewName;
   /** user_check: the person whose sign-on status to show (resolved and allowed by the route). */
   userCheck?: { personId: number };
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { PurgedTenant, TenantPurger } from '../../platform/tenancy/tenant-purgers';
+import type { PurgedTenant, TenantPurger } from '../../platform/tenant-scope/tenant-purgers';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 
 /** A deleted tenant's uploaded files: the whole namespace (its schema name) in the file store. */

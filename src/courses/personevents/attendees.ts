@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /**
  * Ids of the persons signed on to the event or on its wait list (a sign-off does not count): a

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import { missingIds, type TenantDb } from '../../platform/tenancy/tenant-db';
+import { missingIds, type TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 
 /** Sign-ons of a person: which events exist (the 404 of the event_id filter of person lists), and the GDPR export. */

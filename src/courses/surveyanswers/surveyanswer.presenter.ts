@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { ViewName } from '../../platform/http/param-types';
 import { isoDateTime } from '../events/event.presenter';
-import type { SurveyData } from './survey-data';
+import type { SurveyData } from './survey-data.schema';
 
 /** A survey_answers row. */
 export interface StoredAnswer {
@@ -52,7 +53,7 @@ export const SurveyAnswerView = z.object({
   items: z.array(SurveyAnswerItemView).optional().describe('full view only: the answers, nested as the survey\'s questions'),
 });
 
-export function presentAnswer(r: AnswerRow, view: 'simple' | 'full'): Record<string, unknown> {
+export function presentAnswer(r: AnswerRow, view: ViewName): Record<string, unknown> {
   const out: Record<string, unknown> = {
     surveyanswer_id: r.id,
     survey_id: r.survey_id,

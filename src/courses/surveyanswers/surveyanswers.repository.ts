@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import type { SurveyData, SurveyItem } from './survey-data';
+import type { SurveyData, SurveyItem } from './survey-data.schema';
 import type { StoredAnswer } from './surveyanswer.presenter';
 
 /** Free text may name anyone; numbers and booleans are what survey statistics need. */

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
@@ -52,14 +53,14 @@ export class BrowseCompetencesFlow {
   ) {}
 
   /** One page of top-level competences matching the parameters, in the view asked for. */
-  async search(user: Principal, q: CompetenceQuery, page: Paging, view: 'simple' | 'full'): Promise<Record<string, unknown>[]> {
+  async search(user: Principal, q: CompetenceQuery, page: Paging, view: ViewName): Promise<Record<string, unknown>[]> {
     const filter = await this.filter(user, q);
     const rows = filter ? await this.competences.search(filter, page) : [];
     return this.present(rows, view);
   }
 
   /** Any competence, a nested one too; 404 when unknown. */
-  async one(competenceId: number, view: 'simple' | 'full'): Promise<Record<string, unknown>[]> {
+  async one(competenceId: number, view: ViewName): Promise<Record<string, unknown>[]> {
     const row = await this.competences.byId(competenceId);
     if (!row) throw ApiError.notFound(`competence ${competenceId}`);
     return this.present([row], view);
@@ -103,7 +104,7 @@ export class BrowseCompetencesFlow {
     return f;
   }
 
-  private async present(rows: CompetenceRow[], view: 'simple' | 'full'): Promise<Record<string, unknown>[]> {
+  private async present(rows: CompetenceRow[], view: ViewName): Promise<Record<string, unknown>[]> {
     const descendants = await this.competences.descendants(rows.map((r) => r.id));
     const all = [...rows, ...descendants];
     const presenter = new CompetencePresenter(descendants, await this.competences.extras(all), await this.persons.userNames(personIdsOf(all)));

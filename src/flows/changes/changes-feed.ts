@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { TenantClock, type DateParam } from '../../platform/time/tenant-clock';
 import { OrganisationDirectory, PersonAccess, PersonDirectory, personsInSubtree } from '../../people';
 import { ChangesRepository } from '../../catalogue';

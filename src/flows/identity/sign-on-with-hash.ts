@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { PersonDirectory } from '../../people';
 import { SessionStore, SignonService } from '../../identity';

@@ -1,7 +1,7 @@
 import { injectable } from 'tsyringe';
 import type { Request } from 'express';
 import type { AuthScheme } from '../../platform/auth/auth-scheme';
-import type { RequestScope } from '../../platform/tenancy/request-scope';
+import type { RequestScope } from '../../platform/tenant-scope/request-scope';
 import type { Principal } from '../../platform/auth/principal';
 import { SwtRejected, presentedSwt, swtRefusal, verifySwt } from '../../identity';
 import { PrincipalLoader } from './principal-loader';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TenantDataCache } from '../../platform/cache/tenant-data-cache';
 import { ACCOUNT_COLUMNS, PersonDirectory, type AccountRow } from '../../people';
 import { SwtRejected, identifierOf, type SwtIdentifier } from '../../identity';

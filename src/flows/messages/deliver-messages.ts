@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { defineJob, PermanentJobError } from '../../platform/queue/job-definition';
-import { openTenantScope } from '../../platform/tenancy/request-scope';
-import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { openTenantScope } from '../../platform/tenant-scope/request-scope';
+import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
 import { bumpSharedCounter } from '../../platform/metrics/shared-counters';
 import { PendingPasswords } from '../../people';
 import {

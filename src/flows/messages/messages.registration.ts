@@ -5,7 +5,7 @@ import { PERSON_DATA } from '../../platform/privacy/personal-data';
 import { OutboxRelays } from '../../messaging';
 import { deliverBatchJob, deliverMessageJob } from './deliver-messages';
 import { recordMessageFailed } from './message-failed';
-import { MessagePersonData } from './message-person-data';
+import { MessagePersonData } from './message-personal-data';
 
 /**
  * What the messages' flows plug into the kernel: the outbox relay (its deliveries given up name their

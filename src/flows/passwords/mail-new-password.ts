@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { PENDING_PASSWORD_HOURS, PersonDirectory } from '../../people';
 import { PasswordMailer, RECIPIENT_COLUMNS, type PasswordMailReason } from '../../messaging';
 

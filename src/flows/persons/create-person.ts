@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { TenantClock } from '../../platform/time/tenant-clock';

@@ -1,8 +1,8 @@
 import { inject, injectAll, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail, renameInAuditLog } from '../../platform/audit';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { auditEntriesOf } from '../../platform/audit';
 import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
 import { PersonView, type PersonWithDetails } from '../../people';

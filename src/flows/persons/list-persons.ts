@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
@@ -8,7 +9,7 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonListScope, PersonsRepository, presentPersonSimple, type OrganisationScopeQuery } from '../../people';
 import { PersonRolesStore, Qualifications, heldRolesJson, personsHoldingCompetence, personsHoldingRoles } from '../../catalogue';
 import { Attendance, personsAttending } from '../../courses';
-import { PersonViews, type PersonViewKind } from './person-views';
+import { PersonViews } from './person-views';
 import { requireKnown } from './known-ids';
 
 export interface PersonListQuery extends OrganisationScopeQuery {
@@ -37,7 +38,7 @@ export class ListPersonsFlow {
     @inject(TENANT_DB) private readonly db: TenantDb,
   ) {}
 
-  async list(user: Principal, query: PersonListQuery, page: Paging, view: PersonViewKind): Promise<object[]> {
+  async list(user: Principal, query: PersonListQuery, page: Paging, view: ViewName): Promise<object[]> {
     if (query.event_id !== undefined && query.has_competence_ids) {
       throw ApiError.malformed('has_competence_ids', 'cannot be combined with event_id');
     }

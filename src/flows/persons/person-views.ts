@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { PersonsRepository, presentPersonFull, presentPersonSimple, type PersonKey, type PersonRead, type PersonRow, type PersonWithDetails } from '../../people';
 import { heldRolesJson } from '../../catalogue';
 
-export type PersonViewKind = 'simple' | 'full';
 
 /**
  * A person as the API shows them: people's row and details, and the roles catalogue says they hold.
@@ -26,14 +26,14 @@ export class PersonViews {
   }
 
   /** The person with this id (GET /api/person: the caller), as `view` shows them. */
-  async get(id: number, view: PersonViewKind): Promise<object> {
+  async get(id: number, view: ViewName): Promise<object> {
     const row = view === 'full' ? await this.find({ id }) : await this.persons.find({ id });
     if (!row) throw ApiError.notFound(`person ${id}`);
     return this.present(row, view);
   }
 
   /** A row read with its details (find, a full list) is presented as it is; one without (after a write) costs one statement, not on persons. */
-  async present(row: PersonRow, view: PersonViewKind): Promise<object> {
+  async present(row: PersonRow, view: ViewName): Promise<object> {
     if (view === 'simple') return presentPersonSimple(row);
     return presentPersonFull(row, await this.persons.details(row, heldRolesJson), this.tenant.config.get('password.max_age_days'));
   }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { PersonChangeRecorder, assertMayChange, type PersonRow } from '../../people';
 import { PersonRolesStore } from '../../catalogue';

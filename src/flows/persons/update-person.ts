@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { verifyPassword } from '../../platform/auth/password-hasher';
 import { ApiError } from '../../platform/errors/api-error';

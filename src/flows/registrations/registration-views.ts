@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { PersonDirectory } from '../../people';
 import { presentPersonCompetence, registrarIdsOf, type CompetenceState } from '../../catalogue';
 
@@ -16,7 +17,7 @@ export interface ShownState {
 export class RegistrationViewsFlow {
   constructor(@inject(PersonDirectory) private readonly persons: PersonDirectory) {}
 
-  async present(person: { user_name: string }, view: 'simple' | 'full', shown: readonly ShownState[]): Promise<Record<string, unknown>[]> {
+  async present(person: { user_name: string }, view: ViewName, shown: readonly ShownState[]): Promise<Record<string, unknown>[]> {
     const registrars = view === 'full' ? await this.persons.userNames(registrarIdsOf(shown.map((s) => s.state))) : undefined;
     return shown.map(({ state, extra }) => presentPersonCompetence(state, person.user_name, view, extra, registrars));
   }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { TenantStore } from '../../platform/tenancy/tenant-store';
+import type { TenantStore } from '../../platform/tenant-scope/tenant-store';
 import type { Clusters } from '../../platform/clusters/clusters';
-import { TenantDb } from '../../platform/tenancy/tenant-db';
+import { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { todayIn } from '../../platform/time/tenant-clock';
 import { schemasWithReminderRows } from '../../messaging';
 import { dueRegistrations } from './due-registrations';

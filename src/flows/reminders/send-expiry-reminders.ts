@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory } from '../../people';
 import { holdRegistration } from '../../catalogue';

@@ -1,8 +1,8 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { OUTBOUND_EVENTS, type OutboundEventType } from '../../platform/outbound/outbound-events';

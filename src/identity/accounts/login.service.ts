@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { recordSecurityEvent } from '../../platform/audit';
 import type { Principal } from '../../platform/auth/principal';
 import { SessionStore } from './session-store';

@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { RedisClient } from '../../platform/redis/redis-client';
 import { ENV, REDIS } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { tenantKeyPrefix } from '../../platform/redis/redis-keys';
 import { ApiError } from '../../platform/errors/api-error';
 

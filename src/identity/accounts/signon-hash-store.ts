@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { RedisClient } from '../../platform/redis/redis-client';
 import { REDIS } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { tenantKeyPrefix } from '../../platform/redis/redis-keys';
 
 export const SIGNON_HASH_SECONDS = 30;

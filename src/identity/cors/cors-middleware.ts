@@ -1,7 +1,7 @@
 import cors, { type CorsOptions } from 'cors';
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
 
 export const CORS_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 export const CORS_HEADERS = ['Content-Type', 'Authorization', 'X-Request-Id'];

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
-import { maybeRequestScope } from '../../platform/tenancy/request-scope';
+import { maybeRequestScope } from '../../platform/tenant-scope/request-scope';
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from '../../platform/errors/api-error';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { SwtChecks, SwtRejected } from './swt-token';
 
 /** The tenant's SWT settings as checks; null while no secret is set (SWT sign-on is off). */

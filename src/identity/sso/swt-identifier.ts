@@ -1,4 +1,4 @@
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { SwtRejected } from './swt-token';
 
 /** The parameter of a trusted token that names its user, and how (the person is looked up by a flow). */

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
 

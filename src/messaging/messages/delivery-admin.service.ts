@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';

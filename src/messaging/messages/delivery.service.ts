@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { ENV, TENANT, TENANT_DB } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { DeliveryRow, Medium, MessageRow } from './messages.repository';
 import { MailSender } from './mail-sender';
 import { SmsSender } from './sms-sender';

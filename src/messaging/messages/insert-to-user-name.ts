@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Recipient } from './recipients';
 import { PRIORITY, STORED, stored, type Medium, type NewMessage, type StoredMessage, type StoredRow } from './message-rows';
 

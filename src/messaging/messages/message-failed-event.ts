@@ -1,4 +1,4 @@
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 
 /**
  * Records message.failed for a delivery given up, in the transaction that fails it. The event names

@@ -1,5 +1,5 @@
 import { injectable } from 'tsyringe';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { isDependencyDown, isWritePaused } from '../../platform/errors/error-classes';
 import { insertManyToUserName, insertOneToUserName, type RecipientsByUserName, type ToUserName, type ToUserNameResult } from './insert-to-user-name';
 

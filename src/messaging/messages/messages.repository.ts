@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { DELIVERY_COLUMNS, PRIORITY, STORED, stored, type Medium, type NewMessage, type StoredMessage, type DeliveryRow } from './message-rows';
 import { MessageInsertBatcher } from './message-insert-batcher';
 import type { RecipientsByUserName, ToUserName, ToUserNameResult } from './insert-to-user-name';

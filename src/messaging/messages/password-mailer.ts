@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT } from '../../platform/tokens';
-import { UnitOfWork, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { AuditTrail } from '../../platform/audit/audit-trail';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
 import type { Recipient } from './recipients';
 import { OutboxSignal } from '../outbox/outbox-signal';

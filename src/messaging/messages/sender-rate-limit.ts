@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { TenantRateLimiter } from '../../platform/rate-limit/tenant-rate-limiter';
 

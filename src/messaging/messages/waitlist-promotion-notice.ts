@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
 

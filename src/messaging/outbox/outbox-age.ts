@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { LOGGER } from '../../platform/tokens';
 import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantStore } from '../../platform/tenant-scope/tenant-store';
 
 /** Tenants scanned per scrape (active ones, by slug); beyond that the gauge says nothing. */
 export const OUTBOX_SCAN_TENANTS = 5000;

@@ -7,11 +7,11 @@ import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
 import type { MessageQueue } from '../messages/message-queues';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../../platform/queue/job-worker';
-import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../platform/tenancy/request-scope';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../platform/tenant-scope/request-scope';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { OUTBOX_PENDING_CHANNEL, pendingTenantsKey } from './outbox-signal';
 import {
   DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVERIES_PER_JOB, DeliverBatch, DeliverMessage, deliverBatchJobId, deliverJobId,

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../platform/redis/redis-client';
 import type { JobType } from 'bullmq';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
-import type { PurgedTenant, TenantPurger } from '../../platform/tenancy/tenant-purgers';
+import type { PurgedTenant, TenantPurger } from '../../platform/tenant-scope/tenant-purgers';
 import { pendingTenantsKey } from './outbox-signal';
 
 /** Every state a job can rest in; active jobs are locked by a worker and fail on their own (tenant gone). */

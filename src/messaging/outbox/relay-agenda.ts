@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { TenantStore } from '../../platform/tenancy/tenant-store';
+import type { TenantStore } from '../../platform/tenant-scope/tenant-store';
 import type { Clusters } from '../../platform/clusters/clusters';
 import type { ScanTenant } from './pending-scan';
 

@@ -5,7 +5,7 @@ import type { RedisClient } from '../../platform/redis/redis-client';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import { QUEUE_REDIS } from '../../platform/queue/job-definition';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
+import { TenantStore } from '../../platform/tenant-scope/tenant-store';
 import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { ClusterListener } from '../../platform/clusters/cluster-listener';
 import type { ScanTenant } from './pending-scan';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob, PermanentJobError, RetryAfterError } from '../../platform/queue/job-definition';
-import { openTenantScope } from '../../platform/tenancy/request-scope';
-import { TenantResolver } from '../../platform/tenancy/tenant-resolver';
+import { openTenantScope } from '../../platform/tenant-scope/request-scope';
+import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
 import { WebhookDeliverer } from './webhook-deliverer';
 
 export const DeliverWebhook = z.object({ tenantId: z.number().int(), deliveryId: z.number().int() });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { TENANT, TENANT_DB } from '../../platform/tokens';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { OutboundEventData, OutboundEvents, OutboundEventType } from '../../platform/outbound/outbound-events';
 import { WebhookSignal } from './webhook-signal';
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { RedisClient } from '../../platform/redis/redis-client';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
-import type { PurgedTenant, TenantPurger } from '../../platform/tenancy/tenant-purgers';
+import type { PurgedTenant, TenantPurger } from '../../platform/tenant-scope/tenant-purgers';
 import { webhookTenantsKey } from './webhook-signal';
 
 /** A deleted tenant's entry in the webhook relay's signal set (its queued jobs go with QueuedJobsPurger). */

@@ -3,7 +3,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { BACKGROUND_WORKERS } from '../../platform/queue/worker-runtime';
 import { JOBS, QUEUES } from '../../platform/queue/job-definition';
-import { TENANT_PURGERS } from '../../platform/tenancy/tenant-purgers';
+import { TENANT_PURGERS } from '../../platform/tenant-scope/tenant-purgers';
 import { WebhookEventWriter } from './webhook-event-writer';
 import { WebhookRelay, WEBHOOK_QUEUE } from './webhook-relay';
 import { WebhookSignalPurger } from './webhook-signal-purger';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { UnitOfWork } from '../../platform/tenancy/unit-of-work';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /** Who manages which organisations (organisation_managers), with the subtrees below them. */
 @injectable()

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /**
  * Sub-queries over the organisation tree, for whereIn(column, ...). One place for the

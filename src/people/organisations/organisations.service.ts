@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import type { ViewName } from '../../platform/http/param-types';
 import { PersonAccess } from '../person-access';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
@@ -7,7 +8,7 @@ import { PersonDirectory } from '../person-directory';
 import { OrganisationsRepository, type OrganisationFilter, type OrganisationRow } from './organisations.repository';
 import { presentOrganisationFull, presentOrganisationSimple } from './organisation.presenter';
 
-export type OrganisationView = 'simple' | 'full';
+export type OrganisationView = ViewName;
 
 export interface OrganisationData {
   name: string;

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TenantDataCache } from '../../platform/cache/tenant-data-cache';
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { hashPassword, verifyPassword } from '../../platform/auth/password-hasher';
 
 /** How long a mailed password can be used for the first time. */

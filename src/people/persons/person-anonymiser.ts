@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
 const PERSONAL_COLUMNS = [

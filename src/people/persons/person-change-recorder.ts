@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { TRANSACTION, type Transaction } from '../../platform/tenancy/unit-of-work';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { AuditTrail } from '../../platform/audit';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TenantDb } from '../tenancy/tenant-db';
+import type { TenantDb } from '../tenant-scope/tenant-db';
 import type { Paging } from '../http/param-types';
 
 export const AuditLogEntry = z.object({

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { CLIENT_IP, TENANT_DB } from '../tokens';
-import type { TenantDb } from '../tenancy/tenant-db';
+import type { TenantDb } from '../tenant-scope/tenant-db';
 import { recordSecurityEvent, type SecurityEvent } from './security-audit';
 
 /**

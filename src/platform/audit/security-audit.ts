@@ -1,4 +1,4 @@
-import type { TenantDb } from '../tenancy/tenant-db';
+import type { TenantDb } from '../tenant-scope/tenant-db';
 
 /**
  * Types of the tenant's security event log. Dotted names, subject first, so a filter on a

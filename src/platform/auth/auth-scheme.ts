@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { InjectionToken } from 'tsyringe';
 import type { Principal } from './principal';
-import type { RequestScope } from '../tenancy/request-scope';
+import type { RequestScope } from '../tenant-scope/request-scope';
 
 /**
  * One way of proving who the caller is (session cookie, SWT header). Returns null when

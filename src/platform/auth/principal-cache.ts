@@ -4,7 +4,7 @@ import { ENV, LOGGER } from '../tokens';
 import { CLUSTERS, type Clusters } from '../clusters/clusters';
 import { ClusterListener } from '../clusters/cluster-listener';
 import type { Env } from '../config/env';
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 
 export const PRINCIPAL_CHANGED_CHANNEL = 'principal_changed';
 /** Any write to the tables cached reads use (tenant migration 130); payload the schema. */

@@ -1,7 +1,7 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { ENV } from '../tokens';
 import type { Env } from '../config/env';
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 import { PrincipalCache } from '../auth/principal-cache';
 import { CLOCK } from '../time/tenant-clock';
 import { ROOT_CONTAINER } from '../queue/job-definition';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from '../errors/api-error';
-import { maybeRequestScope } from '../tenancy/request-scope';
-import { TenantResolver } from '../tenancy/tenant-resolver';
+import { maybeRequestScope } from '../tenant-scope/request-scope';
+import { TenantResolver } from '../tenant-scope/tenant-resolver';
 
 /**
  * A write met the fence of a tenant being moved to another cluster: the documented short write

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../errors/api-error';
 import { RateLimiterPool, TenantRateLimiter, type RateLimitRule } from '../rate-limit/tenant-rate-limiter';
-import { requestLog, requestScope } from '../tenancy/request-scope';
+import { requestLog, requestScope } from '../tenant-scope/request-scope';
 import { LOGGER } from '../tokens';
 
 const WINDOW_SECONDS = 60;

@@ -3,7 +3,7 @@ import type { InjectionToken } from 'tsyringe';
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { CookieOptions } from 'express';
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 import type { Principal } from '../auth/principal';
 import { ApiError, type ErrorCode } from '../errors/api-error';
 import type { AccessRule } from './access';

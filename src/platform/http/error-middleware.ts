@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import { errorEnvelope } from './envelope';
-import { requestLog } from '../tenancy/request-scope';
+import { requestLog } from '../tenant-scope/request-scope';
 import { RETRY_AFTER_SECONDS, isDependencyDown, isUniqueViolation, isWritePaused } from '../errors/error-classes';
 import { writePausedError } from '../clusters/write-pause';
 

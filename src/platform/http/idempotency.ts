@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { RedisClient } from '../redis/redis-client';
 import { ApiError } from '../errors/api-error';
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 import { tenantKeyPrefix } from '../redis/redis-keys';
 import type { Principal } from '../auth/principal';
 import type { RouteDefinition } from './define-route';

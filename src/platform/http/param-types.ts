@@ -134,5 +134,8 @@ export const jsonObject = (v: unknown): unknown => {
   }
 };
 
+/** The two views of an object every list and one-object read offers (`view=simple|full`). */
+export type ViewName = 'simple' | 'full';
+
 export const viewShape = { view: p.view().optional(), fields: p.fields().optional() };
 export const fieldsShape = { fields: p.fields().optional() };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
-import { maybeRequestScope } from '../tenancy/request-scope';
+import { maybeRequestScope } from '../tenant-scope/request-scope';
 import { routeTemplate } from '../metrics/route-template';
 import { withLazyChildren } from '../logging/lazy-child-logger';
 

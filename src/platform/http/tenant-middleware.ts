@@ -1,10 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { ApiError } from '../errors/api-error';
-import { TenantResolver } from '../tenancy/tenant-resolver';
-import { attachRequestScope, openTenantScope } from '../tenancy/request-scope';
+import { TenantResolver } from '../tenant-scope/tenant-resolver';
+import { attachRequestScope, openTenantScope } from '../tenant-scope/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
-import { isValidHostName } from '../tenancy/host-name';
+import { isValidHostName } from '../tenant-scope/host-name';
 import { CLIENT_IP } from '../tokens';
 
 /** The same 404 for every host without a tenant; a malformed one is not echoed back. */

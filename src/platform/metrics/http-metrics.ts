@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { ENV } from '../tokens';
-import { maybeRequestScope } from '../tenancy/request-scope';
+import { maybeRequestScope } from '../tenant-scope/request-scope';
 import { requirePlatformToken } from '../http/require-platform-token';
 import { Metrics } from './metrics';
 import { routeTemplate } from './route-template';

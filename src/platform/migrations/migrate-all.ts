@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PlatformDb } from '../tenancy/platform-db';
+import { PlatformDb } from '../tenant-scope/platform-db';
 import { migrateSchema, type Migration } from './migration-runner';
 import { platformMigrations } from '../../../migrations/platform';
 import { tenantMigrations } from '../../../migrations/tenant';

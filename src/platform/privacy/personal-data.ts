@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { Transaction } from '../tenancy/unit-of-work';
+import type { Transaction } from '../tenant-scope/unit-of-work';
 
 /*
  * The rights of access and erasure (GDPR) reach every module that keeps personal data. The kernel

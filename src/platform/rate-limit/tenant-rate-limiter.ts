@@ -3,7 +3,7 @@ import { inject, injectable, singleton } from 'tsyringe';
 import type { RedisClient } from '../redis/redis-client';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { REDIS, TENANT } from '../tokens';
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 import { tenantKeyPrefix } from '../redis/redis-keys';
 import { ApiError } from '../errors/api-error';
 

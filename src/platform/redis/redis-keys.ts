@@ -1,4 +1,4 @@
-import type { Tenant } from '../tenancy/tenant';
+import type { Tenant } from '../tenant-scope/tenant';
 import { isRedisCluster, type RedisClient } from './redis-client';
 
 /**

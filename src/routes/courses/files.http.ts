@@ -5,7 +5,7 @@ import { ENV } from '../../platform/tokens';
 import { ApiError } from '../../platform/errors/api-error';
 import { requireUser } from '../../platform/http/define-route';
 import { PASSWORD_CHANGE_MESSAGES } from '../../platform/auth/principal';
-import { requestScope } from '../../platform/tenancy/request-scope';
+import { requestScope } from '../../platform/tenant-scope/request-scope';
 import { FilesService } from '../../courses';
 
 /** The parts of a file request a defineRoute cannot express: multipart parsing and raw downloads. */

@@ -1,5 +1,5 @@
 import { addMonths, DEFAULT_TIME_ZONE, todayIn } from '../../platform/time/tenant-clock';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { hashPassword } from '../../platform/auth/password-hasher';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { ImportError } from './tenant-import-error';

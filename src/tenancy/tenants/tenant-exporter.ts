@@ -2,10 +2,10 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { CLUSTERS, MAIN_CLUSTER, type Clusters } from '../../platform/clusters/clusters';
 import { KNEX } from '../../platform/tokens';
-import { TenantDb } from '../../platform/tenancy/tenant-db';
-import { PlatformDb } from '../../platform/tenancy/platform-db';
+import { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { PlatformDb } from '../../platform/tenant-scope/platform-db';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { PERSON_TEXT_FIELDS, type TenantImport } from './tenant-import.schema';
 
 export interface ExportOptions {

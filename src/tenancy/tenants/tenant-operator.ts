@@ -1,12 +1,12 @@
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import { ApiError } from '../../platform/errors/api-error';
-import { TenantStore } from '../../platform/tenancy/tenant-store';
-import { openTenantScope } from '../../platform/tenancy/request-scope';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import { TenantStore } from '../../platform/tenant-scope/tenant-store';
+import { openTenantScope } from '../../platform/tenant-scope/request-scope';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { CLIENT_IP } from '../../platform/tokens';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
-import { ConfigItemsAdminService } from '../configitems/config-items-admin.service';
+import { ConfigItemsAdminService } from '../config-items-admin/config-items-admin.service';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
 
 /** The first superuser of a new tenant. */

@@ -3,7 +3,7 @@ import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '
 import { asAcme } from '../../support/login';
 import { tenantDb } from '../../courses/events/events-support';
 import { CLOCK, type TenantClock } from '../../../src/platform/time/tenant-clock';
-import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 import { competenceLevel } from '../../../src/catalogue/personcompetences/competence-level.query';
 import { PersonDirectory } from '../../../src/people';
 import { PersonCompetencesRepository } from '../../../src/catalogue/personcompetences/personcompetences.repository';

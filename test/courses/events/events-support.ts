@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { KNEX } from '../../../src/platform/tokens';
-import { TenantDb } from '../../../src/platform/tenancy/tenant-db';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 import type { DemoTenant, TestApp } from '../../support/test-app';
 
 /** A TenantDb on the test tenant's schema, for arranging data the API of this branch cannot write. */

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 
 let t: TestApp;
 let acme: DemoTenant;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Request } from 'express';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
 import { SwtAuthScheme } from '../../../src/flows/identity/swt-auth-scheme';
 import { ACME_SWT, GLOBEX_SWT, inAnHour, swtToken } from './swt-test-token';
 

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { loadEnv } from '../../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../../src/container';
 import { buildApp } from '../../../src/app';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 import { importDemoTenant, client, type TestApp, type DemoTenant } from '../../support/test-app';
 import { loginCookie, ACME_PASSWORDS, GLOBEX_PASSWORDS } from '../../support/login';
 import { startSmtpSink, waitFor } from './delivery-peers';

@@ -5,8 +5,8 @@ import { startSmtpSink } from './delivery-peers';
 import { deliverBatchJobId } from '../../../src/messaging/messages/delivery-jobs';
 import { deliverBatchJob } from '../../../src/flows/messages/deliver-messages';
 import { TemporaryDeliveryError } from '../../../src/messaging/messages/delivery-errors';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
 import { TENANT_DB } from '../../../src/platform/tokens';
 
 // No workers and no relay here: the rows stay queued until a test runs the batch job itself.

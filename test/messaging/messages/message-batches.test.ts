@@ -4,7 +4,7 @@ import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { client } from '../../support/test-app';
 import { tenantDb } from '../../courses/events/events-support';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
-import { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 import { MessageInsertBatcher } from '../../../src/messaging/messages/message-insert-batcher';
 import { insertOneToUserName, type ToUserName } from '../../../src/messaging/messages/insert-to-user-name';
 import { RECIPIENTS_BY_USER_NAME } from '../../../src/flows/messages/send-message';

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { QUEUE_REDIS } from '../../../src/platform/queue/job-definition';
 import { buildContainer, closeContainer } from '../../../src/container';
 import { buildApp } from '../../../src/app';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 import { startLocalRedis } from '../../../src/platform/dev/local-services';
 import { testEnv, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
 import { asAcme } from '../../support/login';

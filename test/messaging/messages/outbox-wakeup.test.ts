@@ -5,12 +5,12 @@ import { useMailTestbed, waitFor } from './delivery-peers';
 import { importDemoTenant, type DemoTenant } from '../../support/test-app';
 import { tenantDb } from '../../courses/events/events-support';
 import { KNEX } from '../../../src/platform/tokens';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { tenantsWithPending } from '../../../src/messaging/outbox/pending-scan';
 import { RelayAgenda } from '../../../src/messaging/outbox/relay-agenda';
 import { MESSAGE_OUTBOX } from '../../../src/messaging/outbox/outbox-relay';
-import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 
 // The relay with its default timing: the safety sweep only every hour, in-flight tenants every 2 minutes.
 const bed = useMailTestbed();

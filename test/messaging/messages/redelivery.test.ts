@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { asAcme } from '../../support/login';
 import { useMailTestbed, waitFor } from './delivery-peers';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
 import { TENANT_DB } from '../../../src/platform/tokens';
 import { PendingPasswords } from '../../../src/people';
 

@@ -4,8 +4,8 @@ import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '
 import { tenantDb } from '../../courses/events/events-support';
 import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
 import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
 import { DEFAULT_RELAY_TIMING, RELAY_TIMING } from '../../../src/messaging/outbox/relay-timing';
 import { OutboxRelays } from '../../../src/messaging/outbox/outbox-relay';
 import { recordMessageFailed } from '../../../src/flows/messages/message-failed';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
 import { setConfig, tenantDb } from '../../courses/events/events-support';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { addDays, todayIn } from '../../../src/platform/time/tenant-clock';
 import { readDueRegistrations } from '../../../src/flows/reminders/due-registrations';

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import pino from 'pino';
 import { loadEnv } from '../../../src/platform/config/env';
 import { buildContainer, closeContainer } from '../../../src/container';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
 import { ReminderScan, REMINDER_SCAN_OPTIONS } from '../../../src/flows/reminders/reminder-scan';
 

@@ -7,7 +7,7 @@ import { QUEUE_PREFIX } from '../../../src/platform/queue/job-definition';
 import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { DEFAULT_RELAY_TIMING, RELAY_TIMING } from '../../../src/messaging/outbox/relay-timing';
 import { WebhookRelay, WEBHOOK_QUEUE, dueDeliveriesQuery } from '../../../src/messaging/webhooks/webhook-relay';
-import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 
 // The webhook relay alone (no workers), 50 deliveries per pass, over a receiver that is down:
 // thousands of deliveries relayed and waiting for their retry, one whose job was lost, new ones.

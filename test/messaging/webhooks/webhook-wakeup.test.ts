@@ -8,14 +8,14 @@ import { tenantDb } from '../../courses/events/events-support';
 import type { WebhookReceiver } from './webhook-receiver';
 import { startWebhookTestbed, type WebhookTestbed } from './webhook-testbed';
 import { KNEX } from '../../../src/platform/tokens';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { RelayAgenda } from '../../../src/messaging/outbox/relay-agenda';
 import { tenantsWithPending } from '../../../src/messaging/outbox/pending-scan';
 import { WEBHOOK_OUTBOX } from '../../../src/messaging/webhooks/webhook-relay';
 import { dropOldWebhookEvents } from '../../../src/messaging/webhooks/webhook-retention';
 import { writeWebhookEvent } from '../../../src/messaging/webhooks/webhook-event-writer';
-import type { TenantDb } from '../../../src/platform/tenancy/tenant-db';
+import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 
 // The relays with their default timing (the safety sweep only every hour), but tenants with
 // deliveries in flight looked at every 500 ms, so the reconciliation can be seen at work.

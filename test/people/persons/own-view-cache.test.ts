@@ -4,7 +4,7 @@ import { client, createTestApp, importDemoTenant, type TestApp, type DemoTenant 
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { setConfig } from '../../courses/events/events-support';
 import { KNEX } from '../../../src/platform/tokens';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
 import { cachesSettled } from '../../support/cache-settle';
 import { PrincipalCache } from '../../../src/platform/auth/principal-cache';
 import { OwnViewCache } from '../../../src/people/persons/own-view-cache';

@@ -5,7 +5,7 @@ import { TenantDataCache } from '../../../src/platform/cache/tenant-data-cache';
 import { CLOCK } from '../../../src/platform/time/tenant-clock';
 import type { PrincipalCache } from '../../../src/platform/auth/principal-cache';
 import type { Env } from '../../../src/platform/config/env';
-import type { Tenant } from '../../../src/platform/tenancy/tenant';
+import type { Tenant } from '../../../src/platform/tenant-scope/tenant';
 
 // The cache's own logic, with the data version in the test's hand (the listener's part is
 // covered end to end by test/platform/cached-reads.test.ts).

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useAcmeApp } from '../../support/test-app';
-import { TenantResolver } from '../../../src/platform/tenancy/tenant-resolver';
-import { openTenantScope } from '../../../src/platform/tenancy/request-scope';
-import { UnitOfWork, TRANSACTION } from '../../../src/platform/tenancy/unit-of-work';
+import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolver';
+import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
+import { UnitOfWork, TRANSACTION } from '../../../src/platform/tenant-scope/unit-of-work';
 import { TENANT_DB } from '../../../src/platform/tokens';
 import { OUTBOUND_EVENTS } from '../../../src/platform/outbound/outbound-events';
 

@@ -5,7 +5,7 @@ import { ACME_PASSWORDS, loginCookie } from '../../support/login';
 import { readDemoDocument } from '../../../seeds/demo-tenants';
 import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
 import { KNEX, REDIS } from '../../../src/platform/tokens';
-import { schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { schemaNameForSlug } from '../../../src/platform/tenant-scope/tenant-db';
 import { tenantMigrations } from '../../../migrations/tenant';
 
 const CURRENT_TENANT_VERSION = tenantMigrations[tenantMigrations.length - 1].name;

@@ -8,7 +8,7 @@ import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp 
 import { ACME_PASSWORDS, asAcme, loginCookie } from '../../support/login';
 import { eventIdsByTitle, idOf } from '../../courses/events/events-support';
 import { KNEX } from '../../../src/platform/tokens';
-import { TenantDb, schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { TenantDb, schemaNameForSlug } from '../../../src/platform/tenant-scope/tenant-db';
 import { recordSecurityEvent } from '../../../src/platform/audit';
 import { OPERATOR_TOKEN, operator, readArchive, tableRows, writeArchive } from './archive-support';
 

@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { readDemoDocument } from '../../../seeds/demo-tenants';
 import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
-import { schemaNameForSlug } from '../../../src/platform/tenancy/tenant-db';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
+import { schemaNameForSlug } from '../../../src/platform/tenant-scope/tenant-db';
 import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { client, createTestApp, type TestApp } from '../../support/test-app';
 import { startSmtpSink, startTestWorkers, waitFor } from '../../messaging/messages/delivery-peers';
 import { OPERATOR_TOKEN, cli, operator } from './archive-support';
-import { TenantStore } from '../../../src/platform/tenancy/tenant-store';
+import { TenantStore } from '../../../src/platform/tenant-scope/tenant-store';
 import { KNEX } from '../../../src/platform/tokens';
 
 let t: TestApp;

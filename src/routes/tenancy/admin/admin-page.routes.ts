@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { TenantResolver } from '../../../platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../platform/tenant-scope/tenant-resolver';
 import { ApiError } from '../../../platform/errors/api-error';
 import { unknownTenant } from '../../../platform/http/tenant-middleware';
 

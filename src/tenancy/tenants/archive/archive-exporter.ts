@@ -6,9 +6,9 @@ import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
 import { KNEX } from '../../../platform/tokens';
 import { CLUSTERS, MAIN_CLUSTER, type Clusters } from '../../../platform/clusters/clusters';
-import { PlatformDb } from '../../../platform/tenancy/platform-db';
+import { PlatformDb } from '../../../platform/tenant-scope/platform-db';
 import { configItemDefinition } from '../../../platform/config-items/config-item-registry';
-import type { Tenant } from '../../../platform/tenancy/tenant';
+import type { Tenant } from '../../../platform/tenant-scope/tenant';
 import { FILE_STORE, type FileStore } from '../../../platform/files/file-store';
 import { catalogSequences, catalogTables, type CatalogTable } from './schema-catalog';
 import {

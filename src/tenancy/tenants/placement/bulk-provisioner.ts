@@ -6,7 +6,7 @@ import { TenantImporter, ImportError } from '../tenant-importer';
 import { HostName, TenantSlug } from '../tenant-import.schema';
 import { SpareSchemas } from './spare-schemas';
 import { CLUSTERS, type Clusters } from '../../../platform/clusters/clusters';
-import { TenantDb } from '../../../platform/tenancy/tenant-db';
+import { TenantDb } from '../../../platform/tenant-scope/tenant-db';
 import { recordSecurityEvent } from '../../../platform/audit/security-audit';
 
 /** One tenant of a bulk provisioning (one JSON line of `npm run tenant -- create-many`). */

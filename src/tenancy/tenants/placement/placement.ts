@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { KNEX } from '../../../platform/tokens';
 import { ApiError } from '../../../platform/errors/api-error';
-import { PlatformDb } from '../../../platform/tenancy/platform-db';
+import { PlatformDb } from '../../../platform/tenant-scope/platform-db';
 import { CLUSTERS, UnknownClusterError, type Clusters } from '../../../platform/clusters/clusters';
 
 /**

@@ -9,7 +9,7 @@ import { migrateSchema } from '../../../../src/platform/migrations/migration-run
 import { platformMigrations } from '../../../../migrations/platform';
 import { buildContainer, closeContainer } from '../../../../src/container';
 import { buildApp } from '../../../../src/app';
-import { TenantResolver } from '../../../../src/platform/tenancy/tenant-resolver';
+import { TenantResolver } from '../../../../src/platform/tenant-scope/tenant-resolver';
 import { PrincipalCache } from '../../../../src/platform/auth/principal-cache';
 import { QUEUE_PREFIX } from '../../../../src/platform/queue/job-definition';
 import type { DependencyContainer } from 'tsyringe';

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 
 /** A message to or from the person, with the user names a flow joined on. */
 export interface MessageOfPerson {
@@ -22,7 +22,7 @@ export interface MessageOfPerson {
 /**
  * Messages to and from a person, for the rights of access and erasure: exported with their delivery
  * states, texts and addresses to them blanked on erasure. The export names the other party, which is
- * people's: the flow that registers the GDPR holder (src/flows/messages/message-person-data.ts)
+ * people's: the flow that registers the GDPR holder (src/flows/messages/message-personal-data.ts)
  * joins the names onto `messagesOf` and hands the rows to `export`.
  */
 @injectable()

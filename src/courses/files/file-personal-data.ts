@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Tenant } from '../../platform/tenancy/tenant';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { ErasureStep, PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 import { presentFile, type StoredFile } from './files.service';

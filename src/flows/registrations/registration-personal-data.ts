@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
 import { joinPersons } from '../../people';
 import { PersonCompetenceData, type RegistrationOfPerson } from '../../catalogue';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Tenant } from '../../platform/tenancy/tenant';
+import type { ViewName } from '../../platform/http/param-types';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { configItemDefinition, type ConfigItemId } from '../../platform/config-items/config-item-registry';
 
-export type View = 'simple' | 'full';
 
 /** simple: id and value; full adds what an admin needs to edit it. */
 export const ConfigItemView = z.object({
@@ -24,7 +24,7 @@ export function readableItem(id: string) {
   return def;
 }
 
-export function presentConfigItem(tenant: Tenant, id: string, view: View) {
+export function presentConfigItem(tenant: Tenant, id: string, view: ViewName) {
   const def = readableItem(id);
   const value = tenant.config.get(id as ConfigItemId);
   const simple = { config_item_id: def.id, value };

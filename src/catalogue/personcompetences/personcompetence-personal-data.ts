@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
-import type { TenantDb } from '../../platform/tenancy/tenant-db';
-import type { Transaction } from '../../platform/tenancy/unit-of-work';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);
@@ -34,7 +34,7 @@ export interface RegistrationOfPerson {
 /**
  * What the catalogue keeps about a person, for the rights of access and erasure: registrations
  * (with their history) and role administration. The export names whoever registered, which is
- * people's: the flow that registers the GDPR holder (src/flows/registrations/registration-person-data.ts)
+ * people's: the flow that registers the GDPR holder (src/flows/registrations/registration-personal-data.ts)
  * joins the name onto `registrationsOf` and hands the rows to `export`.
  */
 @injectable()
