@@ -6,7 +6,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonChangeRecorder, PersonsRepository, assertBirthdateNotFuture, newPersonColumns, type PersonCreateData, type PersonRow } from '../../people';
 import { PersonRolesStore } from '../../catalogue';
-import { MailNewPasswordFlow } from '../passwords/mail-new-password';
+import { NewPasswordMail } from '../passwords/mail-new-password';
 import { requireKnown } from './known-ids';
 
 export interface PersonCreate {
@@ -59,7 +59,7 @@ export class CreatePersonFlow {
    */
   private async sendLogin(tx: Transaction, person: PersonRow, log: Logger): Promise<boolean> {
     try {
-      if (await tx.get(MailNewPasswordFlow).write(tx, person.id, 'send_login')) return true;
+      if (await tx.get(NewPasswordMail).write(person.id, 'send_login')) return true;
       log.info({ personId: person.id }, 'the login of a new person was not sent: neither e-mail nor mobile');
       return false;
     } catch (err) {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import { LOGGER, TENANT } from '../../platform/tokens';
-import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { MessagesRepository, type Medium } from './messages.repository';
@@ -23,6 +23,8 @@ const TEXTS: Record<PasswordMailReason, { title: string; intro: string }> = {
  * (the delivery asks people for it) and stored only as a pending hash, so it is never in the
  * database, the queue or the logs in plain text. The person and how long a pending password works
  * are people's: the flow that sends the mail (src/flows/passwords) hands them over.
+ * Bound to a transaction (`tx.get(PasswordMailer)`): the mail and its audit entry commit with the
+ * caller's change (the person's creation) or not at all, and the relay is woken after the commit.
  */
 @injectable()
 export class PasswordMailer {
@@ -30,28 +32,23 @@ export class PasswordMailer {
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(OutboxSignal) private readonly signal: OutboxSignal,
     @inject(LOGGER) private readonly logger: Logger,
-    @inject(UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TRANSACTION) private readonly tx: Transaction,
+    @inject(MessagesRepository) private readonly messages: MessagesRepository,
+    @inject(AuditTrail) private readonly audit: AuditTrail,
   ) {}
 
-  /** Queues the mail in a transaction of its own (SMS when the person has a mobile but no e-mail). False when the person cannot be reached. */
-  async send(person: Recipient, reason: PasswordMailReason, validHours: number): Promise<boolean> {
-    return this.uow.run((tx) => this.write(tx, person, reason, validHours));
-  }
-
   /**
-   * Writes the mail and its audit entry in `tx`, so a caller's transaction (the person's
-   * creation) commits them with its own change or not at all; the relay is woken after the
-   * commit. `validHours`: how long the pending password works. False when the person has neither
-   * e-mail nor mobile.
+   * Writes the mail (SMS when the person has a mobile but no e-mail) and its audit entry.
+   * `validHours`: how long the pending password works. False when the person has neither e-mail nor mobile.
    */
-  async write(tx: Transaction, person: Recipient, reason: PasswordMailReason, validHours: number): Promise<boolean> {
+  async write(person: Recipient, reason: PasswordMailReason, validHours: number): Promise<boolean> {
     const medium: Medium | null = person.email ? 'email' : person.mobile ? 'sms' : null;
     if (!medium) {
       this.logger.info({ personId: person.id, reason }, 'password mail not sent: the person has neither e-mail nor mobile');
       return false;
     }
     const t = TEXTS[reason];
-    await tx.get(MessagesRepository).insert({
+    await this.messages.insert({
       kind: 'password',
       sender_id: null,
       recipient_id: person.id,
@@ -66,8 +63,8 @@ export class PasswordMailer {
     });
     // forgot_password comes from someone not logged in; send_login from the person's creation
     const actor = reason === 'forgot_password' ? 'anonymous' : reason === 'operator_reset' ? 'operator' : 'system';
-    await tx.get(AuditTrail).record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } });
-    tx.afterCommit(() => this.signal.notify(this.tenant.id));
+    await this.audit.record({ type: 'password.reset', actor, subject: person.user_name, details: { reason, medium } });
+    this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
-import { MailNewPasswordFlow } from '../../../src/flows/passwords/mail-new-password';
+import { NewPasswordMail } from '../../../src/flows/passwords/mail-new-password';
 import { form, idsByRef } from './demo-refs';
 
 let t: TestApp;
@@ -97,8 +97,8 @@ describe('POST /api/persons with another password mail registered', () => {
     const sent: { personId: number; reason: string }[] = [];
     const app = await createTestApp();
     try {
-      const fake = { write: async (_tx: unknown, personId: number, reason: string) => (sent.push({ personId, reason }), true) };
-      app.container.register(MailNewPasswordFlow, { useValue: fake as unknown as MailNewPasswordFlow });
+      const fake = { write: async (personId: number, reason: string) => (sent.push({ personId, reason }), true) };
+      app.container.register(NewPasswordMail, { useValue: fake as unknown as NewPasswordMail });
       const tenant = await importDemoTenant(app, 'acme');
       const ids = await idsByRef(app, tenant, 'organisations');
       const roles = await idsByRef(app, tenant, 'roles');
