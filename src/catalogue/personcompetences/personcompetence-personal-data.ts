@@ -3,33 +3,20 @@ import type { Knex } from 'knex';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
+import type { RegistrationRow } from './personcompetences.repository';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);
 
 /** A registration of the person, history too, with the registrar's user name a flow joined on. */
-export interface RegistrationOfPerson {
+export type RegistrationOfPerson = Omit<RegistrationRow, 'id' | 'person_id' | 'registered_by'> & {
   personcompetence_id: number;
-  competence_id: number;
   title: string;
   type: string;
-  passed: number;
-  date: string | null;
-  valid_until: string | null;
-  comments: string | null;
-  grade: number | null;
-  school: string | null;
-  graduation_year: string | null;
-  skill_level: number | null;
-  checked: boolean | null;
-  signed: boolean | null;
-  show_course_diploma: boolean | null;
-  override: boolean;
   registered_by: string | null;
-  created_at: Date;
   superseded_at: Date | null;
   deleted_at: Date | null;
-}
+};
 
 /**
  * What the catalogue keeps about a person, for the rights of access and erasure: registrations

@@ -3,6 +3,7 @@ import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { LOGGER, REDIS } from '../../platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
+import { signalPendingTenant } from './pending-tenant-signal';
 
 /** Sent by the triggers of tenant migration 120_outbox_notify on commit, payload the tenant's schema. */
 export const OUTBOX_PENDING_CHANNEL = 'outbox_pending';
@@ -25,19 +26,7 @@ export class OutboxSignal {
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 
-  async notify(tenantId: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.redis.sadd(pendingTenantsKey(this.prefix), String(tenantId)),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), 300);
-        }),
-      ]);
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, tenantId }, 'outbox signal not sent; the relay sweep will pick the message up');
-    } finally {
-      clearTimeout(timer);
-    }
+  notify(tenantId: number): Promise<void> {
+    return signalPendingTenant(this.redis, pendingTenantsKey(this.prefix), tenantId, this.logger, 'outbox signal not sent; the relay sweep will pick the message up');
   }
 }

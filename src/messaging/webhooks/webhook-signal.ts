@@ -3,6 +3,7 @@ import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
 import { LOGGER } from '../../platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
+import { signalPendingTenant } from '../outbox/pending-tenant-signal';
 
 /** Sent by the triggers of tenant migration 140_webhook_notify on commit, payload the tenant's schema. */
 export const WEBHOOK_PENDING_CHANNEL = 'webhook_pending';
@@ -25,19 +26,7 @@ export class WebhookSignal {
     @inject(QUEUE_PREFIX) private readonly prefix: string,
   ) {}
 
-  async notify(tenantId: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.redis.sadd(webhookTenantsKey(this.prefix), String(tenantId)),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), 300);
-        }),
-      ]);
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, tenantId }, 'webhook signal not sent; the relay sweep will pick the event up');
-    } finally {
-      clearTimeout(timer);
-    }
+  notify(tenantId: number): Promise<void> {
+    return signalPendingTenant(this.redis, webhookTenantsKey(this.prefix), tenantId, this.logger, 'webhook signal not sent; the relay sweep will pick the event up');
   }
 }
