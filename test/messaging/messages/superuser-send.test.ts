@@ -1,9 +1,8 @@
+import { tenantStatements } from '../../support/statements';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Knex } from 'knex';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme } from '../../support/login';
 import { tenantDb } from '../../courses/events/events-support';
-import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 
 // No workers: what is stored stays in the outbox, which is all these tests look at.
 let t: TestApp;
@@ -18,19 +17,8 @@ afterAll(async () => t?.close());
 
 /** The statements of `schema` that `fn` runs against persons, messages and the outbox. */
 async function statementsOf(schema: string, fn: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  const onQuery = (q: { sql: string }) => {
-    if (q.sql.includes(`"${schema}".`) && /"(persons|messages|message_deliveries)"/.test(q.sql)) seen.push(q.sql);
-  };
-  // the connection group the API uses for the tenant's requests
-  const knex: Knex = t.container.resolve(CLUSTERS).forTenant({ id: acme.tenantId });
-  knex.on('query', onQuery);
-  try {
-    await fn();
-  } finally {
-    knex.off('query', onQuery);
-  }
-  return seen;
+  const all = await tenantStatements(t, acme.tenantId, fn);
+  return all.filter((sql) => sql.includes(`"${schema}".`) && /"(persons|messages|message_deliveries)"/.test(sql));
 }
 
 const countMessages = async (tenant: DemoTenant, title: string) => Number((await tenantDb(t, tenant).table('messages').where({ title }).count({ n: '*' }))[0].n);

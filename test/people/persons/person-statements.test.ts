@@ -1,9 +1,8 @@
+import { tenantStatements } from '../../support/statements';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Knex } from 'knex';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme } from '../../support/login';
 import { cachesSettled } from '../../support/cache-settle';
-import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { KNEX } from '../../../src/platform/tokens';
 
 /*
@@ -31,16 +30,7 @@ async function statementsOf(api: Api, fn: () => Promise<unknown>): Promise<strin
 }
 
 async function recorded(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const onQuery = (q: { sql: string }) => void seen.push(q.sql.replace(/\s+/g, ' '));
-  const knex: Knex = t.container.resolve(CLUSTERS).forTenant({ id: acme.tenantId });
-  knex.on('query', onQuery);
-  try {
-    await fn();
-  } finally {
-    knex.off('query', onQuery);
-  }
-  return seen;
+  return (await tenantStatements(t, acme.tenantId, fn)).map((sql) => sql.replace(/\s+/g, ' '));
 }
 
 const onPersons = (sql: string[]) => sql.filter((s) => /\."persons"/.test(s));
