@@ -22,7 +22,7 @@ import { registerFlows } from './flows';
 /** Every module, in the order they register (their routes are src/routes/index.ts's). */
 export const MODULES: readonly AppModule[] = [identityModule, tenancyModule, peopleModule, catalogueModule, messagingModule, coursesModule];
 
-/** The kernel's registrations, then each module's (workers, jobs, ports), the flows' (auth schemes), then the job workers. */
+/** The kernel's registrations, then each module's (workers, jobs, queues), the flows' (auth schemes, GDPR holders, the outbox relay and jobs that span modules), then the job workers. */
 export function registerFeatures(c: DependencyContainer): void {
   // Everything a deleted tenant keeps outside its schema: the kernel's Redis keys first, then the modules' (queued jobs, files).
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });

@@ -7,8 +7,9 @@ import type { DependencyContainer } from 'tsyringe';
 export interface AppModule {
   readonly name: string;
   /**
-   * Its registrations in the root container: the ports of lower modules it implements, and its
-   * multi-registrations (auth schemes, background workers, jobs, queues, purgers, metrics).
+   * Its registrations in the root container: what it implements of the kernel's extension points
+   * (background workers, jobs, queues, purgers, metrics, GDPR holders) and its own singletons. A
+   * module implements nothing of another module: what spans modules is a flow (src/flows).
    */
   register(c: DependencyContainer): void;
 }
