@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -88,17 +90,31 @@ function send(res: Response, result: RouteResult, rendered: Rendered): void {
   else if ('status' in rendered) res.status(rendered.status).json(rendered.body);
 }
 
-/** Headers first, then the bytes; a failure before the first byte leaves for the error envelope, after it cuts the connection. */
+/**
+ * Headers first, then the bytes; a failure before the first byte leaves for the error envelope, after
+ * it cuts the connection. The handler writes into a pass-through, and the answer ends only once its
+ * stream work has returned: what it does after its last byte (the export's audit entry) is done
+ * before the client sees the end, so a client that reads on at once finds it.
+ */
 async function sendStream(res: Response, result: Extract<RouteResult, { stream: unknown }>): Promise<void> {
   const headers = { 'Content-Type': result.contentType, ...result.headers };
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  const body = new PassThrough();
+  const drained = once(body, 'end');
+  drained.catch(() => undefined); // a failure is met in the catch below
+  body.pipe(res, { end: false });
   try {
-    await result.stream(res);
+    await result.stream(body);
+    if (!body.writableEnded) body.end();
+    await drained;
   } catch (err) {
+    body.unpipe(res);
+    body.destroy();
     if (res.headersSent) return void res.destroy(err as Error);
     for (const name of Object.keys(headers)) res.removeHeader(name);
     throw err;
   }
+  res.end();
 }
 
 function replay(res: Response, answer: StoredAnswer): void {
