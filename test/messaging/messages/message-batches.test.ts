@@ -4,6 +4,7 @@ import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { client } from '../../support/test-app';
 import { tenantDb } from '../../courses/events/events-support';
 import { CLUSTERS } from '../../../src/platform/clusters/clusters';
+import { KNEX } from '../../../src/platform/tokens';
 import { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 import { MessageInsertBatcher } from '../../../src/messaging/messages/message-insert-batcher';
 import { insertOneToUserName, type ToUserName } from '../../../src/messaging/messages/insert-to-user-name';
@@ -42,7 +43,20 @@ describe('group commit of a superuser\'s messages', () => {
     const names = ['ola', 'kari', 'siri', 'nils', 'admin'];
     const before = counted();
     const sent = Array.from({ length: 30 }, (_, i) => ({ user_name: names[i % names.length], title: `Burst ${i}`, text: `text ${i}`, cc: i % 3 === 0 ? 'kari@acme.example' : undefined }));
-    const answers = await Promise.all(sent.map((body) => admin.post('/api/messages').send(body)));
+    // The burst meets a busy table: the first insert waits on a lock held here, so the requests behind
+    // it queue in the batcher however fast or loaded the machine is (grouping is asserted, not timing).
+    const knex = t.container.resolve(KNEX);
+    const hold = await knex.transaction();
+    await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
+    const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
+    for (let waited = 0; waited < 5000; waited += 50) {
+      const { rows } = await knex.raw("select count(*)::int as n from pg_locks where not granted and relation = ?::regclass", [`${acme.schema}.messages`]);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    await hold.commit();
+    const answers = await answering;
     const after = counted();
     answers.forEach((res, i) => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -156,7 +170,20 @@ describe('group commit of a superuser\'s messages', () => {
     expect(lone.status).toBe(500);
     const before = counted();
     const sent = Array.from({ length: 12 }, (_, i) => ({ user_name: 'ola', title: i === 5 || i === 9 ? `Poison ${i}` : `Fallback ${i}`, text: `text ${i}` }));
-    const answers = await Promise.all(sent.map((body) => admin.post('/api/messages').send(body)));
+    // The burst meets a busy table: the first insert waits on a lock held here, so the requests behind
+    // it queue in the batcher however fast or loaded the machine is (grouping is asserted, not timing).
+    const knex = t.container.resolve(KNEX);
+    const hold = await knex.transaction();
+    await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
+    const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
+    for (let waited = 0; waited < 5000; waited += 50) {
+      const { rows } = await knex.raw("select count(*)::int as n from pg_locks where not granted and relation = ?::regclass", [`${acme.schema}.messages`]);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    await hold.commit();
+    const answers = await answering;
     const after = counted();
     answers.forEach((res, i) => {
       if (i === 5 || i === 9) expect({ status: res.status, body: res.body }).toEqual({ status: 500, body: { valid: false, errorcode: 500, message: expect.stringMatching(/^internal server error/) } });
