@@ -36,6 +36,26 @@ function request(userName: string, title: string, senderId: number, media: ToUse
   return { userName, media, message: { kind: 'message', sender_id: senderId, title, text: 'x', cc: [], reply_to: null, send_medium } };
 }
 
+/**
+ * POSTs `sent` at once against a busy table: the first insert waits on a lock held here, so the
+ * requests behind it queue in the batcher however fast or loaded the machine is (the tests assert
+ * grouping, not timing).
+ */
+async function burstOnBusyTable(admin: Awaited<ReturnType<typeof asAcme>>, sent: object[]) {
+  const knex = t.container.resolve(KNEX);
+  const hold = await knex.transaction();
+  await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
+  const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
+  for (let waited = 0; waited < 5000; waited += 50) {
+    const { rows } = await knex.raw('select count(*)::int as n from pg_locks where not granted and relation = ?::regclass', [`${acme.schema}.messages`]);
+    if (rows[0].n > 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  await hold.commit();
+  return answering;
+}
+
 describe('group commit of a superuser\'s messages', () => {
   it('30 POSTs at once: each answered with its own message, in fewer statements than messages', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
@@ -43,20 +63,7 @@ describe('group commit of a superuser\'s messages', () => {
     const names = ['ola', 'kari', 'siri', 'nils', 'admin'];
     const before = counted();
     const sent = Array.from({ length: 30 }, (_, i) => ({ user_name: names[i % names.length], title: `Burst ${i}`, text: `text ${i}`, cc: i % 3 === 0 ? 'kari@acme.example' : undefined }));
-    // The burst meets a busy table: the first insert waits on a lock held here, so the requests behind
-    // it queue in the batcher however fast or loaded the machine is (grouping is asserted, not timing).
-    const knex = t.container.resolve(KNEX);
-    const hold = await knex.transaction();
-    await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
-    const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
-    for (let waited = 0; waited < 5000; waited += 50) {
-      const { rows } = await knex.raw("select count(*)::int as n from pg_locks where not granted and relation = ?::regclass", [`${acme.schema}.messages`]);
-      if (rows[0].n > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 300));
-    await hold.commit();
-    const answers = await answering;
+    const answers = await burstOnBusyTable(admin, sent);
     const after = counted();
     answers.forEach((res, i) => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -170,20 +177,7 @@ describe('group commit of a superuser\'s messages', () => {
     expect(lone.status).toBe(500);
     const before = counted();
     const sent = Array.from({ length: 12 }, (_, i) => ({ user_name: 'ola', title: i === 5 || i === 9 ? `Poison ${i}` : `Fallback ${i}`, text: `text ${i}` }));
-    // The burst meets a busy table: the first insert waits on a lock held here, so the requests behind
-    // it queue in the batcher however fast or loaded the machine is (grouping is asserted, not timing).
-    const knex = t.container.resolve(KNEX);
-    const hold = await knex.transaction();
-    await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
-    const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
-    for (let waited = 0; waited < 5000; waited += 50) {
-      const { rows } = await knex.raw("select count(*)::int as n from pg_locks where not granted and relation = ?::regclass", [`${acme.schema}.messages`]);
-      if (rows[0].n > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 300));
-    await hold.commit();
-    const answers = await answering;
+    const answers = await burstOnBusyTable(admin, sent);
     const after = counted();
     answers.forEach((res, i) => {
       if (i === 5 || i === 9) expect({ status: res.status, body: res.body }).toEqual({ status: 500, body: { valid: false, errorcode: 500, message: expect.stringMatching(/^internal server error/) } });
