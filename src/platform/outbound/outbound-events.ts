@@ -10,6 +10,13 @@ export const OUTBOUND_EVENT_TYPES = [
   'personevent.signed_off',
   'personevent.promoted',
   'message.failed',
+  'competence.created',
+  'competence.updated',
+  'competence.deleted',
+  'event.created',
+  'event.updated',
+  'event.cancelled',
+  'event.deleted',
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
