@@ -97,7 +97,7 @@ export class CompetenceInput {
   /** The parent after the change, checked: it exists, allows the type, and is not the competence itself or inside it. */
   private async placement(data: CompetenceData, current: CompetenceRow | null, type: string): Promise<CompetenceRow | null> {
     const parentId = data.parent_id !== undefined ? data.parent_id : (current?.parent_id ?? null);
-    const param = data.parent_id !== undefined ? `${P}[parent_id]` : `${P}[type]`;
+    const param = data.parent_id !== undefined || !current ? `${P}[parent_id]` : `${P}[type]`;
     const parent = parentId === null ? null : ((await this.competences.byId(parentId)) ?? null);
     if (parentId !== null && !parent) throw ApiError.malformed(param, `no competence ${parentId}`);
     if (data.parent_id === undefined && data.type === undefined && current) return parent;

@@ -16,14 +16,14 @@ export const optionalText = (max: number) => clearable(z.string().trim().max(max
 /** A list of ids that replaces a set; an empty value (or []) empties it. */
 const idSet = () => z.preprocess((v) => (v === '' || v === null ? [] : v), p.idList()).optional();
 
+const competenceType = z.enum(COMPETENCE_TYPE_IDS, { message: `must be one of ${COMPETENCE_TYPE_IDS.join(', ')}` });
+
 /** competence_data of POST (title and type required) and PUT (only the fields given change). */
 export function competenceData(required: boolean) {
   return z
     .object({
       title: required ? nameText(500, true) : nameText(500, false).optional(),
-      type: required
-        ? z.enum(COMPETENCE_TYPE_IDS, { message: `must be one of ${COMPETENCE_TYPE_IDS.join(', ')}` })
-        : z.enum(COMPETENCE_TYPE_IDS, { message: `must be one of ${COMPETENCE_TYPE_IDS.join(', ')}` }).optional(),
+      type: required ? p.text().pipe(competenceType) : competenceType.optional(),
       description: optionalText(20000),
       parent_id: clearable(p.id()).optional().describe('the parent competence (a course, group, checklist, survey or question); empty: at the top'),
       competence_group_id: clearable(p.id()).optional(),
