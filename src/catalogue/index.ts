@@ -49,3 +49,4 @@ export { CompetenceWriter, type CompetenceColumns, type CatalogueHolds } from '.
 export { CHILD_TYPES, isNestedType, placementProblem, misfitChildren, isWebUrl, mergeCustomAttributes } from './authoring/competence-rules';
 export { CatalogueTreeAuthoring, type TreeKind, type TreeNodeData } from './authoring/catalogue-tree-authoring';
 export { RoleAuthoring, type RoleData } from './authoring/role-authoring';
+export { referencesStillThere } from './authoring/concurrent-change';

@@ -6,6 +6,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { CatalogueTreeRow } from '../competences/catalogue-tree';
+import { referencesStillThere } from './concurrent-change';
 
 /** Competence groups and categories: both are trees by parent_id, written the same way. */
 export type TreeKind = 'competencegroup' | 'category';
@@ -44,18 +45,18 @@ export class CatalogueTreeAuthoring {
 
   async create(user: Principal, kind: TreeKind, data: TreeNodeData & { name: string }): Promise<CatalogueTreeRow> {
     const k = KINDS[kind];
-    return this.uow.run(async (tx) => {
+    return referencesStillThere(() => this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
       if (data.parent_id != null) await this.requireParent(db, kind, data.parent_id);
       const [row] = await db.table(k.table).insert(this.columns(data)).returning('*');
       await tx.get(AuditTrail).record({ type: `${kind}.created`, actor: user.userName, subject: String(row.id), details: { fields: Object.keys(data) } });
       return row;
-    });
+    }));
   }
 
   async update(user: Principal, kind: TreeKind, id: number, data: TreeNodeData): Promise<CatalogueTreeRow> {
     const k = KINDS[kind];
-    return this.uow.run(async (tx) => {
+    return referencesStillThere(() => this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
       const current = await db.table(k.table).where({ id }).forUpdate().first();
       if (!current) throw ApiError.notFound(`${k.noun} ${id}`);
@@ -69,7 +70,7 @@ export class CatalogueTreeAuthoring {
       const [row] = Object.keys(columns).length ? await db.table(k.table).where({ id }).update({ ...columns, updated_at: db.raw('now()') }, '*') : [current];
       await tx.get(AuditTrail).record({ type: `${kind}.updated`, actor: user.userName, subject: String(id), details: { fields: Object.keys(data) } });
       return row;
-    });
+    }));
   }
 
   /** Deletes a node without sub-nodes and competences (else 409); answers the deleted row. */

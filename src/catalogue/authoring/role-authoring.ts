@@ -5,6 +5,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { RoleRow } from '../roles/roles.repository';
+import { referencesStillThere } from './concurrent-change';
 
 export interface RoleData {
   name?: string;
@@ -70,7 +71,7 @@ export class RoleAuthoring {
 
   /** Adds the requirement or changes whether it is mandatory; 404 for an unknown role or competence. */
   async setRequirement(user: Principal, roleId: number, competenceId: number, mandatory: boolean): Promise<void> {
-    await this.uow.run(async (tx) => {
+    await referencesStillThere(() => this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
       if (!(await db.table('roles').where({ id: roleId }).forUpdate().first('id'))) throw ApiError.notFound(`role ${roleId}`);
       const c = await db.table('competences').where({ id: competenceId }).first('id', 'parent_id', 'type');
@@ -86,7 +87,7 @@ export class RoleAuthoring {
         .merge(['mandatory']);
       const details = { competence_id: competenceId, mandatory, was: before ? (before.mandatory ? 'mandatory' : 'optional') : 'none' };
       await tx.get(AuditTrail).record({ type: 'requirement.changed', actor: user.userName, subject: String(roleId), details });
-    });
+    }));
   }
 
   /** Removes the requirement; 404 when the role does not exist or does not require the competence. */

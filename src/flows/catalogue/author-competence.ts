@@ -6,7 +6,7 @@ import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-o
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { PersonDirectory } from '../../people';
-import { CompetenceWriter, misfitChildren, type CompetenceRow } from '../../catalogue';
+import { CompetenceWriter, misfitChildren, referencesStillThere, type CompetenceRow } from '../../catalogue';
 import { competenceUsage } from '../../courses';
 import { BrowseCompetencesFlow } from './browse-competences';
 import { CompetenceAuthoring } from './competence-authoring-access';
@@ -33,20 +33,20 @@ export class CompetenceAuthoringFlow {
   async create(user: Principal, data: CompetenceData): Promise<number> {
     if (data.owner_user_name !== undefined && data.owner_user_name !== user.userName) await this.assertAdmin(user, 'give a competence an owner other than yourself');
     const r = await this.input.resolve(data, null);
-    return this.uow.run(async (tx) => {
+    return referencesStillThere(() => this.uow.run(async (tx) => {
       if (r.parent) await tx.get(CompetenceWriter).lock([r.parent.id]);
       const id = await tx.get(CompetenceWriter).insert(r.columns);
       await this.writeSets(tx, id, r);
       await this.recorded(tx, user, 'competence.created', id, Object.keys(data));
       return id;
-    });
+    }));
   }
 
   /** Changes the fields given of `current` (the row the route's rule read). */
   async update(user: Principal, current: CompetenceRow, data: CompetenceData): Promise<void> {
     await this.assertOwnerMayChange(user, current, data);
     const r = await this.input.resolve(data, current);
-    await this.uow.run(async (tx) => {
+    await referencesStillThere(() => this.uow.run(async (tx) => {
       const writer = tx.get(CompetenceWriter);
       const [locked] = await writer.lock([current.id]);
       if (!locked) throw ApiError.notFound(`competence ${current.id}`);
@@ -54,7 +54,7 @@ export class CompetenceAuthoringFlow {
       await writer.update(current.id, r.columns);
       await this.writeSets(tx, current.id, r);
       await this.recorded(tx, user, 'competence.updated', current.id, Object.keys(data));
-    });
+    }));
   }
 
   /**
