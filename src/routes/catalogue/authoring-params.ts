@@ -23,7 +23,7 @@ export function competenceData(required: boolean) {
   return z
     .object({
       title: required ? nameText(500, true) : nameText(500, false).optional(),
-      type: required ? p.text().pipe(competenceType) : competenceType.optional(),
+      type: (required ? p.text().pipe(competenceType) : competenceType.optional()).describe(`one of ${COMPETENCE_TYPE_IDS.join(', ')}`),
       description: optionalText(20000),
       parent_id: clearable(p.id()).optional().describe('the parent competence (a course, group, checklist, survey or question); empty: at the top'),
       competence_group_id: clearable(p.id()).optional(),

@@ -68,6 +68,7 @@ function treeRoutes(kind: TreeKind) {
       path: `${k.path}/:${k.idParam}`,
       access,
       keepsAccounts: true,
+      errors: [409],
       resource: k.resource,
       summary: `Change a ${k.noun} (only the fields given). Security: ${SECURITY}`,
       description: `Unknown id or another tenant's: 404. ${rules}`,

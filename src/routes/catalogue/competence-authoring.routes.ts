@@ -25,6 +25,7 @@ export const competenceAuthoringRoutes = [
     path: '/competences',
     access: competenceCreator((i) => i.competence_data?.parent_id),
     keepsAccounts: true,
+    errors: [409],
     resource: 'competences',
     summary: 'Create a competence. Security: superuser, superadmin; a module, item or question also the owner of its parent',
     description:

@@ -64,6 +64,7 @@ export const roleAuthoringRoutes = [
     method: 'put',
     path: '/roles/:role_id/requirements',
     access: policies.superuserOrSuperadmin('change requirements'),
+    errors: [409],
     resource: 'roles',
     summary: `Add a requirement to a role, or change whether it is mandatory. Security: ${SECURITY}`,
     description:
