@@ -6,7 +6,7 @@ import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-o
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { PersonDirectory } from '../../people';
-import { CompetenceWriter, misfitChildren, referencesStillThere, type CompetenceRow } from '../../catalogue';
+import { CompetenceWriter, misfitChildren, referencesStillThere, surveyOf, type CompetenceRow } from '../../catalogue';
 import { competenceUsage } from '../../courses';
 import { BrowseCompetencesFlow } from './browse-competences';
 import { CompetenceAuthoring } from './competence-authoring-access';
@@ -69,7 +69,11 @@ export class CompetenceAuthoringFlow {
       const ids = subtree.map((c) => c.id);
       await writer.lock(ids);
       const holds = await writer.holds(ids);
-      const usage = await competenceUsage(tx.get(TENANT_DB), ids);
+      const db = tx.get(TENANT_DB);
+      const usage = await competenceUsage(db, ids);
+      // a question's answers are stored with its survey: they name it
+      const survey = subtree[0].type === 'question' ? await surveyOf(db, id) : null;
+      if (survey !== null) usage.surveyAnswers += (await competenceUsage(db, [survey])).surveyAnswers;
       const reasons = [
         holds.persons && `held by ${holds.persons} person(s)`,
         usage.events && `used by ${usage.events} event(s)`,

@@ -188,6 +188,24 @@ describe('DELETE /api/competences/[id]', () => {
     expect((await admin.delete(`/api/competences/${free.competence_id}`)).status).toBe(404);
   });
 
+  it('a survey with answers, and each of its questions, is kept (409); a question of an unanswered survey goes', async () => {
+    const { admin, ola } = bed;
+    const survey = await createCompetence(admin, { title: 'Answered survey', type: 'survey' });
+    const q1 = await createCompetence(admin, { title: 'Answered question', type: 'question', parent_id: survey.competence_id });
+    const q2 = await createCompetence(admin, { title: 'Follow-up question', type: 'question', parent_id: q1.competence_id });
+    const answer = await ola.post('/api/surveyanswer').send({ data: { items: [{ competence_id: q1.competence_id, value: 'yes' }] } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    for (const id of [survey.competence_id, q1.competence_id, q2.competence_id]) {
+      const res = await admin.delete(`/api/competences/${id}`);
+      expect(res.status).toBe(409);
+      expect(res.body.message).toMatch(/answered in 1 survey answer\(s\)/);
+    }
+    const unanswered = await createCompetence(admin, { title: 'Unanswered survey', type: 'survey' });
+    const q = await createCompetence(admin, { title: 'Unanswered question', type: 'question', parent_id: unanswered.competence_id });
+    expect((await admin.delete(`/api/competences/${q.competence_id}`)).status).toBe(200);
+    expect((await admin.get(`/api/competences/${unanswered.competence_id}`)).body.competences[0].children).toEqual([]);
+  });
+
   it('another tenant\'s competence id is a 404 for every write', async () => {
     const other = await importDemoTenant(bed.t, 'acme');
     const otherAdmin = await asAcme(bed.t, other.host, 'admin');
