@@ -32,6 +32,10 @@ export { eventFilterShape, customAttributeFilters, applyEventFilters, type Event
 export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
 export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
 export { EventChangesRepository } from './events/event-changes';
+/** Calendar authoring (issue 35): event and location writes, their input, the tombstones of deleted events. */
+export { EventWrites, type EventColumns, type EndedPlace, type LocationClash } from './events/event-writes';
+export { EventCreateData, EventUpdateData, eventDateTime, eventCustomAttributes } from './events/event-data.schema';
+export { LocationWrites, LocationData, LocationUpdateData } from './locations/location-writes';
 /** Sign-ons, the wait list and orders; the participants of an event; who attends (person lists) and which events exist. */
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';

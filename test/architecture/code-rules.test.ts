@@ -25,7 +25,7 @@ const OWNERS: Record<string, string[]> = {
     'competences', 'competence_groups', 'categories', 'competence_categories', 'attributes', 'competence_attributes',
     'competence_organisations', 'roles', 'requirements', 'person_roles', 'organisation_roles', 'role_admins', 'person_competences',
   ],
-  courses: ['events', 'event_prerequisites', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
+  courses: ['events', 'event_prerequisites', 'event_deletions', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
   messaging: ['messages', 'message_deliveries', 'expiry_reminders', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts'],
 };
 
