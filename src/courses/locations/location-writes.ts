@@ -53,13 +53,21 @@ export class LocationWrites {
     return this.db.table('locations').where({ id }).forUpdate().first('id', 'name', 'capacity');
   }
 
-  /** Events at the location (cancelled ones too: they still name it), and the largest seat limit of those not cancelled. */
-  async usage(id: number): Promise<{ events: number; maxParticipants: number | null }> {
-    const row = await this.db
+  /** How many events name the location (cancelled and past ones too: they still show it). */
+  async eventCount(id: number): Promise<number> {
+    const [{ count }] = await this.db.table('events').where({ location_id: id }).count<{ count: string }[]>('* as count');
+    return Number(count);
+  }
+
+  /** The not cancelled, not ended event at the location with the largest seat limit above `capacity`. */
+  async largerEvent(id: number, capacity: number): Promise<{ id: number; title: string; max_participants: number } | undefined> {
+    return this.db
       .table('events')
-      .where({ location_id: id })
-      .first(this.db.raw('count(*)::int as events'), this.db.raw('max(max_participants) filter (where not cancelled) as max'));
-    return { events: row?.events ?? 0, maxParticipants: row?.max ?? null };
+      .where({ location_id: id, cancelled: false })
+      .where('ends_at', '>', this.db.fn.now())
+      .where('max_participants', '>', capacity)
+      .orderBy([{ column: 'max_participants', order: 'desc' }, { column: 'id' }])
+      .first('id', 'title', 'max_participants');
   }
 
   async delete(id: number): Promise<void> {
