@@ -38,6 +38,7 @@ export const eventAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/events/:event_id',
     access: eventAuthor('change this event', true),
     resource: 'events',
@@ -55,6 +56,7 @@ export const eventAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/events/:event_id/cancel',
     access: eventAuthor('cancel this event', false),
     resource: 'events',
@@ -73,6 +75,7 @@ export const eventAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/events/:event_id/uncancel',
     access: eventAuthor('uncancel this event', false),
     resource: 'events',
@@ -90,6 +93,7 @@ export const eventAuthoringRoutes = [
   ...(['lock', 'unlock'] as const).map((action) =>
     defineRoute({
       method: 'put',
+      idempotencyKey: true,
       path: `/events/:event_id/${action}`,
       access: eventAuthor(`${action} this event`, true),
       resource: 'events',
@@ -107,6 +111,7 @@ export const eventAuthoringRoutes = [
   ),
   defineRoute({
     method: 'delete',
+    idempotencyKey: true,
     path: '/events/:event_id',
     access: eventAuthor('delete this event', false),
     resource: 'events',

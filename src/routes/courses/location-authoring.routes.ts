@@ -25,6 +25,7 @@ export const locationAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/locations/:location_id',
     access: policies.superuserOrSuperadmin('change locations'),
     resource: 'locations',
@@ -39,6 +40,7 @@ export const locationAuthoringRoutes = [
   }),
   defineRoute({
     method: 'delete',
+    idempotencyKey: true,
     path: '/locations/:location_id',
     access: policies.superuserOrSuperadmin('delete locations'),
     resource: 'locations',
