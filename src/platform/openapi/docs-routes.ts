@@ -24,7 +24,7 @@ form and JSON bodies at most 32 levels (deeper is refused, never flattened); sur
 two identical writes at once answer as if sent one after the other (success, or a 409).
 An object of another tenant is not found (404), whatever its id.
 
-Every POST (and PUT /api/personcompetences/[id]) takes an \`Idempotency-Key\` header (IETF httpapi draft, 1-255 printable
+Every POST, PUT /api/personcompetences/[id] and the back office's PUTs and DELETEs (marked in each operation) take an \`Idempotency-Key\` header (IETF httpapi draft, 1-255 printable
 characters, kept 24 hours per tenant and caller): a repeat of the same request replays the stored 2xx/4xx answer with
 \`Idempotent-Replayed: true\` and does nothing again; the same key with another request is HTTP 422 (errorcode 420); a repeat
 while the first runs is 409 with Retry-After. Anonymous calls and answers that set a cookie are not kept.

@@ -65,6 +65,7 @@ function treeRoutes(kind: TreeKind) {
     }),
     defineRoute({
       method: 'put',
+      idempotencyKey: true,
       path: `${k.path}/:${k.idParam}`,
       access,
       keepsAccounts: true,
@@ -81,6 +82,7 @@ function treeRoutes(kind: TreeKind) {
     }),
     defineRoute({
       method: 'delete',
+      idempotencyKey: true,
       path: `${k.path}/:${k.idParam}`,
       access,
       keepsAccounts: true,

@@ -42,6 +42,7 @@ export const competenceAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/competences/:competence_id',
     access: competenceAuthor('competence_id', 'change this competence'),
     keepsAccounts: true,
@@ -62,6 +63,7 @@ export const competenceAuthoringRoutes = [
   }),
   defineRoute({
     method: 'delete',
+    idempotencyKey: true,
     path: '/competences/:competence_id',
     access: policies.superuserOrSuperadmin('delete competences'),
     keepsAccounts: true,

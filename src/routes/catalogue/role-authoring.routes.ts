@@ -31,6 +31,7 @@ export const roleAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/roles/:role_id',
     access: policies.superuserOrSuperadmin('change roles'),
     resource: 'roles',
@@ -45,6 +46,7 @@ export const roleAuthoringRoutes = [
   }),
   defineRoute({
     method: 'delete',
+    idempotencyKey: true,
     path: '/roles/:role_id',
     access: policies.superuserOrSuperadmin('delete roles'),
     errors: [409],
@@ -62,6 +64,7 @@ export const roleAuthoringRoutes = [
   }),
   defineRoute({
     method: 'put',
+    idempotencyKey: true,
     path: '/roles/:role_id/requirements',
     access: policies.superuserOrSuperadmin('change requirements'),
     errors: [409],
@@ -81,6 +84,7 @@ export const roleAuthoringRoutes = [
   }),
   defineRoute({
     method: 'delete',
+    idempotencyKey: true,
     path: '/roles/:role_id/requirements',
     access: policies.superuserOrSuperadmin('change requirements'),
     resource: 'roles',
