@@ -255,6 +255,8 @@ export class DataImport {
       max_participants: e.max_participants ?? null,
       min_age: e.min_age ?? null,
       cancelled: e.cancelled ?? false,
+      cancel_reason: e.cancelled ? (e.cancel_reason ?? null) : null,
+      cancelled_at: e.cancelled ? new Date() : null,
       locked: e.locked ?? false,
       custom_attributes: JSON.stringify(this.checkCustomAttributes(e.custom_attributes, 'event', where)),
     });

@@ -202,6 +202,7 @@ class Snapshot {
         min_age: e.min_age,
         prerequisites: prereqsOf(e.id),
         cancelled: e.cancelled ? true : undefined,
+        cancel_reason: e.cancelled ? (e.cancel_reason ?? undefined) : undefined,
         locked: e.locked ? true : undefined,
         custom_attributes: e.custom_attributes,
       })),

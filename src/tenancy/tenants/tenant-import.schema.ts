@@ -120,6 +120,8 @@ export interface EventNode {
   min_age?: number;
   prerequisites?: string[];
   cancelled?: boolean;
+  /** Why it was cancelled (PUT /api/events/[id]/cancel's reason); only with cancelled. */
+  cancel_reason?: string;
   locked?: boolean;
   instructor?: string;
   custom_attributes?: Record<string, string | number | boolean>;
@@ -141,6 +143,7 @@ const Event: z.ZodType<EventNode> = z.lazy(() =>
     min_age: z.number().int().min(0).max(150).optional(),
     prerequisites: z.array(ref).optional(),
     cancelled: z.boolean().optional(),
+    cancel_reason: z.string().max(2000).optional(),
     locked: z.boolean().optional(),
     instructor: ref.optional(),
     custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
