@@ -17,6 +17,9 @@ export const OUTBOUND_EVENT_TYPES = [
   'event.updated',
   'event.cancelled',
   'event.deleted',
+  'personevent.result_recorded',
+  'person.deactivated',
+  'person.reactivated',
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 

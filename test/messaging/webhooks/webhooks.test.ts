@@ -114,7 +114,9 @@ describe('webhook deliveries', () => {
     ok(await admin.put(`/api/competences/${competenceId}`).send({ competence_data: { title: 'Webhook skill, renamed' } }));
     ok(await admin.delete(`/api/competences/${competenceId}`));
 
-    const expected = OUTBOUND_EVENT_TYPES;
+    // issue 36's types are added here as their producers land
+    const ISSUE_36 = ['personevent.result_recorded', 'person.deactivated', 'person.reactivated'];
+    const expected = OUTBOUND_EVENT_TYPES.filter((ty) => !ISSUE_36.includes(ty));
     const got = await waitFor('all event types', () => {
       const types = new Set(receiver.at(path).map((r) => r.body.type));
       return expected.every((ty) => types.has(ty)) ? receiver.at(path) : null;
