@@ -52,9 +52,9 @@ function node(c, typeName) {
   const editButton = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${c.title}`, onclick: () => edit(c, holder, editButton) }, 'Edit');
   const child = CHILD_OF[c.type];
   const addButton = child
-    ? el('button', { type: 'button', class: 'add-child', 'aria-label': `Add a ${child.what} to ${c.title}`, onclick: () => addChild(c, holder, addButton) }, `Add ${child.what}`)
+    ? el('button', { type: 'button', class: 'add-child', 'aria-label': `Add ${child.what} to ${c.title}`, onclick: () => addChild(c, holder, addButton) }, `Add ${child.what}`)
     : '';
-  const del = confirmButton('Delete', `Delete ${c.title}`, async () => {
+  const del = confirmButton('Delete', c.title, async () => {
     const { status, data } = await api('DELETE', `/api/competences/${c.competence_id}`);
     if (status !== 200) return say(data.message, true);
     await changed(data.message ?? `competence ${c.competence_id} deleted`);

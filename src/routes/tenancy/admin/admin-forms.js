@@ -192,21 +192,24 @@ export async function openEditor(holder, build, opener) {
   return editor;
 }
 
-/** A button that asks once more before it acts ("Delete" -> "Confirm delete"); Escape or leaving it resets it. */
-export function confirmButton(label, accessibleName, act, attrs = {}) {
+/**
+ * A button that asks once more before it acts ("Delete" -> "Confirm delete"); Escape or leaving it
+ * resets it. Its accessible name starts with what it shows: "Delete Forklift", "Confirm delete Forklift".
+ */
+export function confirmButton(label, target, act, attrs = {}) {
   let armed = false;
   const reset = () => {
     armed = false;
     button.textContent = label;
-    button.setAttribute('aria-label', accessibleName);
+    button.setAttribute('aria-label', `${label} ${target}`);
   };
-  const button = el('button', { type: 'button', ...attrs, 'aria-label': accessibleName, onblur: reset,
+  const button = el('button', { type: 'button', ...attrs, 'aria-label': `${label} ${target}`, onblur: reset,
     onkeydown: (ev) => { if (ev.key === 'Escape' && armed) { ev.stopPropagation(); reset(); } },
     onclick: async () => {
       if (!armed) {
         armed = true;
         button.textContent = `Confirm ${label.toLowerCase()}`;
-        button.setAttribute('aria-label', `Confirm: ${accessibleName}`);
+        button.setAttribute('aria-label', `Confirm ${label.toLowerCase()} ${target}`);
         return;
       }
       reset();

@@ -53,7 +53,7 @@ async function draw() {
   list.replaceChildren(...rows.map((l) => {
     const holder = el('div', { class: 'editor-holder' });
     const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${l.name}`, onclick: () => openEditor(holder, (close) => form(l, close), edit) }, 'Edit');
-    const del = confirmButton('Delete', `Delete location ${l.name}`, async () => {
+    const del = confirmButton('Delete', `location ${l.name}`, async () => {
       const { status, data } = await api('DELETE', `/api/locations/${l.location_id}`);
       if (status !== 200) return say(data.message, true);
       forget('locations');

@@ -64,10 +64,10 @@ async function requirements(role, panel) {
         el('span', { class: 'title' }, r.title),
         el('span', { class: 'badge' }, r.mandatory ? 'mandatory' : 'optional'),
         el('span', { class: 'actions' },
-          el('button', { type: 'button', class: 'toggle', 'aria-label': `Make ${r.title} ${r.mandatory ? 'optional' : 'mandatory'} for ${role.name}`,
+          el('button', { type: 'button', class: 'toggle', 'aria-label': `Make ${r.mandatory ? 'optional' : 'mandatory'}: ${r.title} for ${role.name}`,
             onclick: () => change('PUT', { competence_id: r.competence_id, mandatory: r.mandatory ? 0 : 1 }, `li[data-competence-id="${r.competence_id}"] button.toggle`) },
           r.mandatory ? 'Make optional' : 'Make mandatory'),
-          confirmButton('Remove', `Remove ${r.title} from ${role.name}`, () => change('DELETE', { competence_id: r.competence_id }, 'select'), { class: 'remove' })))));
+          confirmButton('Remove', `${r.title} from ${role.name}`, () => change('DELETE', { competence_id: r.competence_id }, 'select'), { class: 'remove' })))));
   const competences = (await lookups.competences()).filter((c) => !NESTED.has(c.type) && !reqs.some((r) => r.competence_id === c.competence_id));
   const pickId = uid('req');
   const errId = uid('fe');
@@ -108,7 +108,7 @@ function roleRow(role) {
     toggle.focus();
   });
   const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${role.name}`, onclick: () => openEditor(holder, (close) => roleForm(role, close), edit) }, 'Edit');
-  const del = confirmButton('Delete', `Delete role ${role.name}`, async () => {
+  const del = confirmButton('Delete', `role ${role.name}`, async () => {
     const { status, data } = await api('DELETE', `/api/roles/${role.role_id}`);
     if (status !== 200) return say(data.message, true);
     say(data.message ?? `role ${role.name} deleted`);

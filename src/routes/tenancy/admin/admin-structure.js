@@ -59,9 +59,9 @@ async function draw(kind) {
   };
   list.replaceChildren(...rows.map((r) => {
     const rowHolder = el('div', { class: 'editor-holder' });
-    const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Rename or move ${r.name}`,
+    const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${r.name} (rename or move)`,
       onclick: () => openEditor(rowHolder, (close) => form(kind, rows, r, close, done), edit) }, 'Edit');
-    const del = confirmButton('Delete', `Delete ${kind.what} ${r.name}`, async () => {
+    const del = confirmButton('Delete', `${kind.what} ${r.name}`, async () => {
       const { status: s, data } = await api('DELETE', `${kind.url}/${r[kind.id]}`);
       if (s !== 200) {
         error.textContent = data.message;
