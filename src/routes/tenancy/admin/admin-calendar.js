@@ -67,10 +67,11 @@ export function eventCard(e, isModule = false) {
     ? el('button', { type: 'button', class: 'uncancel', 'aria-label': `Uncancel ${name}`, onclick: () => act(e, 'PUT', '/uncancel', undefined, 'button.cancel') }, 'Uncancel')
     : el('button', { type: 'button', class: 'cancel', 'aria-label': `Cancel event ${name}`,
       onclick: () => openEditor(holder, (close) => cancelForm({ event: e, onClose: close, onDone: (data) => changed(data.message ?? 'event cancelled', e.event_id, 'button.uncancel') }), cancel) }, 'Cancel event');
-  const lock = e.locked
+  // a cancelled event has nobody to lock out and gets no new module events; uncancel first
+  const lock = e.cancelled ? '' : e.locked
     ? el('button', { type: 'button', class: 'unlock', 'aria-label': `Unlock ${name}`, onclick: () => act(e, 'PUT', '/unlock', undefined, 'button.lock') }, 'Unlock')
     : el('button', { type: 'button', class: 'lock', 'aria-label': `Lock ${name}`, onclick: () => act(e, 'PUT', '/lock', undefined, 'button.unlock') }, 'Lock');
-  const addModule = !isModule && e.parent_id === null
+  const addModule = !isModule && !e.cancelled && e.parent_id === null
     ? el('button', { type: 'button', class: 'add-module', 'aria-label': `Add module event to ${name}`,
       onclick: () => openEditor(holder, (close) => eventForm({ parent: e, onClose: close, onSaved: (saved, message) => changed(message ?? 'event created', saved.event_id) }), addModule) }, 'Add module event')
     : '';
