@@ -78,6 +78,21 @@ async function noHorizontalScroll() {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** Switches the calendar to the month view and moves on to the event's month. */
+async function showEventMonth() {
+  await page.click('#calendar-month-view');
+  const heading = page.locator('#calendar-month .month-nav h4');
+  await heading.waitFor();
+  const title = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${eventDay}T12:00:00Z`));
+  for (let i = 0; i < 3; i++) {
+    const now = await heading.textContent();
+    if (now === title) return;
+    await page.click('#calendar-next-month');
+    await expect.poll(() => heading.textContent()).not.toBe(now);
+  }
+  expect(await heading.textContent()).toBe(title);
+}
+
 const tree = '#competence-tree';
 const node = (title: string) => page.locator(`${tree} li.competence`).filter({ has: page.locator(':scope > .node .title', { hasText: new RegExp(`^${title}$`) }) });
 
@@ -281,9 +296,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
   });
 
   it('Calendar: the month view shows the event on its day; choosing it shows its seats', async () => {
-    await page.click('#calendar-month-view');
-    const thisMonth = new Date().toISOString().slice(0, 7);
-    if (eventDay.slice(0, 7) !== thisMonth) await page.click('#calendar-next-month');
+    await showEventMonth();
     const chip = page.locator(`#calendar-month td[data-day="${eventDay}"] button.event-chip[data-event-id="${ids.event}"]`);
     await expect.poll(() => chip.count()).toBe(1);
     expect(await chip.textContent()).toBe(`09:00 ${course}`);
@@ -323,8 +336,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     expect(await axeViolations('#catalogue')).toEqual([]);
     await noHorizontalScroll();
     // the calendar as a month with the cancelled event chosen
-    await page.click('#calendar-month-view');
-    if (eventDay.slice(0, 7) !== new Date().toISOString().slice(0, 7)) await page.click('#calendar-next-month');
+    await showEventMonth();
     await page.click(`#calendar-month button.event-chip[data-event-id="${ids.event}"]`);
     await page.locator('#calendar-month-detail li.event').waitFor();
     for (const s of ['catalogue', 'calendar']) {
