@@ -99,6 +99,8 @@ const node = (title: string) => page.locator(`${tree} li.competence`).filter({ h
 describe('admin console: catalogue and calendar in Chromium', () => {
   it('logs in with the keyboard and shows the competence tree with modules nested; search and type filter narrow it', async () => {
     await page.goto(`http://${host}:${server!.port}/admin#catalogue`);
+    // the form shows once the page has asked whether a session exists (slow on a busy machine)
+    await page.locator('form#login').waitFor();
     await page.locator('form#login input[name=user_name]').focus();
     await page.keyboard.type('admin');
     await page.keyboard.press('Tab');
