@@ -269,6 +269,17 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await expect.poll(focusedText).toBe(`Edit ${course}`);
     expect(await card.locator('.seats').first().textContent()).toBe('0 of 10 seats taken · 10 free · 0 on the wait list');
     expect(await card.locator('.where').first().textContent()).toBe('Training hall · instructor kari');
+
+    // a module event inside it: the module of the course is the only choice
+    await card.locator(':scope > .node button.add-module').click();
+    const moduleForm = `#event-form-in-${ids.event}`;
+    await expect.poll(focusedId).toMatch(/^f-competence_id-/);
+    expect(await page.locator(`${moduleForm} select[name=competence_id] option`).allTextContents()).toEqual(['(choose)', `${course}: module 1, the yard (module)`]);
+    await page.selectOption(`${moduleForm} select[name=competence_id]`, { index: 1 });
+    await input(moduleForm, 'startdate').fill(`${eventDay}T09:00`);
+    await input(moduleForm, 'enddate').fill(`${eventDay}T12:00`);
+    await input(moduleForm, 'title').press('Enter');
+    await expect.poll(() => card.locator('ul.events li.event .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
   });
 
   it('Calendar: a participant signed on through the API shows as a seat taken; filters by location and instructor; lock and unlock', async () => {
