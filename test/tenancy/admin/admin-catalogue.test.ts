@@ -329,6 +329,8 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await page.keyboard.type('The instructor is ill');
     await page.click(`#cancel-form-${ids.event} button[type=submit]`);
     await expect.poll(() => card.locator(':scope > .node .badge').allTextContents()).toEqual(['cancelled']);
+    // its module event with it
+    expect(await card.locator('ul.events li.event .badge').allTextContents()).toEqual(['cancelled']);
     await expect.poll(focusedText).toBe(`Uncancel ${course}`);
     await expect.poll(() => card.locator('.seats').first().textContent()).toBe('0 of 10 seats taken · 10 free · 0 on the wait list');
     const mail = await waitFor('the cancellation mail to ola', () => smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && `${m.headers.subject} ${m.body}`.includes(course)));
@@ -351,7 +353,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     // the calendar as a month with the cancelled event chosen
     await showEventMonth();
     await page.click(`#calendar-month button.event-chip[data-event-id="${ids.event}"]`);
-    await page.locator('#calendar-month-detail li.event').waitFor();
+    await page.locator('#calendar-month-detail li.event').first().waitFor();
     for (const s of ['catalogue', 'calendar']) {
       const file = path.join(RESULTS, `admin-${s}.png`);
       await page.locator(`#${s}`).screenshot({ path: file });
