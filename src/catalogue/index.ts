@@ -35,7 +35,7 @@ export { CompetencesRepository, type CompetenceFilter } from './competences/comp
 export { CompetencePresenter, CompetenceView, personIdsOf } from './competences/competences.presenter';
 export { customAttributeFilter } from './competences/custom-attribute-filter';
 export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
-export { RolesRepository, presentRole, type RoleFilter } from './roles/roles.repository';
+export { RolesRepository, presentRole, type RoleFilter, type RoleRow } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';
 export { CompetenceStates, stateOf, type CompetenceState } from './personcompetences/competence-state';
@@ -44,3 +44,9 @@ export { PersonCompetenceView, presentPersonCompetence, registrarIdsOf } from '.
 export { competenceLevel } from './personcompetences/competence-level.query';
 export { ChangesRepository } from './changes/changes.repository';
 export { PersonCompetenceData, type RegistrationOfPerson } from './personcompetences/personcompetence-personal-data';
+/** Authoring (issue 35): writing competences, groups, categories, roles and requirements; the rules of a competence's place and fields. */
+export { CompetenceWriter, type CompetenceColumns, type CatalogueHolds } from './authoring/competence-writer';
+export { CHILD_TYPES, isNestedType, placementProblem, misfitChildren, isWebUrl, mergeCustomAttributes } from './authoring/competence-rules';
+export { CatalogueTreeAuthoring, type TreeKind, type TreeNodeData } from './authoring/catalogue-tree-authoring';
+export { RoleAuthoring, type RoleData } from './authoring/role-authoring';
+export { referencesStillThere } from './authoring/concurrent-change';

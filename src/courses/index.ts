@@ -32,6 +32,8 @@ export { eventFilterShape, customAttributeFilters, applyEventFilters, type Event
 export { checkJoin, presentJoinCheck, type JoinCheck, type JoinClock, type JoinFacts, type JoinPerson } from './events/join-check';
 export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery } from './events/join-check.repository';
 export { EventChangesRepository } from './events/event-changes';
+/** For the catalogue's authoring flow: whether events, prerequisites or survey answers use competences (a delete is then refused). */
+export { competenceUsage, type CompetenceUsage } from './events/competence-usage';
 /** Sign-ons, the wait list and orders; the participants of an event; who attends (person lists) and which events exist. */
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';

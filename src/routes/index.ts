@@ -22,6 +22,9 @@ import { organisationalFunctionRoutes } from './catalogue/organisational-functio
 import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
 import { competenceLevelRoutes } from './catalogue/competence-level.routes';
 import { changesRoutes } from './catalogue/changes.routes';
+import { competenceAuthoringRoutes } from './catalogue/competence-authoring.routes';
+import { catalogueStructureRoutes } from './catalogue/catalogue-structure.routes';
+import { roleAuthoringRoutes } from './catalogue/role-authoring.routes';
 import { deliveryAdminRoutes } from './messaging/delivery-admin.routes';
 import { messageRoutes } from './messaging/messages.routes';
 import { forgotPasswordRoutes } from './messaging/forgot-password.routes';
@@ -46,6 +49,9 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...personCompetenceRoutes,
   ...competenceLevelRoutes,
   ...changesRoutes,
+  ...competenceAuthoringRoutes,
+  ...catalogueStructureRoutes,
+  ...roleAuthoringRoutes,
 ];
 export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes];
 export const coursesRoutes: RouteDefinition<any>[] = [

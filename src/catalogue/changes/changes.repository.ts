@@ -72,15 +72,25 @@ export class ChangesRepository {
     );
   }
 
+  /**
+   * Competences created or changed in the period (their updated_at) and those deleted in it (the
+   * tombstones of competence_deletions, as `{competence_id, title, type, deleted: true}`), oldest first.
+   */
   async competences(period: Period, page: Paging) {
-    const rows = await this.db
-      .table('competences')
-      .where('updated_at', '>=', period.start)
-      .where('updated_at', '<', period.end)
-      .select('id as competence_id', 'title', 'type', 'active', 'parent_id', 'competence_group_id', 'updated_at as changed_at')
-      .orderBy([{ column: 'updated_at' }, { column: 'id' }])
-      .limit(page.limit)
-      .offset(page.offset);
-    return rows.map((r: any) => ({ ...r, deleted: false }));
+    const r = await this.db.raw(
+      `select * from (
+         select id as competence_id, title, type, active, parent_id, competence_group_id, false as deleted, updated_at as changed_at
+           from ?? where updated_at >= ? and updated_at < ?
+         union all
+         select competence_id, title, type, null, null, null, true, deleted_at
+           from ?? where deleted_at >= ? and deleted_at < ?
+       ) x order by changed_at, deleted, competence_id limit ? offset ?`,
+      [this.db.ref('competences'), period.start, period.end, this.db.ref('competence_deletions'), period.start, period.end, page.limit, page.offset],
+    );
+    return r.rows.map((x: any) =>
+      x.deleted
+        ? { competence_id: x.competence_id, title: x.title, type: x.type, deleted: true, changed_at: x.changed_at }
+        : { competence_id: x.competence_id, title: x.title, type: x.type, active: x.active, parent_id: x.parent_id, competence_group_id: x.competence_group_id, deleted: false, changed_at: x.changed_at },
+    );
   }
 }

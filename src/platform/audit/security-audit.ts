@@ -28,6 +28,21 @@ export const SECURITY_EVENT_TYPES = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  // catalogue authoring (issue 35): subject is the object's id
+  'competence.created',
+  'competence.updated',
+  'competence.deleted',
+  'competencegroup.created',
+  'competencegroup.updated',
+  'competencegroup.deleted',
+  'category.created',
+  'category.updated',
+  'category.deleted',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'requirement.changed',
+  'requirement.removed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

@@ -45,6 +45,15 @@ const CompetenceChange = z.object({
   changed_at: changedAt,
 });
 
+/** Type=competences: a competence deleted in the period (one per competence, those inside a deleted one too). */
+const CompetenceDeletion = z.object({
+  competence_id: z.number().int(),
+  title: z.string(),
+  type: z.enum(COMPETENCE_TYPE_IDS),
+  deleted: z.literal(true),
+  changed_at: changedAt,
+});
+
 /** Type=events: an event updated since startdate. */
 const EventChange = z.object({
   event_id: z.number().int(),
@@ -60,4 +69,4 @@ const EventChange = z.object({
 });
 
 /** One changed object; which shapes appear follows `Type`. */
-export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, EventChange]);
+export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, CompetenceDeletion, EventChange]);
