@@ -282,13 +282,21 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await expect.poll(() => card.locator('ul.events li.event .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
   });
 
-  it('Calendar: a participant signed on through the API shows as a seat taken; filters by location and instructor; lock and unlock', async () => {
+  it('Calendar: a participant signed on through the API shows as a seat taken; more seats by Edit; filters by location and instructor; lock and unlock', async () => {
     const admin = await asAcme(t, host, 'admin');
     expect((await admin.post(`/api/personevents/${ids.event}`).send({ user_name: 'ola' })).status).toBe(200);
     await page.click('#calendar-filter button[type=submit]');
     const card = page.locator(`#calendar-list > li.event[data-event-id="${ids.event}"]`);
     await expect.poll(() => card.locator('.seats').first().textContent()).toBe('1 of 10 seats taken · 9 free · 0 on the wait list');
-
+    // edit: the form shows the times as entered (tenant's zone) and sends what changed
+    await card.locator(':scope > .node button.edit').click();
+    const edit = `#event-form-${ids.event}`;
+    await expect.poll(() => input(edit, 'startdate').inputValue()).toBe(`${eventDay}T09:00`);
+    expect(await input(edit, 'host_organisation_id').inputValue()).toBe('');
+    await input(edit, 'max_participants').fill('12');
+    await input(edit, 'max_participants').press('Enter');
+    await expect.poll(() => card.locator('.seats').first().textContent()).toBe('1 of 12 seats taken · 11 free · 0 on the wait list');
+    await input(edit, 'max_participants').count().then((n) => expect(n).toBe(0));
     await page.selectOption('#calendar-filter select[name=location_id]', { label: 'Training hall' });
     await page.fill('#calendar-filter input[name=instructor]', 'kari');
     await page.click('#calendar-filter button[type=submit]');
@@ -315,7 +323,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     expect(await chip.textContent()).toBe(`09:00 ${course}`);
     await chip.focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#calendar-month-detail .seats').first().textContent()).toBe('1 of 10 seats taken · 9 free · 0 on the wait list');
+    await expect.poll(() => page.locator('#calendar-month-detail .seats').first().textContent()).toBe('1 of 12 seats taken · 11 free · 0 on the wait list');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#calendar-month-detail li.event').count()).toBe(0);
     expect(await focusedText()).toContain(course);
@@ -332,7 +340,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     // its module event with it
     expect(await card.locator('ul.events li.event .badge').allTextContents()).toEqual(['cancelled']);
     await expect.poll(focusedText).toBe(`Uncancel ${course}`);
-    await expect.poll(() => card.locator('.seats').first().textContent()).toBe('0 of 10 seats taken · 10 free · 0 on the wait list');
+    await expect.poll(() => card.locator('.seats').first().textContent()).toBe('0 of 12 seats taken · 12 free · 0 on the wait list');
     const mail = await waitFor('the cancellation mail to ola', () => smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && `${m.headers.subject} ${m.body}`.includes(course)));
     expect(`${mail.headers.subject}\n${mail.body}`).toContain('The instructor is ill');
   });

@@ -2,7 +2,7 @@
 // (PUT /api/events/:id/cancel with a reason). Dates are entered in the tenant's time zone.
 import { api } from './admin-dom.js';
 import { entityForm } from './admin-forms.js';
-import { lookups } from './admin-lookups.js';
+import { indented, lookups } from './admin-lookups.js';
 import { localInput } from './admin-time.js';
 
 /** Types an event can train (the API refuses others with a 420). */
@@ -20,7 +20,9 @@ function valuesOf(e) {
  * edit of one (full view). `onSaved(event, message)` after a 200.
  */
 export async function eventForm({ event, parent, defaults = {}, onSaved, onClose }) {
-  const [competences, locations, custom] = await Promise.all([lookups.competences(), lookups.locations(), lookups.customAttributes('event')]);
+  const [competences, locations, organisations, custom] = await Promise.all([
+    lookups.competences(), lookups.locations(), lookups.organisations(), lookups.customAttributes('event'),
+  ]);
   const editing = !!event;
   const parentCompetence = parent && competences.find((c) => c.competence_id === parent.competence_id);
   const choices = parent
@@ -30,13 +32,15 @@ export async function eventForm({ event, parent, defaults = {}, onSaved, onClose
   const fields = [
     { name: 'competence_id', label: parent ? 'Module' : 'Course', type: 'select', numeric: true, required: true,
       options: [{ value: '', label: '(choose)' }, ...choices.map((c) => ({ value: c.competence_id, label: `${c.title} (${c.type})` }))] },
-    { name: 'title', label: 'Title', maxlength: '255', hint: editing ? undefined : 'empty: the course\'s title' },
+    { name: 'title', label: 'Title', maxlength: '200', hint: editing ? undefined : 'empty: the course\'s title' },
     { name: 'startdate', label: 'Starts', type: 'datetime-local', required: true },
     { name: 'enddate', label: 'Ends', type: 'datetime-local', required: true },
     { name: 'location_id', label: 'Location', type: 'select', numeric: true,
       options: [{ value: '', label: '(none)' }, ...locations.map((l) => ({ value: l.location_id, label: l.capacity === null ? l.name : `${l.name} (${l.capacity} seats)` }))] },
     { name: 'max_participants', label: 'Seats (empty: no limit)', type: 'number', min: '1', step: '1', inputmode: 'numeric' },
     { name: 'instructor_user_name', label: 'Instructor (user name)', autocomplete: 'off' },
+    { name: 'host_organisation_id', label: 'Hosted by (empty: open to every organisation)', type: 'select', numeric: true,
+      options: [{ value: '', label: '(every organisation)' }, ...organisations.map((o) => ({ value: o.organisation_id, label: indented(o.depth, o.name) }))] },
     { name: 'signon_opens', label: 'Sign-on opens', type: 'datetime-local' },
     { name: 'signon_closes', label: 'Sign-on closes (empty: when it starts)', type: 'datetime-local' },
     { name: 'min_age', label: 'Minimum age', type: 'number', min: '0', step: '1', inputmode: 'numeric' },

@@ -111,12 +111,16 @@ export function entityForm({ id, heading, prefix, fields, values = {}, editing =
       if (boxes.get(f.name).hidden || f.readOnly) continue;
       const v = valueOf(f, boxes.get(f.name));
       if (editing && same(normal(f, v), normal(f, values[f.name]))) continue;
+      if (f.name.startsWith('custom_attributes.')) {
+        // a custom attribute left empty is not sent; emptied, it is sent empty, which removes it
+        if (v !== '' || editing) (body.custom_attributes ??= {})[f.name.slice(18)] = v;
+        continue;
+      }
       if (v === '' || (f.type === 'checks' && v.length === 0 && !editing)) {
         if (editing) body[f.name] = null;
         continue;
       }
-      if (f.name.startsWith('custom_attributes.')) (body.custom_attributes ??= {})[f.name.slice(18)] = v;
-      else body[f.name] = f.type === 'checkbox' ? (v ? 1 : 0) : v;
+      body[f.name] = f.type === 'checkbox' ? (v ? 1 : 0) : v;
     }
     return body;
   };

@@ -34,6 +34,12 @@ export const lookups = {
   }),
   categories: () => cached('categories', async () => flatten(await allPages(api, '/api/categories?tree=1&view=full', 'categories'), 'children')),
   locations: () => cached('locations', () => allPages(api, '/api/locations', 'locations')),
+  /** The organisation tree (parent_id 0 at the top), for an event's host. */
+  organisations: () => cached('organisations', async () => {
+    const all = await allPages(api, '/api/organisations', 'organisations', 5000);
+    const nest = (parent) => all.filter((o) => o.parent_id === parent).map((o) => ({ ...o, children: nest(o.organisation_id) }));
+    return flatten(nest(0), 'children');
+  }),
   /** Every competence of the catalogue with its children, in the simple view. */
   competences: () => cached('competences', async () => flatten(await allPages(api, '/api/competences?mode=all&view=simple', 'competences'), 'children')),
   /** The tenant's custom attribute definitions for `what` (competence or event), from the config item. */
