@@ -1,82 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchChromium, type Browser } from '../../support/chromium';
-import { serveOnLoopback, type LoopbackServer } from '../../support/loopback-server';
-import { createTestApp, type TestApp } from '../../support/test-app';
-import { ACME_PASSWORDS, asAcme } from '../../support/login';
-import { startSmtpSink, startTestWorkers, waitFor } from '../../messaging/messages/delivery-peers';
-import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
-import { readDemoDocument } from '../../../seeds/demo-tenants';
+import { asAcme } from '../../support/login';
+import { waitFor } from '../../messaging/messages/delivery-peers';
+import { RESULTS, axeViolations, competenceNode, expectFits375, fieldError, focusedId, focusedText, input, logInWithKeyboard, useConsoleBed } from './console-bed';
 
 // The console's Catalogue and Calendar sections in Chromium, on the real API, workers and a real
 // SMTP server on loopback: a course with a module, a location and an event are made through the
 // page (keyboard where a person would use it), the event is seen in the list and the month, a
 // participant signed on through the API, and the cancellation reaches the participant's mailbox.
-const RESULTS = path.resolve(__dirname, '../../../.test-results');
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+// Groups, categories, roles and requirements: admin-catalogue-structure.test.ts.
 const DAY = 86_400_000;
-let t: TestApp;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-let server: LoopbackServer | undefined;
-let browser: Browser | undefined;
-let workers: Awaited<ReturnType<typeof startTestWorkers>> | undefined;
-let host: string;
+const bed = useConsoleBed();
 let page: Page;
-const pageErrors: string[] = [];
+beforeAll(() => {
+  page = bed.page;
+});
 /** The event's day, 20 days ahead (UTC: the demo tenant's zone); the list shows 180 days from today. */
 const eventDay = new Date(Date.now() + 20 * DAY).toISOString().slice(0, 10);
 const course = `Forklift driving ${randomBytes(2).toString('hex')}`;
 const ids: { course?: string; event?: string } = {};
-
-beforeAll(async () => {
-  smtp = await startSmtpSink();
-  t = await createTestApp({ SMTP_URL: smtp.url });
-  const slug = `catalogue-${randomBytes(4).toString('hex')}`;
-  host = `${slug}.localhost`;
-  const { tenantId } = await t.container.resolve(TenantImporter).import(readDemoDocument('acme'), { slug, hosts: [host], onProgress: () => {} });
-  workers = await startTestWorkers(t.container, [tenantId]);
-  server = await serveOnLoopback(t.app);
-  browser = await launchChromium();
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await workers?.stop();
-  await t?.close();
-  await smtp?.stop();
-});
-
-const focusedId = () => page.evaluate(() => (globalThis as any).document.activeElement?.id ?? '');
-const focusedText = () => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? (globalThis as any).document.activeElement?.textContent);
-/** The form field of `name` inside `form` (labels are linked by id, so the field is found by its name). */
-const input = (form: string, name: string) => page.locator(`${form} [name="${name}"]`);
-const fieldError = (form: string, name: string) => page.locator(`${form} .field[data-field="${name}"] .field-error`);
-
-async function axeViolations(selector: string) {
-  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
-  return page.evaluate(async (sel) => {
-    const r = await (globalThis as any).axe.run(sel, { resultTypes: ['violations'] });
-    return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-  }, selector);
-}
-
-async function noHorizontalScroll() {
-  await page.setViewportSize({ width: 375, height: 800 });
-  const wide = await page.evaluate(() =>
-    [...(globalThis as any).document.querySelectorAll('body *')]
-      .filter((e: any) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll'))
-      .map((e: any) => `${e.tagName}#${e.id}.${e.className}`)
-      .slice(0, 5));
-  expect(wide).toEqual([]);
-  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** Switches the calendar to the month view and moves on to the event's month. */
 async function showEventMonth() {
@@ -93,42 +38,32 @@ async function showEventMonth() {
   expect(await heading.textContent()).toBe(title);
 }
 
-const tree = '#competence-tree';
-const node = (title: string) => page.locator(`${tree} li.competence`).filter({ has: page.locator(':scope > .node .title', { hasText: new RegExp(`^${title}$`) }) });
-
 describe('admin console: catalogue and calendar in Chromium', () => {
   it('logs in with the keyboard and shows the competence tree with modules nested; search and type filter narrow it', async () => {
-    await page.goto(`http://${host}:${server!.port}/admin#catalogue`);
-    // the form shows once the page has asked whether a session exists (slow on a busy machine)
-    await page.locator('form#login').waitFor();
-    await page.locator('form#login input[name=user_name]').focus();
-    await page.keyboard.type('admin');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type(ACME_PASSWORDS.admin);
-    await page.keyboard.press('Enter');
-    await expect.poll(() => node('HSE basic course').count()).toBe(1);
-    expect(await node('HSE basic course').locator('ul.tree li.competence .title').allTextContents()).toEqual(['HSE basic: module 1, risk', 'HSE basic: module 2, first aid']);
-    expect(await node('Forklift onboarding checklist').locator('button.add-child').textContent()).toBe('Add checklist item');
+    await logInWithKeyboard(bed, '#catalogue');
+    await expect.poll(() => competenceNode(page, 'HSE basic course').count()).toBe(1);
+    expect(await competenceNode(page, 'HSE basic course').locator('ul.tree li.competence .title').allTextContents()).toEqual(['HSE basic: module 1, risk', 'HSE basic: module 2, first aid']);
+    expect(await competenceNode(page, 'Forklift onboarding checklist').locator('button.add-child').textContent()).toBe('Add checklist item');
     // inactive ones are listed (mode=all) and marked
-    expect(await node('Retired safety course').getAttribute('class')).toContain('inactive');
+    expect(await competenceNode(page, 'Retired safety course').getAttribute('class')).toContain('inactive');
 
     await page.fill('#competence-filter input[name=term]', 'weld');
     await page.press('#competence-filter input[name=term]', 'Enter');
-    await expect.poll(async () => (await page.locator(`${tree} > li > .node .title`).allTextContents()).sort()).toEqual(['TIG welding', 'Welding certificate (EN ISO 9606)']);
+    await expect.poll(async () => (await page.locator('#competence-tree > li > .node .title').allTextContents()).sort()).toEqual(['TIG welding', 'Welding certificate (EN ISO 9606)']);
     await page.fill('#competence-filter input[name=term]', '');
     await page.selectOption('#competence-filter select[name=types]', 'ecourse');
     await page.click('#competence-filter button[type=submit]');
-    await expect.poll(() => page.locator(`${tree} > li > .node .title`).allTextContents()).toEqual(['Fire safety e-learning']);
+    await expect.poll(() => page.locator('#competence-tree > li > .node .title').allTextContents()).toEqual(['Fire safety e-learning']);
     await page.selectOption('#competence-filter select[name=types]', '');
     await page.click('#competence-filter button[type=submit]');
-    await expect.poll(() => node('HSE basic course').count()).toBe(1);
+    await expect.poll(() => competenceNode(page, 'HSE basic course').count()).toBe(1);
   });
 
   it('shows only the fields of the chosen type, and places the API\'s 419/420 next to the field it names', async () => {
     const form = '#competence-form';
     await page.locator('#competence-new').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(focusedId).toMatch(/^f-title-/);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-title-/);
     const visible = (name: string) => page.locator(`${form} .field[data-field="${name}"]`).isVisible();
     expect([await visible('lms_start_url'), await visible('checked_by'), await visible('parent_id')]).toEqual([false, false, false]);
     await page.selectOption(`${form} select[name=type]`, 'ecourse');
@@ -138,112 +73,74 @@ describe('admin console: catalogue and calendar in Chromium', () => {
 
     // no title: the API's 419 under the title field, which gets focus
     await page.selectOption(`${form} select[name=type]`, 'ecourse');
-    await input(form, 'lms_start_url').fill('ftp://lms.acme.example/forklift');
+    await input(page, form, 'lms_start_url').fill('ftp://lms.acme.example/forklift');
     await page.click(`${form} button[type=submit]`);
-    await expect.poll(() => fieldError(form, 'title').textContent()).toBe('missing parameter: competence_data[title]');
-    expect(await input(form, 'title').getAttribute('aria-invalid')).toBe('true');
-    await expect.poll(focusedId).toMatch(/^f-title-/);
+    await expect.poll(() => fieldError(page, form, 'title').textContent()).toBe('missing parameter: competence_data[title]');
+    expect(await input(page, form, 'title').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => focusedId(page)).toMatch(/^f-title-/);
     // a start URL that is not http(s): the API's 420 under the start URL
     await page.keyboard.type('Forklift e-learning');
     await page.keyboard.press('Enter');
-    await expect.poll(() => fieldError(form, 'lms_start_url').textContent()).toMatch(/^malformed parameter competence_data\[lms_start_url\]: /);
-    expect(await fieldError(form, 'title').textContent()).toBe('');
+    await expect.poll(() => fieldError(page, form, 'lms_start_url').textContent()).toMatch(/^malformed parameter competence_data\[lms_start_url\]: /);
+    expect(await fieldError(page, form, 'title').textContent()).toBe('');
     // Escape closes the form and gives focus back to the button that opened it
     await page.keyboard.press('Escape');
     expect(await page.locator(form).count()).toBe(0);
-    expect(await focusedId()).toBe('competence-new');
+    expect(await focusedId(page)).toBe('competence-new');
   });
 
   it('creates a course with the keyboard and adds a module to it', async () => {
     const form = '#competence-form';
     await page.keyboard.press('Enter'); // focus is on "New competence"
-    await expect.poll(focusedId).toMatch(/^f-title-/);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-title-/);
     await page.keyboard.type(course);
     await page.keyboard.press('Tab');
     await page.selectOption(`${form} select[name=type]`, 'course');
-    await input(form, 'valid_months').fill('36');
-    await input(form, 'description').fill('Driving a forklift safely on the yard.');
+    await input(page, form, 'valid_months').fill('36');
+    await input(page, form, 'description').fill('Driving a forklift safely on the yard.');
     await page.locator(`${form} input[name=category_ids]`).first().check();
-    await input(form, 'title').press('Enter');
-    await expect.poll(() => node(course).count()).toBe(1);
+    await input(page, form, 'title').press('Enter');
+    await expect.poll(() => competenceNode(page, course).count()).toBe(1);
     // focus lands on the new competence's Edit button
-    await expect.poll(focusedText).toBe(`Edit ${course}`);
-    ids.course = await node(course).getAttribute('data-competence-id') ?? undefined;
-    const admin = await asAcme(t, host, 'admin');
+    await expect.poll(() => focusedText(page)).toBe(`Edit ${course}`);
+    ids.course = await competenceNode(page, course).getAttribute('data-competence-id') ?? undefined;
+    const admin = await asAcme(bed.t, bed.host, 'admin');
     const read = (await admin.get(`/api/competences/${ids.course}`)).body.competences[0];
     expect(read).toMatchObject({ title: course, type: 'course', valid_months: 36, description: 'Driving a forklift safely on the yard.', active: true, categories: [{ name: 'Mandatory training' }] });
 
-    await node(course).locator(':scope > .node button.add-child').click();
+    await competenceNode(page, course).locator(':scope > .node button.add-child').click();
     const moduleForm = `#competence-tree li[data-competence-id="${ids.course}"] form.entity-form`;
-    await expect.poll(focusedId).toMatch(/^f-title-/);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-title-/);
     expect(await page.locator(`${moduleForm} select[name=type]`).inputValue()).toBe('module');
     expect(await page.locator(`${moduleForm} select[name=parent_id]`).inputValue()).toBe(ids.course);
     await page.keyboard.type(`${course}: module 1, the yard`);
     await page.keyboard.press('Enter');
-    await expect.poll(() => node(course).locator('ul.tree li.competence .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
+    await expect.poll(() => competenceNode(page, course).locator('ul.tree li.competence .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
     expect((await admin.get(`/api/competences/${ids.course}`)).body.competences[0].children).toMatchObject([{ title: `${course}: module 1, the yard`, type: 'module' }]);
 
     // edit: only the changed field is sent
-    await node(course).locator(':scope > .node button.edit').click();
+    await competenceNode(page, course).locator(':scope > .node button.edit').click();
     const editForm = `#competence-form-${ids.course}`;
-    await expect.poll(() => input(editForm, 'valid_months').inputValue()).toBe('36');
-    await input(editForm, 'valid_months').fill('24');
+    await expect.poll(() => input(page, editForm, 'valid_months').inputValue()).toBe('36');
+    await input(page, editForm, 'valid_months').fill('24');
     await page.click(`${editForm} button[type=submit]`);
     await expect.poll(async () => (await admin.get(`/api/competences/${ids.course}`)).body.competences[0].valid_months).toBe(24);
   });
 
-  it('groups, categories, roles with requirements and locations', async () => {
-    const admin = await asAcme(t, host, 'admin');
+  it('creates a location; a latitude out of range is refused next to its field', async () => {
     // a location, with a latitude the API refuses next to its field
     await page.locator('#location-new').focus();
     await page.keyboard.press('Enter');
     await page.keyboard.type('Training hall');
-    await input('#location-form', 'capacity').fill('12');
-    await input('#location-form', 'latitude').fill('100');
-    await input('#location-form', 'longitude').fill('10.7');
+    await input(page, '#location-form', 'capacity').fill('12');
+    await input(page, '#location-form', 'latitude').fill('100');
+    await input(page, '#location-form', 'longitude').fill('10.7');
     await page.click('#location-form button[type=submit]');
-    await expect.poll(() => fieldError('#location-form', 'latitude').textContent()).toMatch(/^malformed parameter location_data\[latitude\]: /);
-    await input('#location-form', 'latitude').fill('59.91');
-    await input('#location-form', 'name').press('Enter');
+    await expect.poll(() => fieldError(page, '#location-form', 'latitude').textContent()).toMatch(/^malformed parameter location_data\[latitude\]: /);
+    await input(page, '#location-form', 'latitude').fill('59.91');
+    await input(page, '#location-form', 'name').press('Enter');
     await expect.poll(() => page.locator('#location-list li .title').allTextContents()).toContain('Training hall');
     expect(await page.locator('#location-list li', { hasText: 'Training hall' }).locator('.meta').textContent()).toContain('12 seats');
-
-    // a competence group: create, rename, delete
-    await page.click('#groups-tool button.new');
-    await page.keyboard.type('Yard work');
-    await page.keyboard.press('Enter');
-    const group = page.locator('#groups-tool li', { hasText: 'Yard work' });
-    await expect.poll(() => group.count()).toBe(1);
-    await group.locator('button.edit').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type('Yard and warehouse');
-    await page.keyboard.press('Enter');
-    const renamed = page.locator('#groups-tool li', { hasText: 'Yard and warehouse' });
-    await expect.poll(() => renamed.count()).toBe(1);
-    await renamed.locator('button.delete').click();
-    await renamed.locator('button.delete').click();
-    await expect.poll(() => renamed.count()).toBe(0);
-    // a category below "Mandatory training"
-    await page.click('#categories-tool button.new');
-    await page.keyboard.type('Machines');
-    await page.selectOption('#categories-form select[name=parent_id]', { index: 1 });
-    await page.click('#categories-form button[type=submit]');
-    await expect.poll(() => page.locator('#categories-tool li .title').allTextContents()).toContain('Machines');
-
-    // a role requiring the new course
-    await page.click('#role-new');
-    await page.keyboard.type('Forklift driver');
-    await page.click('#role-form button[type=submit]');
-    const role = page.locator('#role-list > li', { hasText: 'Forklift driver' });
-    await expect.poll(() => role.count()).toBe(1);
-    await role.locator('button.requirements').click();
-    await page.selectOption(`#role-list > li[data-role-id="${await role.getAttribute('data-role-id')}"] select[name=competence_id]`, ids.course!);
-    await role.locator('.requirement-form button[type=submit]').click();
-    await expect.poll(() => role.locator('ul.requirements li .title').allTextContents()).toEqual([course]);
-    const roleId = await role.getAttribute('data-role-id');
-    expect((await admin.get(`/api/roles/${roleId}`)).body.roles[0].requirements).toMatchObject([{ competence_id: Number(ids.course), mandatory: true }]);
-    await role.locator('ul.requirements button.toggle').click();
-    await expect.poll(async () => (await admin.get(`/api/roles/${roleId}`)).body.roles[0].requirements[0]?.mandatory).toBe(false);
   });
 
   it('Calendar: an event for the course at the new location, with the keyboard; the end before the start is refused next to the end', async () => {
@@ -253,37 +150,37 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     const form = '#event-form';
     await expect.poll(() => page.locator(form).count()).toBe(1);
     await page.selectOption(`${form} select[name=competence_id]`, ids.course!);
-    await input(form, 'startdate').fill(`${eventDay}T09:00`);
-    await input(form, 'enddate').fill(`${eventDay}T08:00`);
+    await input(page, form, 'startdate').fill(`${eventDay}T09:00`);
+    await input(page, form, 'enddate').fill(`${eventDay}T08:00`);
     await page.selectOption(`${form} select[name=location_id]`, { label: 'Training hall (12 seats)' });
-    await input(form, 'max_participants').fill('10');
-    await input(form, 'instructor_user_name').fill('kari');
-    await input(form, 'title').press('Enter');
-    await expect.poll(() => fieldError(form, 'enddate').textContent()).toMatch(/^malformed parameter event_data\[enddate\]: /);
-    await expect.poll(focusedId).toMatch(/^f-enddate-/);
-    await input(form, 'enddate').fill(`${eventDay}T15:00`);
-    await input(form, 'title').press('Enter');
+    await input(page, form, 'max_participants').fill('10');
+    await input(page, form, 'instructor_user_name').fill('kari');
+    await input(page, form, 'title').press('Enter');
+    await expect.poll(() => fieldError(page, form, 'enddate').textContent()).toMatch(/^malformed parameter event_data\[enddate\]: /);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-enddate-/);
+    await input(page, form, 'enddate').fill(`${eventDay}T15:00`);
+    await input(page, form, 'title').press('Enter');
     const card = page.locator('#calendar-list > li.event', { hasText: course });
     await expect.poll(() => card.count()).toBe(1);
     ids.event = (await card.getAttribute('data-event-id')) ?? undefined;
-    await expect.poll(focusedText).toBe(`Edit ${course}`);
+    await expect.poll(() => focusedText(page)).toBe(`Edit ${course}`);
     expect(await card.locator('.seats').first().textContent()).toBe('0 of 10 seats taken · 10 free · 0 on the wait list');
     expect(await card.locator('.where').first().textContent()).toBe('Training hall · instructor kari');
 
     // a module event inside it: the module of the course is the only choice
     await card.locator(':scope > .node button.add-module').click();
     const moduleForm = `#event-form-in-${ids.event}`;
-    await expect.poll(focusedId).toMatch(/^f-competence_id-/);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-competence_id-/);
     expect(await page.locator(`${moduleForm} select[name=competence_id] option`).allTextContents()).toEqual(['(choose)', `${course}: module 1, the yard (module)`]);
     await page.selectOption(`${moduleForm} select[name=competence_id]`, { index: 1 });
-    await input(moduleForm, 'startdate').fill(`${eventDay}T09:00`);
-    await input(moduleForm, 'enddate').fill(`${eventDay}T12:00`);
-    await input(moduleForm, 'title').press('Enter');
+    await input(page, moduleForm, 'startdate').fill(`${eventDay}T09:00`);
+    await input(page, moduleForm, 'enddate').fill(`${eventDay}T12:00`);
+    await input(page, moduleForm, 'title').press('Enter');
     await expect.poll(() => card.locator('ul.events li.event .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
   });
 
   it('Calendar: a participant signed on through the API shows as a seat taken; more seats by Edit; filters by location and instructor; lock and unlock', async () => {
-    const admin = await asAcme(t, host, 'admin');
+    const admin = await asAcme(bed.t, bed.host, 'admin');
     expect((await admin.post(`/api/personevents/${ids.event}`).send({ user_name: 'ola' })).status).toBe(200);
     await page.click('#calendar-filter button[type=submit]');
     const card = page.locator(`#calendar-list > li.event[data-event-id="${ids.event}"]`);
@@ -291,12 +188,12 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     // edit: the form shows the times as entered (tenant's zone) and sends what changed
     await card.locator(':scope > .node button.edit').click();
     const edit = `#event-form-${ids.event}`;
-    await expect.poll(() => input(edit, 'startdate').inputValue()).toBe(`${eventDay}T09:00`);
-    expect(await input(edit, 'host_organisation_id').inputValue()).toBe('');
-    await input(edit, 'max_participants').fill('12');
-    await input(edit, 'max_participants').press('Enter');
+    await expect.poll(() => input(page, edit, 'startdate').inputValue()).toBe(`${eventDay}T09:00`);
+    expect(await input(page, edit, 'host_organisation_id').inputValue()).toBe('');
+    await input(page, edit, 'max_participants').fill('12');
+    await input(page, edit, 'max_participants').press('Enter');
     await expect.poll(() => card.locator('.seats').first().textContent()).toBe('1 of 12 seats taken · 11 free · 0 on the wait list');
-    await input(edit, 'max_participants').count().then((n) => expect(n).toBe(0));
+    await input(page, edit, 'max_participants').count().then((n) => expect(n).toBe(0));
     await page.selectOption('#calendar-filter select[name=location_id]', { label: 'Training hall' });
     await page.fill('#calendar-filter input[name=instructor]', 'kari');
     await page.click('#calendar-filter button[type=submit]');
@@ -311,7 +208,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
 
     await card.locator(':scope > .node button.lock').click();
     await expect.poll(() => card.locator(':scope > .node .badge').allTextContents()).toEqual(['locked']);
-    await expect.poll(focusedText).toBe(`Unlock ${course}`);
+    await expect.poll(() => focusedText(page)).toBe(`Unlock ${course}`);
     await page.keyboard.press('Enter');
     await expect.poll(() => card.locator(':scope > .node .badge').allTextContents()).toEqual([]);
   });
@@ -326,22 +223,22 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await expect.poll(() => page.locator('#calendar-month-detail .seats').first().textContent()).toBe('1 of 12 seats taken · 11 free · 0 on the wait list');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#calendar-month-detail li.event').count()).toBe(0);
-    expect(await focusedText()).toContain(course);
+    expect(await focusedText(page)).toContain(course);
   });
 
   it('Calendar: cancelling with a reason marks the event and the participant finds the notice in the mailbox', async () => {
     await page.click('#calendar-list-view');
     const card = page.locator(`#calendar-list > li.event[data-event-id="${ids.event}"]`);
     await card.locator(':scope > .node button.cancel').click();
-    await expect.poll(focusedId).toMatch(/^f-reason-/);
+    await expect.poll(() => focusedId(page)).toMatch(/^f-reason-/);
     await page.keyboard.type('The instructor is ill');
     await page.click(`#cancel-form-${ids.event} button[type=submit]`);
     await expect.poll(() => card.locator(':scope > .node .badge').allTextContents()).toEqual(['cancelled']);
     // its module event with it
     expect(await card.locator('ul.events li.event .badge').allTextContents()).toEqual(['cancelled']);
-    await expect.poll(focusedText).toBe(`Uncancel ${course}`);
+    await expect.poll(() => focusedText(page)).toBe(`Uncancel ${course}`);
     await expect.poll(() => card.locator('.seats').first().textContent()).toBe('0 of 12 seats taken · 12 free · 0 on the wait list');
-    const mail = await waitFor('the cancellation mail to ola', () => smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && `${m.headers.subject} ${m.body}`.includes(course)));
+    const mail = await waitFor('the cancellation mail to ola', () => bed.smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && `${m.headers.subject} ${m.body}`.includes(course)));
     expect(`${mail.headers.subject}\n${mail.body}`).toContain('The instructor is ill');
   });
 
@@ -350,14 +247,14 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     // the month view and an open form are part of what is checked
     await page.click('#calendar-month-view');
     await page.click('#event-new');
-    for (const s of ['catalogue', 'calendar']) expect(await axeViolations(`#${s}`), s).toEqual([]);
-    await noHorizontalScroll();
+    for (const s of ['catalogue', 'calendar']) expect(await axeViolations(page, `#${s}`), s).toEqual([]);
+    await expectFits375(page);
     await page.keyboard.press('Escape');
     await page.click('#calendar-list-view');
-    await node(course).locator(':scope > .node button.edit').click();
+    await competenceNode(page, course).locator(':scope > .node button.edit').click();
     await page.locator(`#competence-form-${ids.course}`).waitFor();
-    expect(await axeViolations('#catalogue')).toEqual([]);
-    await noHorizontalScroll();
+    expect(await axeViolations(page, '#catalogue')).toEqual([]);
+    await expectFits375(page);
     // the calendar as a month with the cancelled event chosen
     await showEventMonth();
     await page.click(`#calendar-month button.event-chip[data-event-id="${ids.event}"]`);
@@ -367,10 +264,10 @@ describe('admin console: catalogue and calendar in Chromium', () => {
       await page.locator(`#${s}`).screenshot({ path: file });
       expect(fs.statSync(file).size).toBeGreaterThan(1000);
     }
-    expect(await axeViolations('#calendar')).toEqual([]);
-    await noHorizontalScroll();
+    expect(await axeViolations(page, '#calendar')).toEqual([]);
+    await expectFits375(page);
     await page.setViewportSize({ width: 375, height: 800 });
     await page.locator('#calendar').screenshot({ path: path.join(RESULTS, 'admin-calendar-375.png') });
-    expect(pageErrors).toEqual([]);
+    expect(bed.pageErrors).toEqual([]);
   });
 });
