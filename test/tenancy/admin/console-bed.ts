@@ -56,6 +56,9 @@ export function useConsoleBed(): ConsoleBed {
   return bed;
 }
 
+/** expect.poll with room for a busy machine (two test files, Chromium and the workers on two cores). */
+export const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
 /** Opens the console at `hash` and logs in as acme's admin with the keyboard alone. */
 export async function logInWithKeyboard(bed: ConsoleBed, hash = '') {
   const { page } = bed;
@@ -68,6 +71,15 @@ export async function logInWithKeyboard(bed: ConsoleBed, hash = '') {
   await page.keyboard.type(ACME_PASSWORDS.admin);
   await page.keyboard.press('Enter');
   await page.locator('#console').waitFor();
+  // the sections fill in after the console shows: the last lists to arrive
+  for (const list of ['#competence-tree li', '#role-list li', '#location-list li', '#calendar-count:not(:empty)']) await page.locator(list).first().waitFor({ timeout: 15_000 });
+}
+
+/** Presses Enter on `button` (by keyboard) and waits until the form it opens has focus in its first field `field`. */
+export async function openForm(page: Page, button: string, field: string) {
+  await page.locator(button).focus();
+  await page.keyboard.press('Enter');
+  await expect.poll(() => focusedId(page), { timeout: 15_000 }).toMatch(new RegExp(`^f-${field}-`));
 }
 
 /** The id and the accessible name (aria-label, else text) of the focused element. */
