@@ -34,6 +34,11 @@ export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery
 export { EventChangesRepository } from './events/event-changes';
 /** For the catalogue's authoring flow: whether events, prerequisites or survey answers use competences (a delete is then refused). */
 export { competenceUsage, type CompetenceUsage } from './events/competence-usage';
+/** Calendar authoring (issue 35): event and location writes, their input, the tombstones of deleted events. */
+export { EventWrites, type EventColumns, type EndedPlace, type LocationClash } from './events/event-writes';
+export { EventCreateData, EventUpdateData, eventDateTime, eventCustomAttributes } from './events/event-data.schema';
+export { LocationWrites, LocationData, LocationUpdateData } from './locations/location-writes';
+export { LocationAuthoring } from './locations/location-authoring';
 /** Sign-ons, the wait list and orders; the participants of an event; who attends (person lists) and which events exist. */
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';

@@ -63,6 +63,8 @@ export { OutboxSignal } from './outbox/outbox-signal';
 export { PasswordMailer, type PasswordMailReason } from './messages/password-mailer';
 /** The notice of a seat given from the wait list (SignOnFlow, src/flows/sign-on). */
 export { WaitlistPromotionNotice, type SeatPromotion } from './messages/waitlist-promotion-notice';
+/** The notices of a cancelled event, to participants and their managers (EventCancellationFlow, src/flows/events). */
+export { EventCancellationNotice, type EventCancellation, type CancelledPlace, type NoticeContact } from './messages/event-cancellation-notice';
 /** Messages in a person's export and erasure (MessagePersonData). */
 export { MessageData, type MessageOfPerson } from './messages/message-personal-data';
 /** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */

@@ -26,6 +26,8 @@ export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
 export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
+/** Persons' contacts and nearest managers, for notices about many persons (an event's cancellation). */
+export { PersonManagers, type PersonContact } from './person-managers';
 /** For the person flows (src/flows/persons): reading and writing persons, the rules of a change, the erasure's part. */
 export { PersonsRepository, type PersonWithDetails } from './persons/persons.repository';
 export { PersonListScope, type OrganisationScopeQuery } from './persons/person-list-scope';

@@ -33,6 +33,8 @@ import { eventRoutes } from './courses/events.routes';
 import { personEventRoutes } from './courses/personevents.routes';
 import { participantRoutes } from './courses/participants.routes';
 import { locationRoutes } from './courses/locations.routes';
+import { eventAuthoringRoutes } from './courses/event-authoring.routes';
+import { locationAuthoringRoutes } from './courses/location-authoring.routes';
 import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
@@ -56,9 +58,11 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
 export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes];
 export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
+  ...eventAuthoringRoutes,
   ...personEventRoutes,
   ...participantRoutes,
   ...locationRoutes,
+  ...locationAuthoringRoutes,
   ...surveyAnswerRoutes,
   ...fileRoutes,
 ];

@@ -22,6 +22,7 @@ import { runLoad, type Load } from './load-runner';
 import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
 import { runScaleBench } from './scale-bench';
 import { startFlags } from './start-flags';
+import { calendarScenarios } from './calendar-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out DIR (default $TMPDIR/bench-results)]
@@ -49,6 +50,7 @@ import { startFlags } from './start-flags';
  *   --idle-settle S     seconds from the API's first ready answer to the idle window (default 5: the
  *                       workers' start-up sweeps fall into it; 60 or more measures the steady state)
  *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
+ *   --cancel-rounds N   cancels of a 100-participant event in the calendar's end-to-end row (default 5)
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
  *                       the flooding tenant's connection group) or other-groups
  */
@@ -73,6 +75,7 @@ const { values: flags } = parseArgs({
     'noisy-others': { type: 'string', default: 'all' },
     'scale-base': { type: 'string', default: '1000' },
     'api-log-level': { type: 'string', default: 'warn' },
+    'cancel-rounds': { type: 'string', default: '5' },
   },
 });
 const T = Number(flags.tenants);
@@ -494,6 +497,16 @@ async function main() {
       await sendMessages(`POST /api/messages, cold (first ${MESSAGES_COLD.toLocaleString('en')} of the process)`, MESSAGES_COLD, 'cold', `messages end to end to the SMTP sink, cold (first ${MESSAGES_COLD.toLocaleString('en')})`);
       await sendMessages('POST /api/messages (5,000, e-mail)', N, 'steady', 'messages end to end to the SMTP sink');
     }
+    // the calendar (issue 35): event creation, and a cancel's notices end to end (calendar-bench.ts)
+    await calendarScenarios({
+      base, headers: H, knex, smtp, rows, say, wanted, rounds: Number(flags['cancel-rounds']),
+      measure: (scenario, load) => measure(scenario, load),
+      cpuWindow: () => {
+        const groups = groupsOf(apiPid);
+        const c0 = cpuOf(groups);
+        return () => cpuUsed(c0, cpuOf(groups));
+      },
+    });
     sampler.stop();
     // every row with a rate, the noisy neighbour's and the messages end to end (messages/s) included
     for (const r of rows) {

@@ -44,6 +44,8 @@ export const EventView = z.object({
   signon_closes: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = until the event starts'),
   min_age: z.number().int().nullable().optional().describe('full view only: minimum age in years on the day of sign-on'),
   prerequisites: z.array(z.number().int()).optional().describe('full view only: ids of competences a participant must hold'),
+  cancel_reason: z.string().nullable().optional().describe('full view only: the reason given when it was cancelled'),
+  cancelled_at: isoDateTime().nullable().optional().describe('full view only: when it was cancelled; null while not cancelled'),
   ...userCheckShape,
   children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
 });
@@ -95,6 +97,8 @@ export function presentEvent(row: DescribedEvent, view: ViewName, x: EventExtras
       signon_closes: row.signon_closes,
       min_age: row.min_age,
       prerequisites: x.prerequisites.get(row.id) ?? [],
+      cancel_reason: row.cancel_reason ?? null,
+      cancelled_at: row.cancelled_at ?? null,
     });
   }
   if (x.userStatus) {

@@ -21,6 +21,9 @@ export interface EventRow {
   max_participants: number | null;
   min_age: number | null;
   cancelled: boolean;
+  /** Why and when it was cancelled (PUT /api/events/[id]/cancel); null while not cancelled. */
+  cancel_reason?: string | null;
+  cancelled_at?: Date | null;
   locked: boolean;
   custom_attributes: Record<string, unknown>;
 }

@@ -20,10 +20,9 @@ import {
   type OrderRef,
   type PersonEventRow,
 } from '../../courses';
-import { PersonDirectory } from '../../people';
-import { WaitlistPromotionNotice } from '../../messaging';
 import { missingPrerequisites } from './missing-prerequisites';
 import { SignOnViewsFlow } from './sign-on-views';
+import { promoteFromWaitlist } from './waitlist-promotion';
 
 /** Facts that block nothing: checkJoin with them judges only what needs no table. */
 const NOTHING_BLOCKS: JoinFacts = {
@@ -149,20 +148,7 @@ export class SignOnFlow {
       if (live === undefined) throw ApiError.notFound(`sign-on of ${person.user_name} to event ${eventId}`);
       await repo.signOff(live);
       await this.recordEvent(tx, 'personevent.signed_off', live);
-      const promoted: number[] = [];
-      if (!event.cancelled) {
-        const free = event.max_participants === null ? Infinity : event.max_participants - (await repo.seatsTaken(eventId));
-        if (free > 0) {
-          for (const waiting of await repo.waiting(eventId, free === Infinity ? null : free)) {
-            await repo.promote(waiting.id);
-            // in the same transaction: a crash after the commit cannot lose the notice
-            const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'email', 'mobile']);
-            if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at });
-            await this.recordEvent(tx, 'personevent.promoted', waiting.id);
-            promoted.push(waiting.id);
-          }
-        }
-      }
+      const promoted = await promoteFromWaitlist(tx, event);
       return { id: live, promoted };
     });
     const personEvent = await this.views.byId(id);

@@ -84,6 +84,12 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
    * A test should prove the route's writes announce no tenant_data_changed. Leave it out when in doubt.
    */
   keepsCachedData?: true;
+  /**
+   * A PUT or DELETE that takes an Idempotency-Key as every POST does (a repeat replays the first
+   * answer): the calendar's authoring writes (issue 35), whose notices and webhooks a blind retry
+   * must not send twice.
+   */
+  idempotencyKey?: true;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
   errors?: ErrorCode[];
   input: S;

@@ -13,9 +13,9 @@ const KEEP_MS = 24 * 3600 * 1000;
 const LOCK_MS = 5 * 60 * 1000;
 const KEY_SYNTAX = /^[\x20-\x7e]{1,255}$/;
 
-/** Every POST, and the PUT of a registration (the one PUT clients retry blindly). */
-export function takesIdempotencyKey(route: Pick<RouteDefinition, 'method' | 'path'>): boolean {
-  return route.method === 'post' || (route.method === 'put' && route.path.startsWith('/personcompetences'));
+/** Every POST, the PUT of a registration (the one PUT clients retry blindly) and the PUTs and DELETEs that declare `idempotencyKey`. */
+export function takesIdempotencyKey(route: Pick<RouteDefinition, 'method' | 'path' | 'idempotencyKey'>): boolean {
+  return route.method === 'post' || route.idempotencyKey === true || (route.method === 'put' && route.path.startsWith('/personcompetences'));
 }
 
 /** What is kept of an answer: enough to send it again byte for byte (bar the replay header). */

@@ -60,6 +60,22 @@ export function addDays(day: string, days: number): string {
   return format(new TZDate(y, m, d + days, 'UTC'), 'yyyy-MM-dd');
 }
 
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?$/;
+
+/**
+ * The instant a wall-clock date-time without offset (YYYY-MM-DDTHH:MM[:SS[.sss]]) names in a zone;
+ * undefined when it is no such text or names no real time (2026-02-30, 25:00).
+ */
+export function instantIn(zone: string, local: string): Date | undefined {
+  const m = LOCAL.exec(local);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((v) => Number(v ?? 0));
+  const ms = Number((m[7] ?? '0').padEnd(3, '0'));
+  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || new Date(Date.UTC(y, mo - 1, d)).getUTCDate() !== d) return undefined;
+  const t = new TZDate(y, mo - 1, d, h, mi, s, ms, zone);
+  return new Date(t.getTime());
+}
+
 /** Whole years from a birthdate to a calendar day. */
 export function ageOn(birthdate: string, day: string): number {
   const [by, bm, bd] = parts(birthdate);
@@ -96,11 +112,22 @@ export class TenantClock {
     return value.day !== undefined ? startOfDayIn(this.zone, value.day) : value.at;
   }
 
+  /** A date-time parameter: one without an offset is a wall-clock time of the tenant's zone. */
+  at(value: DateTimeParam): Date {
+    if (value.at) return value.at;
+    const instant = instantIn(this.zone, value.local);
+    if (!instant) throw new Error(`not a local date-time: ${value.local}`);
+    return instant;
+  }
+
   /** Exclusive end: a date-only bound includes that whole day of the tenant. */
   end(value: DateParam): Date {
     return value.day !== undefined ? endOfDayIn(this.zone, value.day) : value.at;
   }
 }
+
+/** A date-time parameter as given: an instant (it had an offset) or a wall-clock time of the tenant's zone. */
+export type DateTimeParam = { local: string; at?: undefined } | { local?: undefined; at: Date };
 
 /** A date parameter as given: a calendar day (zone decided later, by the tenant) or an instant. */
 export type DateParam = { day: string; at?: undefined } | { day?: undefined; at: Date };

@@ -20,7 +20,7 @@ export const changesRoutes = [
       'organisation_id / extern_organisation_id they manage (persons in that unit and below; events: with a sign-on of such a person); ' +
       'competences: superusers and managers. personcompetences: every registration made in the period (history rows too, `current` tells ' +
       'whether it is still current) and deletions as {competence_id, title, type, user_name, deleted: true, changed_at}. ' +
-      'competences and events: rows updated in the period with deleted false. Ordered by changed_at; limit default 20, max 100.',
+      'competences and events: rows updated in the period with deleted false; events deleted since startdate as {event_id, title, competence_id, parent_id, starts_at, ends_at, deleted: true, changed_at} (not with organisation_id: a deleted event never had a sign-on). Ordered by changed_at; limit default 20, max 100.',
     output: ChangeView,
     input: z.object({
       Type: z.string().pipe(z.enum(['events', 'personcompetences', 'competences'], { message: 'must be events, personcompetences or competences' })),

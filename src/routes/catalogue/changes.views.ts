@@ -68,5 +68,17 @@ const EventChange = z.object({
   changed_at: changedAt,
 });
 
+/** Type=events: an event deleted since startdate (its tombstone; never with organisation_id: a deleted event had no sign-on). */
+const EventDeletion = z.object({
+  event_id: z.number().int(),
+  title: z.string(),
+  competence_id: z.number().int(),
+  parent_id: z.number().int().nullable(),
+  starts_at: z.string().describe('ISO 8601 date-time'),
+  ends_at: z.string().describe('ISO 8601 date-time'),
+  deleted: z.literal(true),
+  changed_at: changedAt,
+});
+
 /** One changed object; which shapes appear follows `Type`. */
-export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, CompetenceDeletion, EventChange]);
+export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, CompetenceDeletion, EventChange, EventDeletion]);

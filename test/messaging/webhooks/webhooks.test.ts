@@ -98,10 +98,26 @@ describe('webhook deliveries', () => {
     ok(await admin.put(`/api/personevents/${row.id}`).send({ user_name: 'nils', action: 'off' }));
     // no SMTP_URL: the mail fails for good ("not configured")
     ok(await admin.post('/api/messages').send({ user_name: 'siri', title: 'Webhook check', text: 'hello', send_medium: 'email' }));
+    // the calendar's (issue 35): created, updated, cancelled, and another one deleted
+    const created = await admin.post('/api/events').send({ event_data: { competence_id: course, title: 'Webhook run', startdate: '2034-04-01T08:00Z', enddate: '2034-04-01T15:00Z' } });
+    ok(created);
+    const calendarEvent = created.body.events[0].event_id;
+    ok(await admin.put(`/api/events/${calendarEvent}`).send({ event_data: { title: 'Webhook run, renamed' } }));
+    ok(await admin.put(`/api/events/${calendarEvent}/cancel`).send({ reason: 'webhook check' }));
+    const doomed = await admin.post('/api/events').send({ event_data: { competence_id: course, title: 'Webhook gone', startdate: '2034-05-01T08:00Z', enddate: '2034-05-01T15:00Z' } });
+    ok(await admin.delete(`/api/events/${doomed.body.events[0].event_id}`));
 
+    // the catalogue's (issue 35): created, updated, deleted
+    const competence = await admin.post('/api/competences').send({ competence_data: { title: 'Webhook skill', type: 'skill' } });
+    ok(competence);
+    const competenceId = competence.body.competences[0].competence_id;
+    ok(await admin.put(`/api/competences/${competenceId}`).send({ competence_data: { title: 'Webhook skill, renamed' } }));
+    ok(await admin.delete(`/api/competences/${competenceId}`));
+
+    const expected = OUTBOUND_EVENT_TYPES;
     const got = await waitFor('all event types', () => {
       const types = new Set(receiver.at(path).map((r) => r.body.type));
-      return OUTBOUND_EVENT_TYPES.every((ty) => types.has(ty)) ? receiver.at(path) : null;
+      return expected.every((ty) => types.has(ty)) ? receiver.at(path) : null;
     });
     const ids = got.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -113,7 +129,8 @@ describe('webhook deliveries', () => {
       expect(Object.keys(r.body)).toEqual(['type', 'timestamp', 'tenant', 'data']);
       expect(r.body.tenant).toBe(acme.slug);
       expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
-      expect(typeof r.body.data.user_name, r.body.type).toBe('string');
+      // an event's or a competence's data is the object (no person); every other type's names its person
+      if (!/^(event|competence)\./.test(r.body.type)) expect(typeof r.body.data.user_name, r.body.type).toBe('string');
     }
     const one = (type: string) => got.find((r) => r.body.type === type)!.body.data;
     expect(one('person.created')).toMatchObject({ user_name: 'wendy', email: 'wendy@acme.example', organisation_id: org });
@@ -126,6 +143,11 @@ describe('webhook deliveries', () => {
     expect(got.find((r) => r.body.type === 'personevent.signed_on' && r.body.data.user_name === 'nils')!.body.data).toEqual(nilsOn.body.personevents[0]);
     expect(one('personevent.signed_off')).toMatchObject({ user_name: 'nils', event_id: row.id, status: 'signed_off' });
     expect(one('personevent.promoted')).toMatchObject({ user_name: 'ola', event_id: row.id, status: 'signed_on', waitlist: false });
+    expect(got.filter((r) => r.body.type === 'event.created').map((r) => r.body.data.title).sort()).toEqual(['Webhook gone', 'Webhook run']);
+    expect(got.find((r) => r.body.type === 'event.created' && r.body.data.event_id === calendarEvent)!.body.data).toMatchObject({ title: 'Webhook run', competence_id: course, cancelled: false });
+    expect(one('event.updated')).toMatchObject({ event_id: calendarEvent, title: 'Webhook run, renamed' });
+    expect(one('event.cancelled')).toMatchObject({ event_id: calendarEvent, cancelled: true, reason: 'webhook check' });
+    expect(one('event.deleted')).toMatchObject({ event_id: doomed.body.events[0].event_id, title: 'Webhook gone', deleted: true });
     // the seat notice to ola fails too
     const failed = await waitFor('siri\'s failed message', () => receiver.at(path).find((r) => r.body.type === 'message.failed' && r.body.data.user_name === 'siri'));
     expect(failed.body.data).toMatchObject({ title: 'Webhook check', medium: 'email', address: expect.stringContaining('@') });

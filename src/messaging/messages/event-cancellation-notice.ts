@@ -1,0 +1,87 @@
+import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
+import { OutboxSignal } from '../outbox/outbox-signal';
+import type { Medium } from './message-rows';
+
+/** A person to tell, and how (e-mail, else SMS). */
+export interface NoticeContact {
+  id: number;
+  email: string | null;
+  mobile: string | null;
+}
+
+/** Whose place on which event a cancellation ended, and whom to copy. */
+export interface CancelledPlace {
+  participant: NoticeContact & { user_name: string };
+  /** signed_on or waitlist, before the cancellation. */
+  status: 'signed_on' | 'waitlist';
+  /** The participant's managers (people's nearest managers): each gets a copy of their own. */
+  managers: NoticeContact[];
+}
+
+export interface EventCancellation {
+  eventTitle: string;
+  startsAt: Date;
+  reason: string | null;
+  places: CancelledPlace[];
+}
+
+const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * The notices of a cancelled event, through the outbox: one message to each participant (seat or
+ * wait list) and a copy to each of that participant's managers, as a message of its own whose
+ * recipient is the manager (so it is in the manager's GET /api/messages and goes by the manager's
+ * medium). Everyone by e-mail, else SMS; nobody without either. All of them in one statement of the
+ * cancellation's transaction (`tx.get`): the cancellation and its notices commit together, and a
+ * notice that cannot be written rolls the cancellation back. The delivery is woken after the commit.
+ */
+@injectable()
+export class EventCancellationNotice {
+  constructor(
+    @inject(TENANT) private readonly tenant: Tenant,
+    @inject(OutboxSignal) private readonly signal: OutboxSignal,
+    @inject(TRANSACTION) private readonly tx: Transaction,
+    // the transaction's own handle: this class is only reached through tx.get
+    @inject(TENANT_DB) private readonly db: TenantDb,
+  ) {}
+
+  /** Writes the notices; returns how many messages were written. */
+  async write(c: EventCancellation): Promise<number> {
+    const rows: { recipient_id: number; title: string; text: string; medium: Medium; address: string }[] = [];
+    const why = c.reason ? ` Reason: ${c.reason}` : '';
+    const add = (to: NoticeContact, title: string, text: string) => {
+      const medium: Medium | null = to.email ? 'email' : to.mobile ? 'sms' : null;
+      if (medium) rows.push({ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)! });
+    };
+    for (const place of c.places) {
+      const held = place.status === 'waitlist' ? 'your place on the wait list' : 'your seat';
+      add(place.participant, `Cancelled: ${c.eventTitle}`, `"${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${held} has ended.${why}`);
+      for (const manager of place.managers) {
+        add(
+          manager,
+          `Cancelled: ${c.eventTitle} (${place.participant.user_name})`,
+          `Copy to the manager of ${place.participant.user_name}: "${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${place.participant.user_name}'s ${place.status === 'waitlist' ? 'place on the wait list' : 'seat'} has ended.${why}`,
+        );
+      }
+    }
+    if (!rows.length) return 0;
+    const { db } = this;
+    // ids drawn first, so each message's delivery names it within the one statement
+    await db.raw(
+      `with x as (
+         select nextval(pg_get_serial_sequence(?, 'id'))::int as id, r.* from jsonb_to_recordset(?::jsonb)
+           as r(recipient_id int, title text, text text, medium text, address text)),
+       m as (
+         insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium)
+         select id, 'message', null, recipient_id, title, text, medium from x returning id)
+       insert into ?? (message_id, medium, address, priority) select x.id, x.medium, x.address, 0 from x join m on m.id = x.id`,
+      [db.ref('messages'), JSON.stringify(rows), db.ref('messages'), db.ref('message_deliveries')],
+    );
+    this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
+    return rows.length;
+  }
+}
