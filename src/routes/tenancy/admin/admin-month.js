@@ -53,7 +53,7 @@ export function drawMonth(container, first, events, opts) {
           ? el('ul', { class: 'day-events' }, list.map((e) => {
             const state = [e.cancelled ? 'cancelled' : '', e.locked ? 'locked' : ''].filter(Boolean).join(', ');
             const shown = `${localDay(e.startdate) === day ? localTime(e.startdate) : '…'} ${e.title}`;
-            const chip = el('button', { type: 'button', class: `event-chip${e.cancelled ? ' cancelled' : ''}`, 'data-event-id': String(e.event_id),
+            const chip = el('button', { type: 'button', class: `event-chip${e.cancelled ? ' cancelled' : ''}`, 'data-event-id': String(e.event_id), title: shown,
               'aria-label': `${shown}, ${showSpan(e.startdate, e.enddate)}${state ? `, ${state}` : ''}`,
               onclick: () => show(e, chip) }, shown);
             return el('li', {}, chip);
