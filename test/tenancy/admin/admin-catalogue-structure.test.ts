@@ -77,6 +77,7 @@ describe('admin console: catalogue structure in Chromium', () => {
     await role.locator('ul.requirements button.remove').click();
     await role.locator('ul.requirements button.remove').click();
     await eventually(requirements).toEqual([]);
+    await eventually(() => role.locator('.requirements-panel p.meta').textContent()).toBe('no requirements yet');
     // Escape folds the requirements away and gives focus back to their button
     await role.locator('.requirement-form select').focus();
     await page.keyboard.press('Escape');

@@ -125,6 +125,9 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await input(page, editForm, 'valid_months').fill('24');
     await page.click(`${editForm} button[type=submit]`);
     await eventually(async () => (await admin.get(`/api/competences/${ids.course}`)).body.competences[0].valid_months).toBe(24);
+    // the page has read the tree again and put focus back on the course (before that, typing elsewhere would lose keys)
+    await eventually(() => focusedText(page)).toBe(`Edit ${course}`);
+    expect(await page.locator(editForm).count()).toBe(0);
   });
 
   it('creates a location; a latitude out of range is refused next to its field', async () => {
