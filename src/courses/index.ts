@@ -34,6 +34,8 @@ export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery
 export { EventChangesRepository } from './events/event-changes';
 /** For the catalogue's authoring flow: whether events, prerequisites or survey answers use competences (a delete is then refused). */
 export { competenceUsage, type CompetenceUsage } from './events/competence-usage';
+/** For the delete of an empty organisation (src/flows/organisations): events it hosts, survey answers given for it. */
+export { organisationUsageInCourses, type OrganisationUsageInCourses } from './events/organisation-usage';
 /** Calendar authoring (issue 35): event and location writes, their input, the tombstones of deleted events. */
 export { EventWrites, type EventColumns, type EndedPlace, type LocationClash } from './events/event-writes';
 export { EventCreateData, EventUpdateData, eventDateTime, eventCustomAttributes } from './events/event-data.schema';

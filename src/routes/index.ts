@@ -15,6 +15,7 @@ import { personRoutes } from './people/persons.routes';
 import { privacyRoutes } from './people/privacy.routes';
 import { organisationRoutes } from './people/organisations.routes';
 import { organisationMemberRoutes } from './people/organisation-members.routes';
+import { organisationManagerRoutes } from './people/organisation-managers.routes';
 import { competenceRoutes } from './catalogue/competences.routes';
 import { catalogueTreeRoutes } from './catalogue/catalogue-tree.routes';
 import { roleRoutes } from './catalogue/roles.routes';
@@ -42,7 +43,7 @@ import { operatorRoutes } from './tenancy/platform.routes';
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes];
-export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes];
+export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
   ...competenceRoutes,
   ...catalogueTreeRoutes,
