@@ -45,6 +45,9 @@ export { LocationAuthoring } from './locations/location-authoring';
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
 export { personsAttending } from './personevents/attendees';
+/** Orders (issue 36): read by GET /api/orders through the sign-on flow (the holder's user name is people's). */
+export { OrdersRepository, type OrderRow, type OrderFilters } from './personevents/orders.repository';
+export { OrderView, presentOrder } from './personevents/order.presenter';
 export { Attendance } from './personevents/person-attendance';
 /** Locations. */
 export { LocationsRepository, LocationView } from './locations/locations.repository';

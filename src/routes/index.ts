@@ -38,6 +38,7 @@ import { eventAuthoringRoutes } from './courses/event-authoring.routes';
 import { locationAuthoringRoutes } from './courses/location-authoring.routes';
 import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
+import { orderRoutes } from './courses/orders.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
@@ -61,6 +62,7 @@ export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
   ...eventAuthoringRoutes,
   ...personEventRoutes,
+  ...orderRoutes,
   ...participantRoutes,
   ...locationRoutes,
   ...locationAuthoringRoutes,
