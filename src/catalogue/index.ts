@@ -37,6 +37,8 @@ export { customAttributeFilter } from './competences/custom-attribute-filter';
 export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
 export { RolesRepository, presentRole, type RoleFilter, type RoleRow } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';
+/** For the delete of an empty organisation (src/flows/organisations): competences restricted to it, its organisational functions. */
+export { organisationUsageInCatalogue, type OrganisationUsageInCatalogue } from './roles/organisation-usage';
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';
 export { CompetenceStates, stateOf, type CompetenceState } from './personcompetences/competence-state';
 export { PersonCompetenceRegistration, type RegistrationInput, type Standing } from './personcompetences/personcompetence-registration';

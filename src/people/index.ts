@@ -48,4 +48,8 @@ export { PersonView, presentPersonSimple, presentPersonFull } from './persons/pe
 export { PersonCreateData, PersonUpdateData } from './persons/person-data.schema';
 export { OwnViewCache } from './persons/own-view-cache';
 export { OrganisationsService } from './organisations/organisations.service';
+export type { OrganisationRow } from './organisations/organisations.repository';
 export { OrganisationView } from './organisations/organisation.presenter';
+/** Administering the tree (issue 36): PUT/DELETE of an organisation, its managers. */
+export { OrganisationAuthoring, type OrganisationUpdateData } from './organisations/organisation-authoring';
+export { OrganisationManagersRepository, type ManagerRow } from './organisations/organisation-managers.repository';

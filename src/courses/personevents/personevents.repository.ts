@@ -42,6 +42,11 @@ export class PersonEventsRepository {
     return named.where('pe.id', id).first();
   }
 
+  /** The sign-ons on these orders (any status), oldest first: what GET /api/orders shows of each. */
+  onOrders(named: Knex.QueryBuilder, orderIds: readonly number[]): Promise<PersonEventRow[]> {
+    return named.whereIn('pe.order_id', [...orderIds]).orderBy('pe.id');
+  }
+
   async live(named: Knex.QueryBuilder, personId: number, eventId: number): Promise<PersonEventRow | undefined> {
     return named.where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
   }

@@ -43,6 +43,11 @@ export const SECURITY_EVENT_TYPES = [
   'role.deleted',
   'requirement.changed',
   'requirement.removed',
+  // organisations and managers (issue 36): organisation.* subject the organisation id, manager.* the manager's user name
+  'organisation.updated',
+  'organisation.deleted',
+  'manager.added',
+  'manager.removed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
