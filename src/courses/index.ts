@@ -43,6 +43,8 @@ export { LocationAuthoring } from './locations/location-authoring';
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
 export { personsAttending } from './personevents/attendees';
+/** Results and attendance (issue 36): results of a sign-on at its course event and module events. */
+export { EventResults, type EventResultRow, type EventResultValues, type ResultSignOn } from './personevents/event-results';
 export { Attendance } from './personevents/person-attendance';
 /** Locations. */
 export { LocationsRepository, LocationView } from './locations/locations.repository';

@@ -43,6 +43,8 @@ export const SECURITY_EVENT_TYPES = [
   'role.deleted',
   'requirement.changed',
   'requirement.removed',
+  // results and attendance (issue 36): subject is the participant's user name
+  'participant.result_recorded',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
