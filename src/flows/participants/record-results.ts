@@ -23,7 +23,7 @@ export interface RecordOutcome {
 const FIELDS = ['met', 'passed', 'grade', 'comments'] as const;
 
 /**
- * PUT /api/participants/[event_id](/[user_name]): results and attendance (issue 36, item 1). One
+ * PUT /api/participants/[event_id] and /[event_id]/[user_name]: results and attendance (issue 36, item 1). One
  * transaction for every row (all or nothing): the participants' sign-ons to the course event
  * locked (courses' EventResults), each changed result written with its audit entry
  * (participant.result_recorded) and webhook event (personevent.result_recorded), and the
