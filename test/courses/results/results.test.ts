@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { client } from '../../support/test-app';
 import { loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { COURSE, FUTURE, M1, M2, RUN, ok, useResultsBed, type Api } from './results-support';
+import { TenantAdminService } from '../../../src/tenancy/tenants/tenant-admin.service';
 
 const bed = useResultsBed();
 
@@ -193,5 +194,22 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await hooks('personevent.result_recorded')).toHaveLength(n + 1);
+  });
+
+  it('results and pass marks round-trip through export and import (the format only grows)', async () => {
+    const admin = bed.t.container.resolve(TenantAdminService);
+    const doc: any = await admin.export(bed.acme.slug);
+    const r1 = doc.person_events.find((pe: any) => pe.person === 'r1' && pe.event === 'res-run');
+    expect(r1.passed).toBe(true);
+    expect(r1.results).toEqual(expect.arrayContaining([
+      { event: 'res-run', met: true, passed: 100, reached: true, grade: 5.5 },
+      { event: 'res-run-m1', passed: 40, reached: true },
+    ]));
+    expect(doc.competences.find((c: any) => c.ref === 'res-course').children.find((c: any) => c.ref === 'res-m1').pass_mark).toBe(30);
+    const slug = `results-copy-${Date.now().toString(36)}`;
+    await admin.import(doc, { slug, hosts: [`${slug}.test`] });
+    const again: any = await admin.export(slug);
+    expect(again.person_events).toEqual(doc.person_events);
+    expect(again.competences).toEqual(doc.competences);
   });
 });
