@@ -42,6 +42,8 @@ export { organisationUsageInCatalogue, type OrganisationUsageInCatalogue } from 
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';
 export { CompetenceStates, stateOf, type CompetenceState } from './personcompetences/competence-state';
 export { PersonCompetenceRegistration, type RegistrationInput, type Standing } from './personcompetences/personcompetence-registration';
+/** Registrations made by results (PUT /api/participants, issue 36): linked to the sign-on whose results made them. */
+export { ResultRegistrations, passMarkOf, type ResultRegistrationRow, type ResultRegistrationInput } from './personcompetences/result-registrations';
 export { PersonCompetenceView, presentPersonCompetence, registrarIdsOf } from './personcompetences/personcompetences.presenter';
 export { competenceLevel } from './personcompetences/competence-level.query';
 export { ChangesRepository } from './changes/changes.repository';

@@ -48,6 +48,8 @@ export { personsAttending } from './personevents/attendees';
 /** Orders (issue 36): read by GET /api/orders through the sign-on flow (the holder's user name is people's). */
 export { OrdersRepository, type OrderRow, type OrderFilters } from './personevents/orders.repository';
 export { OrderView, presentOrder } from './personevents/order.presenter';
+/** Results and attendance (issue 36): results of a sign-on at its course event and module events. */
+export { EventResults, type EventResultRow, type EventResultValues, type ResultSignOn } from './personevents/event-results';
 export { Attendance } from './personevents/person-attendance';
 /** Locations. */
 export { LocationsRepository, LocationView } from './locations/locations.repository';

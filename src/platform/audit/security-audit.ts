@@ -48,6 +48,8 @@ export const SECURITY_EVENT_TYPES = [
   'organisation.deleted',
   'manager.added',
   'manager.removed',
+  // results and attendance (issue 36): subject is the participant's user name
+  'participant.result_recorded',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
