@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService } from '../../courses';
-import { policies } from '../../people';
+import { personStateParam, policies } from '../../people';
 import { ParticipantView, ParticipantsFlow } from '../../flows/participants/participants';
 
 const listInput = z.object({
@@ -12,6 +12,7 @@ const listInput = z.object({
   met: p.bool().optional(),
   organisation_id: p.id().optional(),
   recursive: p.bool().optional(),
+  state: personStateParam,
   ...pagingShape,
   ...viewShape,
 });
@@ -26,7 +27,8 @@ const list = (resource: string, path: string, summary: string) =>
     description:
       'A superuser or the event\'s instructor sees all participants; a manager only persons in organisations they manage (with organisation_id they must manage it); ' +
       'anyone else 403. waitlist, passed and met filter when given (unset returns both). Sorted: seats first, then by sign-on time. ' +
-      "met: the person holds the event's competence now (current registration, passed > 0, still valid in the tenant's time zone).",
+      "met: the person holds the event's competence now (current registration, passed > 0, still valid in the tenant's time zone). " +
+      'state: active (default) leaves deactivated persons out (their places in events not started yet were ended; those in earlier events stay), deactivated lists only them, all both.',
     input: listInput,
     output: ParticipantView,
     async handler(ctx, input) {
