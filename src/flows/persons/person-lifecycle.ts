@@ -57,10 +57,11 @@ export class PersonLifecycleFlow {
   /** Deactivates `person` (by id; user_name for the 404 and messages). Already deactivated: changed false, nothing written. Joins a caller's transaction (nested uow.run). */
   async deactivate(user: Principal, person: Pick<PersonRow, 'id' | 'user_name'>, via: LifecycleVia = 'api'): Promise<LifecycleResult> {
     return this.uow.run(async (tx) => {
+      const events = tx.get(OUTBOUND_EVENTS);
+      // asked before the row lock is taken, as the sign-on does
+      events.expect?.('person.deactivated');
       const row = await this.lock(tx, user, person, 'deactivate');
       if (row.deactivated_at !== null) return unchanged(row, `${row.user_name} is already deactivated; nothing changed`);
-      const events = tx.get(OUTBOUND_EVENTS);
-      events.expect?.('person.deactivated');
       const now = this.clock.now();
       const updated = (await tx.get(PersonsRepository).setDeactivated(row.id, now, user.personId))!;
       const { ended, promoted } = await this.endUpcomingPlaces(tx, row.id, now);
