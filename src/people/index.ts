@@ -45,7 +45,11 @@ export { PersonChangeRecorder } from './persons/person-change-recorder';
 export { PersonAnonymiser, erasedUserName } from './persons/person-anonymiser';
 /** For its routes (src/routes/people) and the flows: views and input of persons, organisations. */
 export { PersonView, presentPersonSimple, presentPersonFull } from './persons/person.presenter';
-export { PersonCreateData, PersonUpdateData } from './persons/person-data.schema';
+export { PersonCreateData, PersonUpdateData, PROFILE_COLUMNS } from './persons/person-data.schema';
 export { OwnViewCache } from './persons/own-view-cache';
 export { OrganisationsService } from './organisations/organisations.service';
+export { OrganisationData, type OrganisationDataInput } from './organisations/organisation-data.schema';
+/** For the bulk import (src/flows/imports): organisations by external id and their changes, managers added. */
+export { OrganisationsRepository, type OrganisationRow } from './organisations/organisations.repository';
+export { OrganisationManagersRepository } from './organisations/organisation-managers.repository';
 export { OrganisationView } from './organisations/organisation.presenter';

@@ -57,6 +57,25 @@ export class OrganisationsRepository {
     return r.rows.map((row) => row.id);
   }
 
+  /** Organisations by external id (an import's batch), in one statement; an external id may name several. */
+  findByExternIds(values: readonly string[]): Promise<OrganisationRow[]> {
+    if (values.length === 0) return Promise.resolve([]);
+    return this.db.table('organisations').select(COLUMNS).whereIn('extern_organisation_id', [...new Set(values)]).orderBy('id');
+  }
+
+  /** Ids among `ids` that are no organisation. */
+  async missing(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await this.db.table('organisations').whereIn('id', [...new Set(ids)]).select('id')).map((r: { id: number }) => r.id));
+    return [...new Set(ids)].filter((id) => !found.has(id));
+  }
+
+  /** Changes the given columns; answers the row as it is now. */
+  async update(id: number, changes: Partial<Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>>): Promise<OrganisationRow | undefined> {
+    const [row] = await this.db.table('organisations').where({ id }).update({ ...changes, updated_at: this.db.fn.now() }).returning(COLUMNS);
+    return row;
+  }
+
   async insert(row: Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>): Promise<number> {
     const [r] = await this.db.table('organisations').insert(row).returning('id');
     return r.id;

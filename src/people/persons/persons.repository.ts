@@ -99,6 +99,12 @@ export class PersonsRepository {
     return this.select().where(aliased(key)).first();
   }
 
+  /** The persons whose user name (or external id) is one of `values`: an import's batch, read in one statement. */
+  findMany(column: 'user_name' | 'extern_person_id', values: readonly string[]): Promise<PersonRow[]> {
+    if (values.length === 0) return Promise.resolve([]);
+    return this.select().whereIn(`p.${column}`, [...new Set(values)]);
+  }
+
   /** The person and what the full view adds (organisation, roles, manages), in one statement. */
   findWithDetails(key: PersonKey, roles: PersonSubSelect): Promise<PersonWithDetails | undefined> {
     return this.select(roles).where(aliased(key)).first();

@@ -43,6 +43,10 @@ export const SECURITY_EVENT_TYPES = [
   'role.deleted',
   'requirement.changed',
   'requirement.removed',
+  // bulk import (issue 36): subject is the import's id; manager.added's the person's user name
+  'import.started',
+  'import.finished',
+  'manager.added',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
