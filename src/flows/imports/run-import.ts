@@ -49,7 +49,12 @@ export class RunImportFlow {
     } catch (err) {
       const last = err instanceof PermanentJobError || attempt.number >= attempt.max;
       log.warn({ err, attempt: attempt.number }, last ? 'import failed' : 'import attempt failed; it will be retried');
-      if (last) await this.end(row, { state: 'failed', error: err instanceof ImportStopped ? err.message : 'the import stopped on an unexpected error' });
+      if (last) {
+        await this.end(row, { state: 'failed', error: err instanceof ImportStopped ? err.message : 'the import stopped on an unexpected error' }).catch(async (endErr: unknown) => {
+          log.error({ err: endErr }, 'the end of a failed import was not recorded in full');
+          await this.imports.finished(row.id, { state: 'failed', error: 'the import stopped on an unexpected error' });
+        });
+      }
       throw err;
     }
   }
