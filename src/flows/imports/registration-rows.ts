@@ -80,7 +80,7 @@ export class RegistrationImportRows implements ImportRows {
       if (c instanceof ApiError) fail(l.line, 'competence_id', c);
       const standing = { isSelf: person.id === user.personId, managedByCaller: true, asManager: true };
       const { competence_id: _, ...rest } = input;
-      const { row } = this.registrations.build(user, person, c, standing, rest);
+      const { row } = buildOrFail(l.line, () => this.registrations.build(user, person, c, standing, rest));
       const key = `${person.id}:${c.id}:${row.date}`;
       this.seen.claim(l.line, 'date', key, `the registration of competence ${c.id} for "${person.user_name}" on ${row.date}`);
       const same = byKey.get(key) ?? [];
@@ -94,6 +94,16 @@ export class RegistrationImportRows implements ImportRows {
         },
       };
     });
+  }
+}
+
+/** The catalogue's rules; a refusal that names no parameter is about the competence (its type). */
+function buildOrFail<T>(line: number, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof ApiError && !err.extra.parameter) fail(line, 'competence_id', err);
+    throw err;
   }
 }
 
