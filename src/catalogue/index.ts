@@ -37,9 +37,13 @@ export { customAttributeFilter } from './competences/custom-attribute-filter';
 export { competenceGroupRows, competenceGroupPage, categoryRows, type CatalogueTreeRow } from './competences/catalogue-tree';
 export { RolesRepository, presentRole, type RoleFilter, type RoleRow } from './roles/roles.repository';
 export { OrganisationalFunctions } from './roles/organisational-functions.service';
+/** For the delete of an empty organisation (src/flows/organisations): competences restricted to it, its organisational functions. */
+export { organisationUsageInCatalogue, type OrganisationUsageInCatalogue } from './roles/organisation-usage';
 export { PersonCompetenceList } from './personcompetences/personcompetence-list';
 export { CompetenceStates, stateOf, type CompetenceState } from './personcompetences/competence-state';
 export { PersonCompetenceRegistration, type RegistrationInput, type Standing } from './personcompetences/personcompetence-registration';
+/** Registrations made by results (PUT /api/participants, issue 36): linked to the sign-on whose results made them. */
+export { ResultRegistrations, passMarkOf, type ResultRegistrationRow, type ResultRegistrationInput } from './personcompetences/result-registrations';
 export { PersonCompetenceView, presentPersonCompetence, registrarIdsOf } from './personcompetences/personcompetences.presenter';
 export { competenceLevel } from './personcompetences/competence-level.query';
 export { ChangesRepository } from './changes/changes.repository';

@@ -34,6 +34,8 @@ export { JoinCheckRepository, eventPrerequisites, type MissingPrerequisitesQuery
 export { EventChangesRepository } from './events/event-changes';
 /** For the catalogue's authoring flow: whether events, prerequisites or survey answers use competences (a delete is then refused). */
 export { competenceUsage, type CompetenceUsage } from './events/competence-usage';
+/** For the delete of an empty organisation (src/flows/organisations): events it hosts, survey answers given for it. */
+export { organisationUsageInCourses, type OrganisationUsageInCourses } from './events/organisation-usage';
 /** Calendar authoring (issue 35): event and location writes, their input, the tombstones of deleted events. */
 export { EventWrites, type EventColumns, type EndedPlace, type LocationClash } from './events/event-writes';
 export { EventCreateData, EventUpdateData, eventDateTime, eventCustomAttributes } from './events/event-data.schema';
@@ -43,6 +45,11 @@ export { LocationAuthoring } from './locations/location-authoring';
 export { PersonEventsRepository, type OrderRef, type PersonEventFilters } from './personevents/personevents.repository';
 export { PersonEventView, presentPersonEvent, type PersonEventRow } from './personevents/person-event.presenter';
 export { personsAttending } from './personevents/attendees';
+/** Orders (issue 36): read by GET /api/orders through the sign-on flow (the holder's user name is people's). */
+export { OrdersRepository, type OrderRow, type OrderFilters } from './personevents/orders.repository';
+export { OrderView, presentOrder } from './personevents/order.presenter';
+/** Results and attendance (issue 36): results of a sign-on at its course event and module events. */
+export { EventResults, type EventResultRow, type EventResultValues, type ResultSignOn } from './personevents/event-results';
 export { Attendance } from './personevents/person-attendance';
 /** Locations. */
 export { LocationsRepository, LocationView } from './locations/locations.repository';

@@ -49,7 +49,9 @@ export { PersonCreateData, PersonUpdateData, PROFILE_COLUMNS } from './persons/p
 export { OwnViewCache } from './persons/own-view-cache';
 export { OrganisationsService } from './organisations/organisations.service';
 export { OrganisationData, type OrganisationDataInput } from './organisations/organisation-data.schema';
-/** For the bulk import (src/flows/imports): organisations by external id and their changes, managers added. */
+/** For the bulk import (src/flows/imports): organisations by external id. */
 export { OrganisationsRepository, type OrganisationRow } from './organisations/organisations.repository';
-export { OrganisationManagersRepository } from './organisations/organisation-managers.repository';
 export { OrganisationView } from './organisations/organisation.presenter';
+/** Administering the tree (issue 36): PUT/DELETE of an organisation, its managers. */
+export { OrganisationAuthoring, type OrganisationUpdateData } from './organisations/organisation-authoring';
+export { OrganisationManagersRepository, type ManagerRow } from './organisations/organisation-managers.repository';

@@ -75,6 +75,13 @@ export class PersonDirectory {
     return rows.map((r) => r.id);
   }
 
+  /** id per user_name of the persons these user names name (unknown names are left out). */
+  async idsByUserName(userNames: readonly string[]): Promise<Map<string, number>> {
+    if (userNames.length === 0) return new Map();
+    const rows: { id: number; user_name: string }[] = await this.db.table('persons').whereIn('user_name', [...new Set(userNames)]).select('id', 'user_name');
+    return new Map(rows.map((r) => [r.user_name, r.id]));
+  }
+
   /** user_name per id, for presenting rows of other modules. */
   async userNames(ids: readonly number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();

@@ -2,7 +2,8 @@ import { access, type AccessCheck, type AccessRule } from '../platform/http/acce
 import { ApiError } from '../platform/errors/api-error';
 import { TenantDataCache } from '../platform/cache/tenant-data-cache';
 import { TENANT } from '../platform/tokens';
-import { OrganisationsRepository } from './organisations/organisations.repository';
+import { OrganisationsRepository, type OrganisationRow } from './organisations/organisations.repository';
+import { mayAdminister, notBelowManaged } from './organisations/organisation-authoring';
 import { PERSON_RULE_TEXT, PersonAccess, personKey, targetNotFound, type PersonRule, type TargetPerson } from './person-access';
 import type { PersonKey, PersonRow } from './person-row';
 import { PersonsRepository } from './persons/persons.repository';
@@ -112,6 +113,26 @@ function organisationManager(param: string, action: Action): AccessRule<number> 
   };
 }
 
+/**
+ * Superuser, or a manager of an organisation strictly above the organisation `param` (they manage
+ * its parent): who may change, delete or staff it. Never the organisation a manager is assigned to
+ * itself. Unknown organisation: 404. The handler gets its row (OrganisationAuthoring checks again in
+ * its transaction).
+ */
+function organisationBelowManaged(param: string, action: Action): AccessRule<OrganisationRow> {
+  return {
+    security: `superuser, a manager of an organisation above the organisation ${param} (not of the organisation itself)`,
+    login: true,
+    async check(ctx: AccessCheck, input: Record<string, unknown>) {
+      const id = input[param] as number;
+      const row = await ctx.resolve(OrganisationsRepository).findById(id);
+      if (!row) throw ApiError.notFound(`organisation ${id}`);
+      if (!(await mayAdminister(ctx.resolve(PersonAccess), ctx.user, row))) throw notBelowManaged(phrase(action, input));
+      return row;
+    },
+  };
+}
+
 /** Superusers and managers (of any organisation); what a manager sees is narrowed by the handler. */
 function manager(action: string): AccessRule<undefined> {
   return {
@@ -149,6 +170,7 @@ export const policies = {
   actingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('actingManager', param, action, read),
   selfOrSuperuser: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrSuperuser', param, action, read),
   organisationManager,
+  organisationBelowManaged,
   manager,
   superuserOrSuperadmin,
 };

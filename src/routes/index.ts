@@ -15,6 +15,7 @@ import { personRoutes } from './people/persons.routes';
 import { privacyRoutes } from './people/privacy.routes';
 import { organisationRoutes } from './people/organisations.routes';
 import { organisationMemberRoutes } from './people/organisation-members.routes';
+import { organisationManagerRoutes } from './people/organisation-managers.routes';
 import { competenceRoutes } from './catalogue/competences.routes';
 import { catalogueTreeRoutes } from './catalogue/catalogue-tree.routes';
 import { roleRoutes } from './catalogue/roles.routes';
@@ -37,13 +38,14 @@ import { eventAuthoringRoutes } from './courses/event-authoring.routes';
 import { locationAuthoringRoutes } from './courses/location-authoring.routes';
 import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
+import { orderRoutes } from './courses/orders.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
-export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes];
+export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
   ...competenceRoutes,
   ...catalogueTreeRoutes,
@@ -61,6 +63,7 @@ export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
   ...eventAuthoringRoutes,
   ...personEventRoutes,
+  ...orderRoutes,
   ...participantRoutes,
   ...locationRoutes,
   ...locationAuthoringRoutes,

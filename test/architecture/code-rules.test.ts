@@ -26,7 +26,7 @@ const OWNERS: Record<string, string[]> = {
     'competence_organisations', 'roles', 'requirements', 'person_roles', 'organisation_roles', 'role_admins', 'person_competences',
     'competence_deletions',
   ],
-  courses: ['events', 'event_prerequisites', 'event_deletions', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
+  courses: ['events', 'event_prerequisites', 'event_deletions', 'event_results', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
   tenancy: ['imports'],
   messaging: ['messages', 'message_deliveries', 'expiry_reminders', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts'],
 };

@@ -38,7 +38,7 @@ describe('organisations, managers and role assignments imports', () => {
     const moved = await importAndWait(admin, 'organisations', moves);
     expect(moved.view).toMatchObject({ updated: 1, failed: 1 });
     expect(moved.view.failed_rows).toEqual([
-      { row: 3, column: 'parent_extern_organisation_id', errorcode: 420, message: 'malformed parameter organisation_data[parent_id]: would put the organisation below itself' },
+      { row: 3, column: 'parent_extern_organisation_id', errorcode: 420, message: `malformed parameter organisation_data[parent_id]: organisation ${org2.id} lies below organisation ${org1.id}; moving it there would make a cycle` },
     ]);
     const hr = await db.table('organisations').where({ extern_organisation_id: '1200' }).first('id');
     expect(await db.table('organisations').where({ id: org2.id }).first('name', 'parent_id')).toEqual({ name: 'Renamed grandchild', parent_id: hr.id });

@@ -13,6 +13,7 @@ export type CompetenceColumns = Partial<
     | 'type'
     | 'active'
     | 'valid_months'
+    | 'pass_mark'
     | 'competence_group_id'
     | 'owner_id'
     | 'instructor_id'

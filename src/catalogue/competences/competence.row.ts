@@ -7,6 +7,8 @@ export interface CompetenceRow {
   type: string;
   active: boolean;
   valid_months: number | null;
+  /** 0-100: a result at or above it passes (PUT /api/participants); null = 100. */
+  pass_mark?: number | null;
   competence_group_id: number | null;
   owner_id: number | null;
   instructor_id: number | null;

@@ -209,7 +209,7 @@ export class PersonCompetenceRegistration {
 }
 
 /** personcompetence.registered: the registration as stored, with the competence and person it joins. */
-function registrationData(r: RegistrationRow, c: CompetenceRow, person: RegisteredPerson, registrar: string | null): Record<string, unknown> {
+export function registrationData(r: RegistrationRow, c: CompetenceRow, person: RegisteredPerson, registrar: string | null): Record<string, unknown> {
   return {
     personcompetence_id: r.id,
     competence_id: c.id,

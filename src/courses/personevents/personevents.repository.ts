@@ -42,6 +42,11 @@ export class PersonEventsRepository {
     return named.where('pe.id', id).first();
   }
 
+  /** The sign-ons on these orders (any status), oldest first: what GET /api/orders shows of each. */
+  onOrders(named: Knex.QueryBuilder, orderIds: readonly number[]): Promise<PersonEventRow[]> {
+    return named.whereIn('pe.order_id', [...orderIds]).orderBy('pe.id');
+  }
+
   async live(named: Knex.QueryBuilder, personId: number, eventId: number): Promise<PersonEventRow | undefined> {
     return named.where({ 'pe.person_id': personId, 'pe.event_id': eventId }).whereNot('pe.status', 'signed_off').first();
   }
@@ -87,18 +92,33 @@ export class PersonEventsRepository {
   }
 
   /**
-   * The participants of an event: its live sign-ons (seat or wait list) as `pe`, selecting
-   * person_event_id, status, passed and created_at; narrowed by waitlist and passed when given.
-   * A flow widens it with the persons (joining on pe.person_id).
+   * The participants of an event as `pe` (a flow widens it with the persons, joining on
+   * pe.person_id), with their result at this event (`event_results` as r): person_event_id,
+   * status, created_at, met, passed (0-100), reached (the pass mark), grade, comments,
+   * result_recorded_at, result_recorded_by (a person id). A course event's participants are its
+   * live sign-ons (seat or wait list); a module event's (parent_id set) are its course event's
+   * signed-on persons (seats only). On a course event a sign-on whose boolean passed was set
+   * without a result (older data, tenant imports) shows passed 100 or 0.
+   * Filters: waitlist, passed (reached the pass mark, or not / not assessed), met (attended, or not / not recorded).
    */
-  participants(eventId: number, f: { waitlist?: boolean; passed?: boolean }): Knex.QueryBuilder {
-    const q = this.db
+  participants(event: { id: number; parent_id: number | null }, f: { waitlist?: boolean; passed?: boolean; met?: boolean }): Knex.QueryBuilder {
+    const db = this.db;
+    const module = event.parent_id !== null;
+    const passed = module ? db.raw('r.passed') : db.raw('coalesce(r.passed, case when pe.passed then 100 when not pe.passed then 0 end)');
+    const reached = module ? 'r.reached' : 'pe.passed';
+    const q = db
       .table('person_events as pe')
-      .where('pe.event_id', eventId)
+      .leftJoin('event_results as r', (j) => j.on('r.person_event_id', 'pe.id').andOn('r.event_id', db.raw('?', [event.id])))
+      .where('pe.event_id', event.parent_id ?? event.id)
       .whereNot('pe.status', 'signed_off')
-      .select('pe.id as person_event_id', 'pe.status', 'pe.passed', 'pe.created_at');
+      .select(
+        'pe.id as person_event_id', 'pe.status', 'pe.created_at', db.raw('? as passed', [passed]), `${reached} as reached`,
+        'r.met', 'r.grade', 'r.comments', 'r.recorded_at as result_recorded_at', 'r.recorded_by as result_recorded_by',
+      );
+    if (module) q.where('pe.status', 'signed_on');
     if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
-    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where('pe.passed', true) : (w) => w.whereNull('pe.passed').orWhere('pe.passed', false));
+    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where(reached, true) : (w) => w.whereNull(reached).orWhere(reached, false));
+    if (f.met !== undefined) q.where(f.met ? (w) => w.where('r.met', true) : (w) => w.whereNull('r.met').orWhere('r.met', false));
     return q;
   }
 

@@ -24,6 +24,7 @@ export interface CompetenceData {
   category_ids?: number[];
   attribute_ids?: number[];
   valid_months?: number | null;
+  pass_mark?: number | null;
   checked_by?: 'self' | 'manager' | 'both';
   lms_start_url?: string | null;
   owner_user_name?: string | null;
@@ -61,7 +62,7 @@ export class CompetenceInput {
   async resolve(data: CompetenceData, current: CompetenceRow | null): Promise<ResolvedCompetence> {
     const type = data.type ?? current!.type;
     const columns: CompetenceColumns = {};
-    for (const key of ['title', 'type', 'description', 'valid_months', 'active'] as const) {
+    for (const key of ['title', 'type', 'description', 'valid_months', 'pass_mark', 'active'] as const) {
       if (data[key] !== undefined) (columns as any)[key] = data[key];
     }
     const parent = await this.placement(data, current, type);

@@ -13,11 +13,14 @@ export interface RoleQuery {
   state?: 'mandatory' | 'optional';
   organisationIds?: number[];
   externOrganisationIds?: string[];
+  /** Every role of the tenant (the route lets superusers and superadmins only). */
+  all?: boolean;
 }
 
 /**
- * GET /api/roles: the roles of a person, for a competence, or made available on organisations
- * (there or above them: people's tree, handed to the catalogue as a sub-query of organisation ids).
+ * GET /api/roles: the roles of a person, for a competence, made available on organisations
+ * (there or above them: people's tree, handed to the catalogue as a sub-query of organisation ids),
+ * or all of them (all=1, what the admin console's role editor lists).
  */
 @injectable()
 export class ListRolesFlow {
@@ -40,7 +43,7 @@ export class ListRolesFlow {
     } else if (q.organisationIds || q.externOrganisationIds) {
       const external = q.externOrganisationIds ? await this.organisations.idsByExternalIds(q.externOrganisationIds) : [];
       f.availableOn = organisationAncestors(this.db, [...(q.organisationIds ?? []), ...external]);
-    } else {
+    } else if (!q.all) {
       f.personId = person!.id;
     }
     return (await this.roles.list(f, page)).map(presentRole);

@@ -1,18 +1,17 @@
 import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
-import { AuditTrail } from '../../platform/audit';
 import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
-import { OrganisationManagersRepository, OrganisationsRepository, PersonChangeRecorder, PersonsRepository } from '../../people';
+import { OrganisationAuthoring, OrganisationManagersRepository, OrganisationsRepository, PersonChangeRecorder, PersonsRepository } from '../../people';
 import { PersonRolesStore } from '../../catalogue';
 import {
   OrganisationsOfBatch, PersonsOfBatch, SeenKeys, cell, eachLine, fail, parseOrFail, type Checked, type ImportCaller, type ImportLine, type ImportRows,
 } from './import-rows';
 
 /**
- * Lines of a managers import: the person becomes a manager of the organisation (their rights
- * change with their next request, as the principal cache is told of organisation_managers
- * changes). Audited as manager.added. See IMPORT_COLUMNS.managers.
+ * Lines of a managers import: the person becomes a manager of the organisation as PUT
+ * /api/organisations/[id]/managers makes them (OrganisationAuthoring.addManager: manager.added in the
+ * audit log; their rights change with their next request). See IMPORT_COLUMNS.managers.
  */
 @injectable()
 export class ManagerImportRows implements ImportRows {
@@ -44,8 +43,7 @@ export class ManagerImportRows implements ImportRows {
         line: l.line,
         outcome: 'created',
         write: async (tx) => {
-          if (!(await tx.get(OrganisationManagersRepository).add(person.id, organisationId))) return;
-          await tx.get(AuditTrail).record({ type: 'manager.added', actor: user.userName, subject: person.user_name, details: { organisation_id: organisationId, via: 'import' } });
+          await tx.get(OrganisationAuthoring).addManager(user, organisationId, person.user_name);
         },
       };
     });

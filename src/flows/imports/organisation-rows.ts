@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inject, injectable } from 'tsyringe';
 import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
-import { OrganisationData, OrganisationsRepository, OrganisationsService, type OrganisationRow } from '../../people';
+import { OrganisationAuthoring, OrganisationData, OrganisationsRepository, OrganisationsService, type OrganisationRow } from '../../people';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { OrganisationsOfBatch, SeenKeys, cell, eachLine, fail, parseOrFail, type Checked, type ImportCaller, type ImportLine, type ImportRows } from './import-rows';
 
@@ -122,18 +122,22 @@ export class OrganisationImportRows implements ImportRows {
     const planned = parent && 'planned' in parent;
     const parentId = parent && 'id' in parent ? parent.id : undefined;
     if (parentId !== undefined && parentId !== o.parent_id) {
-      if (parentId !== null && (await this.organisations.subtreeIds([o.id])).includes(parentId)) {
-        fail(l.line, this.parentColumn(), ApiError.malformed('organisation_data[parent_id]', 'would put the organisation below itself'));
+      const param = 'organisation_data[parent_id]';
+      if (parentId === o.id) fail(l.line, this.parentColumn(), ApiError.malformed(param, `organisation ${o.id} cannot be its own parent`));
+      if (parentId !== null && (await this.organisations.isWithin(o.id, parentId))) {
+        fail(l.line, this.parentColumn(), ApiError.malformed(param, `organisation ${parentId} lies below organisation ${o.id}; moving it there would make a cycle`));
       }
       changes.parent_id = parentId;
     }
     if (!Object.keys(changes).length && !planned) return { line: l.line, outcome: 'unchanged' };
+    const { user } = this.caller;
     return {
       line: l.line,
       outcome: 'updated',
       write: async (tx: Transaction) => {
         if (planned) changes.parent_id = this.parentId(l, parent);
-        await tx.get(OrganisationsRepository).update(o.id, changes);
+        const { parent_id, ...fields } = changes;
+        await tx.get(OrganisationAuthoring).update(user, o.id, { ...fields, ...(parent_id !== undefined ? { parent_id: (parent_id as number | null) ?? 0 } : {}) });
       },
     };
   }

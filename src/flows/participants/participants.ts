@@ -10,6 +10,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { PersonEventsRepository, isoDateTime, type EventRow } from '../../courses';
 import { heldRegistrations } from '../../catalogue';
 import { joinOrganisations, joinPersons, OrganisationDirectory, organisationSubtree, PersonAccess } from '../../people';
+import { CompetenceAuthoring } from '../catalogue/competence-authoring-access';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
 export const ParticipantView = z.object({
@@ -24,8 +25,14 @@ export const ParticipantView = z.object({
   person_event_id: z.number().int(),
   status: z.enum(['signed_on', 'waitlist']),
   waitlist: z.boolean().describe('true while the person is on the wait list'),
-  passed: z.boolean().nullable().describe('whether the person passed the event; null = not assessed yet'),
-  met: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
+  met: z.boolean().describe('attended the event, as recorded (PUT /api/participants, met=1); false until recorded'),
+  passed: z.number().int().nullable().describe('the result, 0-100, as recorded (PUT /api/participants); null = not assessed yet'),
+  pass_reached: z.boolean().nullable().describe("passed reached the pass mark of the event's competence (its pass_mark, else 100) when recorded; null = not assessed yet"),
+  grade: z.number().nullable().describe('as recorded; null = none'),
+  comments: z.string().nullable().describe('as recorded; null = none'),
+  result_recorded_at: isoDateTime().nullable().describe('when the result was last recorded; null = never'),
+  result_recorded_by: z.string().nullable().describe('user name of whoever recorded it last'),
+  holds_competence: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
   signed_on_at: isoDateTime(),
 });
 
@@ -50,21 +57,31 @@ export class ParticipantsFlow {
     @inject(PersonAccess) private readonly access: PersonAccess,
     @inject(OrganisationDirectory) private readonly organisations: OrganisationDirectory,
     @inject(TenantClock) private readonly clock: TenantClock,
+    @inject(CompetenceAuthoring) private readonly authoring: CompetenceAuthoring,
   ) {}
 
-  /** The event's live sign-ons (pe) with the person (p), their organisation (o) and whether they hold the event's competence. */
+  /**
+   * The event's participants (pe, with their result at it) with the person (p), their organisation
+   * (o), who recorded the result (rb) and whether they hold the event's competence.
+   */
   private base(event: EventRow, f: ParticipantFilters = {}): Knex.QueryBuilder {
     const { db } = this;
-    const met = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
-    return joinOrganisations(joinPersons(this.personEvents.participants(event.id, f), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left').select(
+    const held = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
+    const q = joinOrganisations(joinPersons(this.personEvents.participants(event, f), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left');
+    return joinPersons(q, 'rb', 'r.recorded_by', 'left').select(
       'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
-      'o.name as organisation_name', db.raw('exists (?) as met', [met]),
+      'o.name as organisation_name', 'rb.user_name as result_recorded_by_user_name', db.raw('exists (?) as holds_competence', [held]),
     );
   }
 
-  /** Superuser, the event's instructor: everyone. A manager: only persons in organisations they manage. */
+  /** Sees every participant: a superuser, the event's instructor, and who may author its competence (superadmins, its owner). */
+  async seesAll(user: Principal, event: EventRow): Promise<boolean> {
+    return user.superuser || event.instructor_id === user.personId || (await this.authoring.mayAuthor(user, event.competence_id));
+  }
+
+  /** Superuser, the event's instructor, superadmins and the competence's owner: everyone. A manager: only persons in organisations they manage. */
   private async scope(user: Principal, event: EventRow, organisationId?: number): Promise<Set<number> | 'all'> {
-    const privileged = user.superuser || event.instructor_id === user.personId;
+    const privileged = await this.seesAll(user, event);
     if (organisationId !== undefined) {
       if (!(await this.organisations.find(organisationId))) throw ApiError.notFound(`organisation ${organisationId}`);
       if (!privileged) await this.access.assertManagesOrganisation(user, organisationId, 'list participants of this organisation');
@@ -83,20 +100,25 @@ export class ParticipantsFlow {
       if (f.recursive) q.whereIn('p.organisation_id', organisationSubtree(this.db, f.organisation_id) as any);
       else q.where('p.organisation_id', f.organisation_id);
     }
-    const rows = await this.db.builder.select('*').from(q.as('x')).modify((x) => {
-      if (f.met !== undefined) x.where('met', f.met);
-    }).orderBy([{ column: 'status' }, { column: 'created_at' }, { column: 'person_event_id' }]).limit(paging.limit).offset(paging.offset);
+    const rows = await this.db.builder.select('*').from(q.as('x')).orderBy([{ column: 'status' }, { column: 'created_at' }, { column: 'person_event_id' }]).limit(paging.limit).offset(paging.offset);
     return rows.map(presentParticipant);
   }
 
-  /** Superuser, the person's manager, self (and the event's instructor). */
+  /** Superuser, the person's manager, self (and the event's instructor, superadmins, the competence's owner). */
   async one(user: Principal, event: EventRow, userName: string): Promise<Record<string, unknown>> {
     const person = await this.access.target(user, userName);
-    // the event's instructor sees every participant; anyone else as for the person
-    if (event.instructor_id !== user.personId) await this.access.assert(user, person, 'selfOrManager', 'see this participant');
+    // who sees every participant sees this one; anyone else as for the person
+    if (!(await this.seesAll(user, event))) await this.access.assert(user, person, 'selfOrManager', 'see this participant');
     const row = await this.base(event).where('p.id', person.id).first();
     if (!row) throw ApiError.notFound(`participant ${userName} of event ${event.id}`);
     return presentParticipant(row);
+  }
+
+  /** These persons as participants (no access check: for the answer of a recording its caller was allowed), in the order given. */
+  async some(event: EventRow, personIds: readonly number[]): Promise<Record<string, unknown>[]> {
+    const rows = await this.base(event).whereIn('p.id', [...personIds]);
+    const byId = new Map(rows.map((r: any) => [r.person_id, r]));
+    return personIds.flatMap((id) => (byId.has(id) ? [presentParticipant(byId.get(id))] : []));
   }
 }
 
@@ -113,8 +135,14 @@ function presentParticipant(r: any): Record<string, unknown> {
     person_event_id: r.person_event_id,
     status: r.status,
     waitlist: r.status === 'waitlist',
-    passed: r.passed,
-    met: r.met,
+    met: r.met === true,
+    passed: r.passed ?? null,
+    pass_reached: r.reached ?? null,
+    grade: r.grade ?? null,
+    comments: r.comments ?? null,
+    result_recorded_at: r.result_recorded_at ?? null,
+    result_recorded_by: r.result_recorded_by_user_name ?? null,
+    holds_competence: r.holds_competence,
     signed_on_at: r.created_at,
   };
 }

@@ -70,10 +70,45 @@ export class OrganisationsRepository {
     return [...new Set(ids)].filter((id) => !found.has(id));
   }
 
-  /** Changes the given columns; answers the row as it is now. */
-  async update(id: number, changes: Partial<Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>>): Promise<OrganisationRow | undefined> {
-    const [row] = await this.db.table('organisations').where({ id }).update({ ...changes, updated_at: this.db.fn.now() }).returning(COLUMNS);
-    return row;
+  /** The row, locked until the transaction ends: a person or sub-organisation added meanwhile waits (its foreign key). */
+  findForUpdate(id: number): Promise<OrganisationRow | undefined> {
+    return this.db.table('organisations').select(COLUMNS).where({ id }).forUpdate().first();
+  }
+
+  /**
+   * Serialises the changes of the tenant's tree shape (moves, deletions) until the transaction
+   * ends: two moves at once could otherwise each pass the cycle check and make a cycle together.
+   */
+  async lockTree(): Promise<void> {
+    await this.db.raw('select pg_advisory_xact_lock(hashtext(?))', [`organisation_tree:${this.db.schema}`]);
+  }
+
+  /** Whether `candidate` is `root` or lies anywhere below it. */
+  async isWithin(root: number, candidate: number): Promise<boolean> {
+    const r = await this.db.raw<{ rows: unknown[] }>(
+      `with recursive sub(id) as (
+         select id from ?? where id = ?
+         union select o.id from ?? o join sub on o.parent_id = sub.id)
+       select 1 from sub where id = ? limit 1`,
+      [this.db.ref('organisations'), root, this.db.ref('organisations'), candidate],
+    );
+    return r.rows.length > 0;
+  }
+
+  /** What the people module holds in the organisation: its members (any state) and its direct sub-organisations. */
+  async holdings(id: number): Promise<{ persons: number; children: number }> {
+    const [persons] = await this.db.table('persons').where({ organisation_id: id }).count({ n: '*' });
+    const [children] = await this.db.table('organisations').where({ parent_id: id }).count({ n: '*' });
+    return { persons: Number(persons.n), children: Number(children.n) };
+  }
+
+  async update(id: number, columns: Partial<Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>>): Promise<void> {
+    await this.db.table('organisations').where({ id }).update({ ...columns, updated_at: this.db.fn.now() });
+  }
+
+  /** Deletes the row; its manager links go with it (foreign key cascade). */
+  async remove(id: number): Promise<void> {
+    await this.db.table('organisations').where({ id }).delete();
   }
 
   async insert(row: Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>): Promise<number> {

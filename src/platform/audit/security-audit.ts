@@ -43,10 +43,16 @@ export const SECURITY_EVENT_TYPES = [
   'role.deleted',
   'requirement.changed',
   'requirement.removed',
-  // bulk import (issue 36): subject is the import's id; manager.added's the person's user name
+  // organisations and managers (issue 36): organisation.* subject the organisation id, manager.* the manager's user name
+  'organisation.updated',
+  'organisation.deleted',
+  'manager.added',
+  'manager.removed',
+  // results and attendance (issue 36): subject is the participant's user name
+  'participant.result_recorded',
+  // bulk import (issue 36): subject is the import's id
   'import.started',
   'import.finished',
-  'manager.added',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

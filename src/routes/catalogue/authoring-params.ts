@@ -30,6 +30,9 @@ export function competenceData(required: boolean) {
       category_ids: idSet(),
       attribute_ids: idSet(),
       valid_months: clearable(p.int().pipe(z.number().min(1, 'must be 1..1200 months').max(1200, 'must be 1..1200 months'))).optional(),
+      pass_mark: clearable(p.int().pipe(z.number().min(0, 'must be 0..100').max(100, 'must be 0..100')))
+        .optional()
+        .describe('0..100: a result (PUT /api/participants) at or above it passes and registers the competence; empty: 100'),
       checked_by: z.enum(['self', 'manager', 'both'], { message: 'must be self, manager or both' }).optional().describe('checklist items only; default self'),
       lms_start_url: clearable(z.string().trim().max(2000, 'must be at most 2000 characters')).optional().describe('e-courses only; an absolute http or https URL'),
       owner_user_name: clearable(p.string(200)).optional(),

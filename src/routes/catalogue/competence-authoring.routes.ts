@@ -16,7 +16,7 @@ const COMPETENCE_DATA =
   'other type stays at the top. checked_by (self, manager, both; default self) only on checklist items; lms_start_url only on e-courses, an absolute ' +
   'http or https URL. competence_group_id, category_ids, attribute_ids (replace the set; empty empties it), owner_user_name and instructor_user_name ' +
   "must exist. custom_attributes: names the tenant's custom_attributes config item defines for competences, values of the defined type; they are " +
-  'merged into the stored ones, an empty value removes one. valid_months 1..1200. Audited (competence.created / competence.updated) and sent as ' +
+  'merged into the stored ones, an empty value removes one. valid_months 1..1200. pass_mark 0..100 (empty: 100): a result recorded with PUT /api/participants at or above it passes. Audited (competence.created / competence.updated) and sent as ' +
   'webhook events in the same transaction; shown at once by GET /api/competences and GET /api/changes?Type=competences.';
 
 export const competenceAuthoringRoutes = [

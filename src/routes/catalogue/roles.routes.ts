@@ -15,16 +15,22 @@ export const roleRoutes = [
   defineRoute({
     method: 'get',
     path: '/roles',
-    access: policies.when(
-      'without competence_id and organisation ids',
-      (i) => i.competence_id === undefined && !i.organisation_ids && !i.extern_organisation_ids,
-      policies.selfOrManager('user_name', 'list the roles of {person}'),
+    access: policies.either(
+      'with all=1',
+      (i) => !!i.all,
+      policies.superuserOrSuperadmin('list every role'),
+      policies.when(
+        'without competence_id and organisation ids',
+        (i) => i.competence_id === undefined && !i.organisation_ids && !i.extern_organisation_ids,
+        policies.selfOrManager('user_name', 'list the roles of {person}'),
+      ),
     ),
     resource: 'roles',
-    summary: "Roles: of a person (default the caller), for a competence (with mandatory), or available in organisations",
+    summary: "Roles: of a person (default the caller), for a competence (with mandatory), available in organisations, or all (all=1)",
     description:
       'With competence_id: any logged-in user; each role carries `mandatory`; `state` only together with competence_id (else 420). ' +
       'With organisation_ids / extern_organisation_ids: roles made available on those units or above. ' +
+      'all=1 (superusers and superadmins; else 403): every role of the tenant, still narrowed by term and role_meta_types. ' +
       "Otherwise the roles of user_name (default the caller; self, the person's manager or a superuser).",
     output: RoleView,
     input: z.object({
@@ -35,6 +41,7 @@ export const roleRoutes = [
       role_meta_types: roleMetaTypes.optional(),
       organisation_ids: p.idList().optional(),
       extern_organisation_ids: p.stringList().optional(),
+      all: p.bool().optional(),
       ...pagingShape,
       ...fieldsShape,
     }),
@@ -46,6 +53,7 @@ export const roleRoutes = [
         state: input.state,
         organisationIds: input.organisation_ids,
         externOrganisationIds: input.extern_organisation_ids,
+        all: input.all,
       };
       return { items: await ctx.resolve(ListRolesFlow).list(query, ctx.target, paging(input)) };
     },

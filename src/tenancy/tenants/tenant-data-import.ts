@@ -79,12 +79,23 @@ export class DataImport {
     this.progress(`${this.slug}: ${this.competences.size} competences, ${this.events.size} events`);
     for (const [i, pe] of d.person_events.entries()) {
       const where = `person_events[${i}]`;
-      await this.db.table('person_events').insert({
+      const [signOn] = await this.db.table('person_events').insert({
         person_id: need(this.persons, 'person', pe.person, where),
         event_id: need(this.events, 'event', pe.event, where),
         status: pe.status ?? 'signed_on',
         passed: pe.passed ?? null,
-      });
+      }).returning('id');
+      for (const [j, r] of (pe.results ?? []).entries()) {
+        await this.db.table('event_results').insert({
+          person_event_id: signOn.id,
+          event_id: need(this.events, 'event', r.event, `${where}.results[${j}]`),
+          met: r.met ?? null,
+          passed: r.passed ?? null,
+          reached: r.reached ?? null,
+          grade: r.grade ?? null,
+          comments: r.comments ?? null,
+        });
+      }
     }
     const registrations = d.person_competences.map((pc, i) => {
       const where = `person_competences[${i}]`;
@@ -216,6 +227,7 @@ export class DataImport {
       type: c.type,
       active: c.active ?? true,
       valid_months: c.valid_months ?? null,
+      pass_mark: c.pass_mark ?? null,
       competence_group_id: c.group ? need(this.groups, 'competence group', c.group, where) : null,
       owner_id: c.owner ? need(this.persons, 'person', c.owner, `${where} owner`) : null,
       instructor_id: c.instructor ? need(this.persons, 'person', c.instructor, `${where} instructor`) : null,

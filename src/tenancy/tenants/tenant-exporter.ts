@@ -100,7 +100,7 @@ class Snapshot {
     const events = await this.load('events', 'event');
     // Link tables have no id; physical order keeps the order they were written in (the document's).
     const links = (t: string) => this.db.table(t).select('*').orderByRaw('ctid');
-    const [personRoles, managers, roleAdmins, compCats, compAttrs, requirements, prerequisites, personEvents, personCompetences] =
+    const [personRoles, managers, roleAdmins, compCats, compAttrs, requirements, prerequisites, personEvents, personCompetences, eventResults] =
       await Promise.all([
         links('person_roles'),
         links('organisation_managers'),
@@ -116,7 +116,9 @@ class Snapshot {
           .whereNull('deleted_at')
           .orderBy('id')
           .select('*', this.db.raw("to_char(date, 'YYYY-MM-DD') as date_text"), this.db.raw("to_char(valid_until, 'YYYY-MM-DD') as valid_until_text")),
+        this.db.table('event_results').select('*').orderBy('id'),
       ]);
+    const resultsOf = groupBy(eventResults, 'person_event_id');
     const refsOf = (links: Row[], key: string, table: string, target: string) => {
       const m = groupBy(links, key);
       return (id: number) => (m.get(id) ?? []).map((l) => this.ref(table, l[target])!);
@@ -156,6 +158,7 @@ class Snapshot {
         attributes: attrsOf(c.id),
         custom_attributes: c.custom_attributes,
         valid_months: c.valid_months,
+        pass_mark: c.pass_mark ?? undefined,
         owner: this.ref('persons', c.owner_id),
         instructor: this.ref('persons', c.instructor_id),
         checked_by: c.checked_by,
@@ -213,6 +216,11 @@ class Snapshot {
           passed: pe.passed,
           // signed_on is what the import assumes when status is left out
           status: pe.status === 'signed_on' ? undefined : pe.status,
+          results: resultsOf.has(pe.id)
+            ? resultsOf.get(pe.id)!.map((r: Row) =>
+                compact({ event: this.ref('events', r.event_id)!, met: r.met, passed: r.passed, reached: r.reached, grade: r.grade, comments: r.comments }),
+              )
+            : undefined,
         }),
       ),
       person_competences: personCompetences.map((pc: Row) =>

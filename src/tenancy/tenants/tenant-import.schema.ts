@@ -78,6 +78,7 @@ export interface CompetenceNode {
   attributes?: string[];
   custom_attributes?: Record<string, string | number | boolean>;
   valid_months?: number;
+  pass_mark?: number;
   owner?: string;
   instructor?: string;
   checked_by?: 'self' | 'manager' | 'both';
@@ -96,6 +97,7 @@ const Competence: z.ZodType<CompetenceNode> = z.lazy(() =>
     attributes: z.array(ref).optional(),
     custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     valid_months: z.number().int().min(1).max(1200).optional(),
+    pass_mark: z.number().int().min(0).max(100).optional(),
     owner: ref.optional(),
     instructor: ref.optional(),
     checked_by: z.enum(['self', 'manager', 'both']).optional(),
@@ -235,6 +237,19 @@ export const TenantImport = z.object({
         event: ref,
         passed: z.boolean().optional(),
         status: z.enum(['signed_on', 'waitlist', 'signed_off']).optional(),
+        /** Results of the sign-on at its event and module events (issue 36). */
+        results: z
+          .array(
+            z.object({
+              event: ref,
+              met: z.boolean().optional(),
+              passed: z.number().int().min(0).max(100).optional(),
+              reached: z.boolean().optional(),
+              grade: z.number().optional(),
+              comments: z.string().optional(),
+            }),
+          )
+          .optional(),
       }),
     )
     .default([]),

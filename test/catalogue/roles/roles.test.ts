@@ -35,6 +35,13 @@ describe('GET /api/roles and /api/positions', () => {
     expect((await client(t, acme.host).get('/api/roles')).status).toBe(401);
   });
 
+  it('all=1 lists every role of the tenant to superusers (narrowed by term and meta types); others get 403', async () => {
+    expect(names((await admin.get('/api/roles?all=1')).body.roles)).toEqual(['Office worker', 'Operations lead', 'Safety representative', 'Welder']);
+    expect(names((await admin.get('/api/roles?all=1&term=wel')).body.roles)).toEqual(['Welder']);
+    expect(names((await admin.get('/api/roles?all=1&role_meta_types=position')).body.roles)).toEqual(['Operations lead']);
+    expect((await kari.get('/api/roles?all=1')).status).toBe(403);
+  });
+
   it('competence_id lists roles requiring it, each with mandatory; state narrows', async () => {
     const ids = await competenceIdsByTitle(ola);
     const hse = (await ola.get(`/api/roles?competence_id=${ids['HSE basic course']}`)).body.roles;

@@ -114,8 +114,13 @@ describe('webhook deliveries', () => {
     ok(await admin.put(`/api/competences/${competenceId}`).send({ competence_data: { title: 'Webhook skill, renamed' } }));
     ok(await admin.delete(`/api/competences/${competenceId}`));
 
+    // issue 36 (results): a result recorded for a participant of a started event
+    const [past] = await db.table('events').insert({ competence_id: course, title: 'Webhook results', starts_at: '2020-03-01T08:00:00Z', ends_at: '2020-03-01T15:00:00Z' }).returning('id');
+    await db.table('person_events').insert({ person_id: await idOf(t, acme, 'persons', { user_name: 'siri' }), event_id: past.id, status: 'signed_on' });
+    ok(await admin.put(`/api/participants/${past.id}/siri`).send({ met: 1, passed: 40 }));
+
     // issue 36's types are added here as their producers land
-    const ISSUE_36 = ['personevent.result_recorded', 'person.deactivated', 'person.reactivated'];
+    const ISSUE_36 = ['person.deactivated', 'person.reactivated'];
     const expected = OUTBOUND_EVENT_TYPES.filter((ty) => !ISSUE_36.includes(ty));
     const got = await waitFor('all event types', () => {
       const types = new Set(receiver.at(path).map((r) => r.body.type));
@@ -144,6 +149,7 @@ describe('webhook deliveries', () => {
     // the sign-on's webhook carries the very object its answer showed (built once, not read back)
     expect(got.find((r) => r.body.type === 'personevent.signed_on' && r.body.data.user_name === 'nils')!.body.data).toEqual(nilsOn.body.personevents[0]);
     expect(one('personevent.signed_off')).toMatchObject({ user_name: 'nils', event_id: row.id, status: 'signed_off' });
+    expect(one('personevent.result_recorded')).toMatchObject({ user_name: 'siri', event_id: past.id, met: true, passed: 40, pass_reached: false, recorded_by: 'admin', registered_competence_ids: [] });
     expect(one('personevent.promoted')).toMatchObject({ user_name: 'ola', event_id: row.id, status: 'signed_on', waitlist: false });
     expect(got.filter((r) => r.body.type === 'event.created').map((r) => r.body.data.title).sort()).toEqual(['Webhook gone', 'Webhook run']);
     expect(got.find((r) => r.body.type === 'event.created' && r.body.data.event_id === calendarEvent)!.body.data).toMatchObject({ title: 'Webhook run', competence_id: course, cancelled: false });

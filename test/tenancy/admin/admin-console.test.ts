@@ -77,6 +77,8 @@ describe('tenant admin console in Chromium', () => {
     const admin = await asAcme(t, host, 'admin');
     expect((await admin.post('/api/messages').send({ user_name: 'ola', title: 'Course reminder', text: 'Tomorrow at nine' })).status).toBe(200);
     await page.goto(`${base}/admin`);
+    // the form shows once the page has asked whether a session exists (slow on a busy machine)
+    await page.locator('form#login').waitFor();
     await page.locator('form#login input[name=user_name]').focus();
     await page.keyboard.type('admin');
     await page.keyboard.press('Tab');

@@ -6,6 +6,10 @@ import { showTools } from './admin-tools.js';
 import { showAuditLog } from './admin-audit.js';
 import { showDeliveries } from './admin-deliveries.js';
 import { showWebhooks } from './admin-webhooks.js';
+import { showCatalogue } from './admin-catalogue.js';
+import { showCalendar } from './admin-calendar.js';
+import { forget } from './admin-lookups.js';
+import { setTimeZone } from './admin-time.js';
 
 function showLogin() {
   $('#console').hidden = true;
@@ -26,9 +30,11 @@ async function showConsole() {
   }
   showSettings(data.configitems);
   showTools();
+  setTimeZone(data.configitems.find((i) => i.config_item_id === 'tenant.timezone')?.value);
+  forget();
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks()]);
+  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showCalendar()]);
   // a link like /admin#deliveries lands on its section once it exists
   if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
 }
