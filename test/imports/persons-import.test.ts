@@ -155,6 +155,22 @@ describe('persons import', () => {
     expect(d.body).toMatchObject({ errorcode: 419, message: 'missing parameter: file' });
   });
 
+  it('an Idempotency-Key replays the first answer: one import, not two', async () => {
+    const ids = await acmeIds(bed);
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
+    const file = csv([['user_name', 'organisation_id', 'role_ids'], ['idem1', ids.organisations['Operations'], ids.roles['Welder']]]);
+    const count = () => tenantDb(bed.t, bed.acme).table('imports').count({ n: '*' }).then((r: any) => Number(r[0].n));
+    const before = await count();
+    const first = await upload(admin, 'persons', file).set('Idempotency-Key', 'import-once-1');
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    const again = await upload(admin, 'persons', file).set('Idempotency-Key', 'import-once-1');
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.imports[0].import_id).toBe(first.body.imports[0].import_id);
+    expect(await count()).toBe(before + 1);
+    expect((await waitForImport(admin, first.body.imports[0].import_id)).view).toMatchObject({ created: 1 });
+  });
+
   it('only superusers: a manager gets 403', async () => {
     const kari = await asAcme(bed.t, bed.acme.host, 'kari');
     expect((await upload(kari, 'persons', 'user_name\nx\n', { dryRun: true })).status).toBe(403);
