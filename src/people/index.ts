@@ -15,8 +15,8 @@ export const peopleModule: AppModule = {
   },
 };
 
-export type { PersonRow, AccountRow, PersonRef, PersonKey } from './person-row';
-export { ACCOUNT_COLUMNS } from './person-row';
+export type { PersonRow, AccountRow, PersonRef, PersonKey, PersonState } from './person-row';
+export { ACCOUNT_COLUMNS, PERSON_STATES } from './person-row';
 export { PersonDirectory, identificationBucket, type PersonColumn, type PersonKeyOf } from './person-directory';
 export { passwordChangeReason, type PasswordState } from './persons/password-state';
 export { PendingPasswords, PENDING_PASSWORD_HOURS, randomPassword, type PendingPasswordRow } from './persons/pending-passwords';
@@ -24,7 +24,7 @@ export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from
 export { policies, personNotFound, personRow, type DeferredTarget, type PersonRead } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
-export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed } from './person-queries';
+export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed, inPersonState, deactivatedPersons } from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 /** Persons' contacts and nearest managers, for notices about many persons (an event's cancellation). */
 export { PersonManagers, type PersonContact } from './person-managers';
@@ -43,6 +43,8 @@ export {
 } from './persons/person-changes';
 export { PersonChangeRecorder } from './persons/person-change-recorder';
 export { PersonAnonymiser, erasedUserName } from './persons/person-anonymiser';
+/** Deactivated accounts: the 401 that names it, for the login, session, sign-on hash and SWT checks. */
+export { accountDeactivated, deactivationText, isDeactivated, personStateParam } from './persons/person-lifecycle';
 /** For its routes (src/routes/people) and the flows: views and input of persons, organisations. */
 export { PersonView, presentPersonSimple, presentPersonFull } from './persons/person.presenter';
 export { PersonCreateData, PersonUpdateData, PROFILE_COLUMNS } from './persons/person-data.schema';

@@ -6,7 +6,7 @@ import { PersonDirectory } from './person-directory';
 import { OrganisationManagersRepository } from './organisations/organisation-managers.repository';
 
 /** The person a call acts on, as the one target resolution hands it out. */
-export const TARGET_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'email', 'mobile', 'organisation_id', 'birthdate'] as const;
+export const TARGET_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'email', 'mobile', 'organisation_id', 'birthdate', 'deactivated_at'] as const;
 export type TargetPerson = Pick<PersonRow, (typeof TARGET_COLUMNS)[number]>;
 
 /**

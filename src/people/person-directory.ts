@@ -2,7 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TENANT_DB } from '../platform/tokens';
 import type { TenantDb } from '../platform/tenant-scope/tenant-db';
-import type { PersonKey, PersonRow } from './person-row';
+import type { PersonKey, PersonRow, PersonState } from './person-row';
+import { inPersonState } from './person-queries';
 import { personsInSubtree } from './organisations/organisation-tree';
 
 export type PersonColumn = keyof PersonRow;
@@ -43,7 +44,7 @@ export class PersonDirectory {
       .limit(5);
   }
 
-  /** E-mail of the nearest manager above the person: their organisation first, then its ancestors. */
+  /** E-mail of the nearest active manager above the person: their organisation first, then its ancestors (a deactivated manager gets no copy). */
   async managerEmail(person: Pick<PersonRow, 'id' | 'organisation_id'>): Promise<string | null> {
     if (person.organisation_id === null) return null;
     const r = await this.db.raw<{ rows: { email: string }[] }>(
@@ -54,7 +55,7 @@ export class PersonDirectory {
        select p.email from up
          join ?? om on om.organisation_id = up.id
          join ?? p on p.id = om.person_id
-       where coalesce(p.email, '') <> '' and p.id <> ?
+       where coalesce(p.email, '') <> '' and p.id <> ? and p.deactivated_at is null
        order by up.depth, p.id
        limit 1`,
       [
@@ -69,9 +70,14 @@ export class PersonDirectory {
     return r.rows[0]?.email ?? null;
   }
 
-  /** Ids of the persons in the organisation and every organisation below it, ascending. */
-  async idsInSubtree(organisationId: number): Promise<number[]> {
-    const rows: { id: number }[] = await this.db.table('persons').whereIn('id', personsInSubtree(this.db, organisationId) as any).orderBy('id').select('id');
+  /** Ids of the persons in the organisation and every organisation below it, ascending; the active ones unless `state` says otherwise. */
+  async idsInSubtree(organisationId: number, state: PersonState = 'active'): Promise<number[]> {
+    const rows: { id: number }[] = await this.db
+      .table('persons as p')
+      .whereIn('p.id', personsInSubtree(this.db, organisationId) as any)
+      .modify(inPersonState('p', state))
+      .orderBy('p.id')
+      .select('p.id');
     return rows.map((r) => r.id);
   }
 

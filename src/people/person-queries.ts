@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TenantDb } from '../platform/tenant-scope/tenant-db';
+import type { PersonState } from './person-row';
 
 /*
  * How other modules' queries reach persons and organisations: these functions name the tables,
@@ -45,4 +46,20 @@ export function personNamed(db: TenantDb, userName: string, columns: readonly st
 /** The persons whose user name is among `userNames` (a sub-query of user names, e.g. from a CTE), the columns asked for. */
 export function personsNamedIn(db: TenantDb, userNames: Knex.Raw, columns: readonly string[]): Knex.QueryBuilder {
   return db.table('persons').select(columns).whereIn('user_name', userNames as any);
+}
+
+/**
+ * Narrows a query that joined persons as `alias` (joinPersons) to the persons in `state`: active
+ * (not deactivated, the default of every list), deactivated, or all. For `q.modify(...)`.
+ */
+export function inPersonState(alias: string, state: PersonState = 'active'): (q: Knex.QueryBuilder) => void {
+  return (q) => {
+    if (state === 'active') q.whereNull(`${alias}.deactivated_at`);
+    else if (state === 'deactivated') q.whereNotNull(`${alias}.deactivated_at`);
+  };
+}
+
+/** Ids of the deactivated persons, a self-contained sub-query (e.g. `whereNotIn('pc.person_id', ...)`: reminders leave them out). */
+export function deactivatedPersons(db: TenantDb): Knex.QueryBuilder {
+  return db.table('persons').select('id').whereNotNull('deactivated_at');
 }

@@ -30,13 +30,22 @@ export interface PersonRow {
   superadmin: boolean;
   password_changed_at: Date | null;
   must_change_password: PasswordChangeReason | null;
+  /** When the person was deactivated (a leaver: no login, left out of lists); null while active. */
+  deactivated_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** The columns a Principal is built from. */
-export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password'] as const;
+export const ACCOUNT_COLUMNS = ['id', 'user_name', 'superuser', 'organisation_id', 'password_changed_at', 'must_change_password', 'deactivated_at'] as const;
 export type AccountRow = Pick<PersonRow, (typeof ACCOUNT_COLUMNS)[number]>;
+
+/**
+ * Which persons a list shows: the active ones (the default), the deactivated ones, or all
+ * (GET /api/persons, organisation persons, participants, the competence level's `state`).
+ */
+export const PERSON_STATES = ['active', 'deactivated', 'all'] as const;
+export type PersonState = (typeof PERSON_STATES)[number];
 
 /** A person named by id or by user name. */
 export type PersonKey = Pick<PersonRow, 'id'> | Pick<PersonRow, 'user_name'>;

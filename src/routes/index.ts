@@ -13,6 +13,7 @@ import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
 import { configItemRoutes } from './tenancy/config-items.routes';
 import { personRoutes } from './people/persons.routes';
 import { privacyRoutes } from './people/privacy.routes';
+import { personLifecycleRoutes } from './people/person-lifecycle.routes';
 import { organisationRoutes } from './people/organisations.routes';
 import { organisationMemberRoutes } from './people/organisation-members.routes';
 import { organisationManagerRoutes } from './people/organisation-managers.routes';
@@ -45,7 +46,7 @@ import { importRoutes } from './tenancy/imports.routes';
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
-export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
+export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
   ...competenceRoutes,
   ...catalogueTreeRoutes,

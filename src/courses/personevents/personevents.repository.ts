@@ -57,6 +57,21 @@ export class PersonEventsRepository {
     return live?.id;
   }
 
+  /**
+   * The person's live places (seat or wait list) in events that start after `now`, by event id:
+   * what a deactivation ends (events under way and past ones stay as they are, history).
+   */
+  async liveUpcoming(personId: number, now: Date): Promise<{ id: number; event_id: number }[]> {
+    return this.db
+      .table('person_events as pe')
+      .join('events as e', 'e.id', 'pe.event_id')
+      .where('pe.person_id', personId)
+      .whereNot('pe.status', 'signed_off')
+      .where('e.starts_at', '>', now)
+      .orderBy([{ column: 'pe.event_id' }, { column: 'pe.id' }])
+      .select('pe.id', 'pe.event_id');
+  }
+
   async insert(row: { person_id: number; event_id: number; status: 'signed_on' | 'waitlist'; order_id: number | null }): Promise<number> {
     const [created] = await this.db.table('person_events').insert(row).returning('id');
     return created.id;

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiError } from '../../platform/errors/api-error';
 import { verifyAgainstDummy, verifyPassword } from '../../platform/auth/password-hasher';
-import { PendingPasswords, PersonCredentials } from '../../people';
+import { PendingPasswords, PersonCredentials, accountDeactivated, isDeactivated } from '../../people';
 import { LoginService, LoginThrottle } from '../../identity';
 import { PrincipalLoader } from './principal-loader';
 
@@ -44,6 +44,11 @@ export class LoginFlow {
       throw new ApiError(401, 'wrong user name or password');
     }
     await this.throttle.succeeded(userName, ip);
+    // Said only after the right password: a guesser learns nothing of the account's state.
+    if (isDeactivated(row)) {
+      await this.logins.record('login.failed', userName, ip, { reason: 'deactivated' });
+      throw accountDeactivated(row.user_name);
+    }
     if (mailed) {
       await this.pending.promote(row.id, mailed);
       row.must_change_password = 'sent_by_mail';

@@ -3,12 +3,12 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { PrincipalCache } from '../../platform/auth/principal-cache';
-import { ACCOUNT_COLUMNS, PersonDirectory, passwordChangeReason, type AccountRow } from '../../people';
+import { ACCOUNT_COLUMNS, PersonDirectory, accountDeactivated, isDeactivated, passwordChangeReason, type AccountRow } from '../../people';
 
 /**
  * Builds the request's Principal from a person of the request's tenant. The account row comes
  * from PrincipalCache when it can (principal-cache.ts: pushed invalidation), so a logged-in
- * request reads no person before its own work.
+ * request reads no person before its own work. A deactivated account is a 401 naming it.
  */
 @injectable()
 export class PrincipalLoader {
@@ -20,6 +20,9 @@ export class PrincipalLoader {
 
   async byId(personId: number, via: Principal['via'], sessionId?: string): Promise<Principal | null> {
     const row = await this.cache.get(this.tenant, personId, () => this.persons.find({ id: personId }, ACCOUNT_COLUMNS));
+    // A deactivation ends the sessions after its commit; should one outlive that (Redis away), the
+    // account itself refuses it. The cached row goes on every process at the commit (principal_changed).
+    if (row && isDeactivated(row)) throw accountDeactivated(row.user_name);
     return row ? this.toPrincipal(row, via, sessionId) : null;
   }
 

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TenantDataCache } from '../../platform/cache/tenant-data-cache';
-import { ACCOUNT_COLUMNS, PersonDirectory, type AccountRow } from '../../people';
+import { ACCOUNT_COLUMNS, PersonDirectory, deactivationText, isDeactivated, type AccountRow } from '../../people';
 import { SwtRejected, identifierOf, type SwtIdentifier } from '../../identity';
 
 /** Finds the existing person an SWT token names (identity reads the token, people has the person); users are never created on the fly. */
@@ -14,10 +14,15 @@ export class SwtUserFinder {
     @inject(TenantDataCache) private readonly cache: TenantDataCache,
   ) {}
 
-  /** The account row itself, so the principal needs no second query; unchanged accounts none at all (TenantDataCache). */
+  /**
+   * The account row itself, so the principal needs no second query; unchanged accounts none at all
+   * (TenantDataCache, fresh by the persons change notices). A deactivated person is refused.
+   */
   async account(params: Map<string, string>): Promise<AccountRow> {
     const id = identifierOf(params, this.tenant);
-    return this.cache.get(this.tenant, `swt-account\u0000${id.kind}\u0000${id.value}`, () => this.find(id));
+    const row = await this.cache.get(this.tenant, `swt-account\u0000${id.kind}\u0000${id.value}`, () => this.find(id));
+    if (isDeactivated(row)) throw new SwtRejected('user', deactivationText(row.user_name));
+    return row;
   }
 
   private async find(id: SwtIdentifier): Promise<AccountRow> {

@@ -9,7 +9,7 @@ import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { PersonEventsRepository, isoDateTime, type EventRow } from '../../courses';
 import { heldRegistrations } from '../../catalogue';
-import { joinOrganisations, joinPersons, OrganisationDirectory, organisationSubtree, PersonAccess } from '../../people';
+import { inPersonState, joinOrganisations, joinPersons, OrganisationDirectory, organisationSubtree, PersonAccess, type PersonState } from '../../people';
 import { CompetenceAuthoring } from '../catalogue/competence-authoring-access';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
@@ -42,6 +42,8 @@ export interface ParticipantFilters {
   met?: boolean;
   organisation_id?: number;
   recursive?: boolean;
+  /** Whose places: active persons (default), deactivated ones, or all. */
+  state?: PersonState;
 }
 
 /**
@@ -94,7 +96,7 @@ export class ParticipantsFlow {
 
   async list(user: Principal, event: EventRow, f: ParticipantFilters, paging: Paging): Promise<Record<string, unknown>[]> {
     const scope = await this.scope(user, event, f.organisation_id);
-    const q = this.base(event, f);
+    const q = this.base(event, f).modify(inPersonState('p', f.state));
     if (scope !== 'all') q.whereIn('p.organisation_id', [...scope]);
     if (f.organisation_id !== undefined) {
       if (f.recursive) q.whereIn('p.organisation_id', organisationSubtree(this.db, f.organisation_id) as any);
@@ -104,7 +106,7 @@ export class ParticipantsFlow {
     return rows.map(presentParticipant);
   }
 
-  /** Superuser, the person's manager, self (and the event's instructor, superadmins, the competence's owner). */
+  /** Superuser, the person's manager, self (and the event's instructor, superadmins, the competence's owner); a deactivated person too (named, not listed). */
   async one(user: Principal, event: EventRow, userName: string): Promise<Record<string, unknown>> {
     const person = await this.access.target(user, userName);
     // who sees every participant sees this one; anyone else as for the person

@@ -6,7 +6,7 @@ import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { TenantClock } from '../../platform/time/tenant-clock';
-import { PersonListScope, PersonsRepository, presentPersonSimple, type OrganisationScopeQuery } from '../../people';
+import { PersonListScope, PersonsRepository, presentPersonSimple, type OrganisationScopeQuery, type PersonState } from '../../people';
 import { PersonRolesStore, Qualifications, heldRolesJson, personsHoldingCompetence, personsHoldingRoles } from '../../catalogue';
 import { Attendance, personsAttending } from '../../courses';
 import { PersonViews } from './person-views';
@@ -16,6 +16,8 @@ export interface PersonListQuery extends OrganisationScopeQuery {
   event_id?: number;
   has_competence_ids?: number[];
   role_ids?: number[];
+  /** active (default), deactivated or all. */
+  state?: PersonState;
 }
 
 /**
@@ -43,6 +45,7 @@ export class ListPersonsFlow {
       throw ApiError.malformed('has_competence_ids', 'cannot be combined with event_id');
     }
     const filter = await this.scope.filter(user, query);
+    filter.state = query.state ?? 'active';
     if (query.event_id !== undefined) {
       await requireKnown('event', [query.event_id], (ids) => this.attendance.missing(ids));
       filter.personIds.push(personsAttending(this.db, query.event_id));

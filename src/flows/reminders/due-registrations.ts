@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { expiringRegistrations } from '../../catalogue';
+import { deactivatedPersons } from '../../people';
 import { reachedThreshold, withoutReminder, type DueRegistration, type RegistrationColumns } from '../../messaging';
 
 /*
@@ -14,11 +15,12 @@ const REGISTRATION: RegistrationColumns = { id: 'pc.id', validUntil: 'pc.valid_u
 
 /**
  * Registrations due a reminder: expiring within the largest threshold, and their reached threshold
- * (and every smaller one) without a reminder row yet. The scan's read and the batched check of which
+ * (and every smaller one) without a reminder row yet, of persons not deactivated (people's
+ * `deactivatedPersons`: a leaver is reminded of nothing; reactivated, they are again). The scan's read and the batched check of which
  * tenants have anything due (reminder-candidates.ts) share it, so they cannot disagree.
  */
 export function dueRegistrations(db: TenantDb, today: string, thresholds: readonly number[]): Knex.QueryBuilder {
-  return withoutReminder(expiringRegistrations(db, today, Math.max(...thresholds)), db, REGISTRATION, thresholds, today);
+  return withoutReminder(expiringRegistrations(db, today, Math.max(...thresholds)), db, REGISTRATION, thresholds, today).whereNotIn('pc.person_id', deactivatedPersons(db));
 }
 
 /**

@@ -75,7 +75,9 @@ export class SignOnFlow {
    * facts and the insert they allow are one statement (JoinCheckRepository.prefetchAndSignOn).
    * The answer is built from what is known, so nothing is read after the commit.
    */
-  async signOn(person: JoinPerson, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
+  async signOn(person: JoinPerson & { deactivated_at?: Date | null }, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
+    // the route's rule read the person: a leaver takes no new places (PersonLifecycleFlow ended their coming ones)
+    if (person.deactivated_at) throw new ApiError(409, `cannot sign ${person.user_name} on: the person is deactivated`);
     const orders = this.tenant.config.get('order_system.enabled');
     const notes: string[] = [];
     if (!orders && (order.order_id !== undefined || order.order_reference !== undefined)) {

@@ -49,12 +49,14 @@ export const PersonView = z
       .nullable()
       .optional()
       .describe('why the person must choose a new password before anything else (418); null when not (full view)'),
+    deactivated: z.boolean().optional().describe('the person is deactivated: cannot log in, left out of lists unless state=deactivated or all (full view)'),
+    deactivated_at: isoDateTime().nullable().optional().describe('ISO 8601 date-time of the deactivation; null while active (full view)'),
     created_at: isoDateTime().optional(),
     updated_at: isoDateTime().optional(),
   })
   .describe(
     'Person. Simple view: person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code; ' +
-      'full view adds every other stored field, organisation, roles, manages and the password state. Password hashes are never shown.',
+      'full view adds every other stored field, organisation, roles, manages, the password state and deactivated / deactivated_at. Password hashes are never shown.',
   );
 
 /** List view: who the person is and how to reach them. */
@@ -98,6 +100,8 @@ export function presentPersonFull(p: PersonRow, d: PersonDetails, maxAgeDays: nu
     manages: d.manages.map((o) => ({ organisation_id: o.id, name: o.name })),
     password_changed_at: p.password_changed_at,
     must_change_password: passwordChangeReason(p, maxAgeDays),
+    deactivated: p.deactivated_at !== null,
+    deactivated_at: p.deactivated_at,
     created_at: p.created_at,
     updated_at: p.updated_at,
   };

@@ -4,7 +4,8 @@ import { TENANT_DB } from '../../platform/tokens';
 import { missingIds, type TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
-import type { PersonKey, PersonRow } from '../person-row';
+import type { PersonKey, PersonRow, PersonState } from '../person-row';
+import { inPersonState } from '../person-queries';
 
 /** A role as a person's full view shows it. */
 export interface RoleShown {
@@ -35,13 +36,15 @@ export interface PersonFilter {
   visibleOrganisationIds?: number[];
   /** Self-contained sub-queries selecting person ids (signed on to an event, holds a competence, ...): each must contain the person. */
   personIds: Knex.QueryBuilder[];
+  /** Active persons only unless asked otherwise (deactivated, all). */
+  state?: PersonState;
 }
 
 const TEXT_COLUMNS = [
   'user_name', 'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'extern_person_id', 'address', 'postcode',
   'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
 ];
-const OTHER_COLUMNS = ['organisation_id', 'superuser', 'superadmin', 'password_changed_at', 'must_change_password', 'created_at', 'updated_at'];
+const OTHER_COLUMNS = ['organisation_id', 'superuser', 'superadmin', 'password_changed_at', 'must_change_password', 'deactivated_at', 'created_at', 'updated_at'];
 
 /** What the simple view shows: a list of them selects nothing else (no dates to parse, less to send). */
 export const SIMPLE_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'jobtitle', 'email', 'mobile', 'organisation_id', 'employee_code'] as const;
@@ -118,6 +121,7 @@ export class PersonsRepository {
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
     for (const ids of filter.personIds) q.whereIn('p.id', ids);
+    q.modify(inPersonState('p', filter.state));
     return q.limit(page.limit).offset(page.offset);
   }
 
@@ -127,6 +131,22 @@ export class PersonsRepository {
     // the row's two columns stand in for persons as p, so the same sub-selects serve
     const one = this.db.raw('(select ?::integer as id, ?::integer as organisation_id) as p', [p.id, p.organisation_id]);
     return this.db.builder.select(this.detailColumns(roles)).from(one).first();
+  }
+
+  /**
+   * The person's row, locked for the rest of the transaction (a deactivation or reactivation queues
+   * here). FOR NO KEY UPDATE, as an UPDATE locks: inserts that refer to the person (a sign-on) are not held up.
+   */
+  findForUpdate(id: number): Promise<PersonRow | undefined> {
+    return this.select().where('p.id', id).forNoKeyUpdate().first();
+  }
+
+  /**
+   * Deactivates (`by`: the person who did it) or reactivates (`by` null) the person; answers the row
+   * as it is now. Only the lifecycle flow calls it, in its transaction, on a row it locked.
+   */
+  setDeactivated(id: number, at: Date | null, by: number | null): Promise<PersonRow | undefined> {
+    return this.update(id, { deactivated_at: at, deactivated_by: at === null ? null : by });
   }
 
   /** Inserts the person and answers the new row. */

@@ -24,6 +24,8 @@ export const SECURITY_EVENT_TYPES = [
   'operator.suspended',
   'operator.resumed',
   'person.erased',
+  'person.deactivated',
+  'person.reactivated',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',

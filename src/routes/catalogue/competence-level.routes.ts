@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
-import { policies, type TargetPerson } from '../../people';
+import { personStateParam, policies, type TargetPerson } from '../../people';
 import { CompetenceLevelFlow } from '../../flows/catalogue/competence-level';
 
 /** Percent of required competences held, rounded down; nothing required counts as 100. */
@@ -29,16 +29,17 @@ export const competenceLevelRoutes = [
     description:
       'For a person: required = distinct active competences mandatory for any of their roles, fulfilled = how many of them are held now; ' +
       'competence_level = floor(100 * fulfilled / required), 100 when nothing is required. For organisation_id (superuser or its manager): ' +
-      'the persons of the organisation and every unit below, summing required and fulfilled over them (each person-competence pair weighs the same).',
+      'the persons of the organisation and every unit below, summing required and fulfilled over them (each person-competence pair weighs the same); ' +
+      'state: active (default) leaves deactivated persons out, deactivated counts only them, all both. A person named by user_name is counted whatever their state.',
     output: z.union([
       z.object({ user_name: z.string(), ...counts }),
-      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below'), ...counts }),
+      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below (as state selects them)'), ...counts }),
     ]),
-    input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), ...fieldsShape }),
+    input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), state: personStateParam, ...fieldsShape }),
     async handler(ctx, input) {
       const levels = ctx.resolve(CompetenceLevelFlow);
       if (input.organisation_id !== undefined) {
-        const c = await levels.ofOrganisation(input.organisation_id);
+        const c = await levels.ofOrganisation(input.organisation_id, input.state);
         return {
           items: [{ organisation_id: input.organisation_id, persons: c.persons, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }],
         };

@@ -3,7 +3,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import { defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService } from '../../courses';
-import { policies } from '../../people';
+import { personStateParam, policies } from '../../people';
 import { ParticipantView, ParticipantsFlow } from '../../flows/participants/participants';
 import { eventAuthor } from '../../flows/events/event-access';
 import { RecordResultsFlow } from '../../flows/participants/record-results';
@@ -29,6 +29,7 @@ const listInput = z.object({
   met: p.bool().optional(),
   organisation_id: p.id().optional(),
   recursive: p.bool().optional(),
+  state: personStateParam,
   ...pagingShape,
   ...viewShape,
 });
@@ -45,7 +46,8 @@ const list = (resource: string, path: string, summary: string) =>
       'anyone else 403. waitlist, passed and met filter when given (unset returns both): passed=1 those whose result reached the pass mark, passed=0 the rest (below it or not assessed); ' +
       'met=1 those recorded as attended, met=0 the rest. Sorted: seats first, then by sign-on time. ' +
       "A module event's participants are its course event's signed-on persons, each with their result at the module event. " +
-      "met, passed (0-100), pass_reached, grade and comments are the result as recorded with PUT /api/participants; holds_competence: the person holds the event's competence now (current registration, passed > 0, still valid in the tenant's time zone).",
+      "met, passed (0-100), pass_reached, grade and comments are the result as recorded with PUT /api/participants; holds_competence: the person holds the event's competence now (current registration, passed > 0, still valid in the tenant's time zone). " +
+      'state: active (default) leaves deactivated persons out (their places in events not started yet were ended; those in earlier events stay), deactivated lists only them, all both.',
     input: listInput,
     output: ParticipantView,
     async handler(ctx, input) {

@@ -43,7 +43,7 @@ export const signonRoutes = [
       'The check uses the hash up (single use), so a replayed URL fails; a client that wants both this check and GET /api/validate logs in twice.',
     input: z.object({ user_id: p.id(), hash }),
     async handler(ctx, input) {
-      await ctx.resolve(SignonService).checkAuthToken(input.user_id, input.hash);
+      await ctx.resolve(SignOnWithHashFlow).checkAuthToken(input.user_id, input.hash);
       return { body: { valid: true, message: `the token is valid for user_id ${input.user_id}` } };
     },
   }),

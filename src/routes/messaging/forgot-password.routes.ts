@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
-import { identificationBucket, PersonDirectory } from '../../people';
+import { identificationBucket, isDeactivated, PersonDirectory } from '../../people';
 import { MailNewPasswordFlow } from '../../flows/passwords/mail-new-password';
 import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit/tenant-rate-limiter';
 import { policies } from '../../people';
@@ -26,16 +26,17 @@ export const forgotPasswordRoutes = [
       'logging in with the current one discards it, so a stranger requesting resets locks nobody out. The identification is a user name, else an e-mail ' +
       '(any case) or a mobile. The password is generated when the mail is sent and only its hash is stored. ' +
       'Per tenant and hour at most 30 requests from one client address and 5 for one identification (a mobile with any spacing ' +
-      'or dashes, an e-mail address in any case, count as one); beyond that errorcode 429 with Retry-After (seconds).',
+      'or dashes, an e-mail address in any case, count as one); beyond that errorcode 429 with Retry-After (seconds). A deactivated person gets no mail (same answer).',
     input: z.object({ identification: p.string(320).min(1, 'must not be empty') }),
     async handler(ctx, input) {
       const limiter = ctx.resolve(TenantRateLimiter);
       // Both limits count before the lookup, so a 429 says nothing about the account.
       await limiter.hit(PER_ADDRESS, ctx.ip);
       await limiter.hit(PER_IDENTIFICATION, identificationBucket(input.identification));
-      const people = await ctx.resolve(PersonDirectory).byIdentification(input.identification, ['id']);
+      const people = await ctx.resolve(PersonDirectory).byIdentification(input.identification, ['id', 'deactivated_at']);
       const mailer = ctx.resolve(MailNewPasswordFlow);
-      for (const person of people) await mailer.send(person.id, 'forgot_password');
+      // a deactivated person could not log in with it: no mail (the answer is the same)
+      for (const person of people) if (!isDeactivated(person)) await mailer.send(person.id, 'forgot_password');
       return { body: { valid: true, message: ANSWER } };
     },
   }),

@@ -15,7 +15,7 @@ export const organisationMemberRoutes = [
     summary: 'Members of an organisation, as GET /api/persons with organisation_id. Security: superuser, manager of it',
     description:
       'Direct members; recursive=1 adds the members of every sub-organisation. Filters (role_ids, event_id, has_competence_ids), paging and order ' +
-      '(lastname, firstname, id) as GET /api/persons; simple view by default.',
+      '(lastname, firstname, id) as GET /api/persons; simple view by default. state: active (default), deactivated or all, as GET /api/persons.',
     input: z.object({ organisation_id: p.id(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {

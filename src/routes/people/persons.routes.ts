@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
 import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
-import { OwnViewCache, PersonCreateData, PersonUpdateData, PersonView, personRow, policies } from '../../people';
+import { OwnViewCache, PersonCreateData, PersonUpdateData, PersonView, personRow, personStateParam, policies } from '../../people';
 import { cachedRead } from '../../platform/cache/cached-read';
 import { PersonViews, personWithDetails } from '../../flows/persons/person-views';
 import { ListPersonsFlow } from '../../flows/persons/list-persons';
@@ -24,6 +24,7 @@ export const personListShape = {
   event_id: p.id().optional(),
   has_competence_ids: p.idList().optional(),
   role_ids: p.idList().optional(),
+  state: personStateParam,
   ...pagingShape,
   ...viewShape,
 };
@@ -71,7 +72,8 @@ export const personRoutes = [
       'event_id cannot be combined with has_competence_ids (420). Not shown in the spec, decided: a manager without organisation_id ' +
       'gets the persons of all subtrees they manage; event_id includes the wait list and excludes signed-off persons; ' +
       'ids that match nothing are a 404; order lastname, firstname, id; simple view by default. has_competence_ids: a current registration ' +
-      '(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant\'s time zone. A person who manages nothing: 403.',
+      '(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant\'s time zone. A person who manages nothing: 403. ' +
+      'state: active (default) leaves deactivated persons out, deactivated lists only them, all lists both (the full view shows deactivated and deactivated_at).',
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {

@@ -167,6 +167,7 @@ export class DataImport {
         password_hash: hashes[i],
         password_changed_at: p.password_changed_at ?? new Date(),
         must_change_password: p.must_change_password ?? null,
+        deactivated_at: p.deactivated === false || !(p.deactivated || p.deactivated_at) ? null : (p.deactivated_at ?? new Date()),
         birthdate: p.birthdate ?? null,
         superuser: p.superuser ?? false,
         superadmin: p.superadmin ?? false,

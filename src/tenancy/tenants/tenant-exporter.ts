@@ -187,6 +187,8 @@ class Snapshot {
           manages: managesOf(p.id),
           password_changed_at: isoTime(p.password_changed_at) ?? undefined,
           must_change_password: p.must_change_password,
+          deactivated: p.deactivated_at ? true : undefined,
+          deactivated_at: isoTime(p.deactivated_at) ?? undefined,
         });
       }),
       events: this.tree(events, (e) => ({

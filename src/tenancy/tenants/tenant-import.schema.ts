@@ -187,6 +187,9 @@ const Person = z
     manages: z.array(ref).optional(),
     password_changed_at: isoDateTime.optional(),
     must_change_password: z.enum(['expired', 'changed_by_other', 'sent_by_mail']).optional(),
+    /** A deactivated person (issue 36): no login, left out of lists; deactivated_at when it happened (default: the import's moment). */
+    deactivated: z.boolean().optional(),
+    deactivated_at: isoDateTime.optional(),
   })
   .extend(Object.fromEntries(PERSON_TEXT_FIELDS.map((f) => [f, z.string().optional()])) as Record<
     (typeof PERSON_TEXT_FIELDS)[number],

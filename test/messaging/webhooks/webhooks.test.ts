@@ -119,8 +119,12 @@ describe('webhook deliveries', () => {
     await db.table('person_events').insert({ person_id: await idOf(t, acme, 'persons', { user_name: 'siri' }), event_id: past.id, status: 'signed_on' });
     ok(await admin.put(`/api/participants/${past.id}/siri`).send({ met: 1, passed: 40 }));
 
+    // the person lifecycle (issue 36): deactivated, reactivated
+    ok(await admin.put('/api/persons/wendy/deactivate'));
+    ok(await admin.put('/api/persons/wendy/reactivate'));
+
     // issue 36's types are added here as their producers land
-    const ISSUE_36 = ['person.deactivated', 'person.reactivated'];
+    const ISSUE_36: string[] = [];
     const expected = OUTBOUND_EVENT_TYPES.filter((ty) => !ISSUE_36.includes(ty));
     const got = await waitFor('all event types', () => {
       const types = new Set(receiver.at(path).map((r) => r.body.type));
@@ -142,6 +146,8 @@ describe('webhook deliveries', () => {
     const one = (type: string) => got.find((r) => r.body.type === type)!.body.data;
     expect(one('person.created')).toMatchObject({ user_name: 'wendy', email: 'wendy@acme.example', organisation_id: org });
     expect(one('person.updated')).toMatchObject({ user_name: 'wendy', firstname: 'Wendy', changed: ['firstname'] });
+    expect(one('person.deactivated')).toMatchObject({ user_name: 'wendy', organisation_id: org, deactivated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(one('person.reactivated')).toMatchObject({ user_name: 'wendy', organisation_id: org });
     expect(one('personcompetence.registered')).toMatchObject({ user_name: 'ola', competence_id: course, title: 'Leadership 101', date: '2030-01-15', registered_by: 'admin' });
     expect(one('personcompetence.deleted')).toMatchObject({ user_name: 'ola', competence_id: course });
     // deliveries run in parallel: arrival order is not creation order
