@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asAcme } from '../support/login';
-import { acmeIds, csv, importAndWait, tenantDb, upload, useImportBed } from './import-support';
+import { acmeIds, csv, importAndWait, tenantDb, upload, useImportBed, waitForImport } from './import-support';
 
 // small limits, so that a too large file is small
 const bed = useImportBed({ IMPORT_MAX_ROWS: '20', IMPORT_MAX_BYTES: '4096', IMPORT_BATCH_ROWS: '7' });
@@ -38,5 +38,29 @@ describe('import limits and webhooks', () => {
     const events = await db.table('webhook_events').where({ type: 'person.created' }).select('body');
     expect(events).toHaveLength(20);
     expect(events.map((e: any) => JSON.parse(e.body).data.user_name).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `lim${i}`).sort());
+  });
+});
+
+describe('deactivate_missing', () => {
+  it('deactivates every active person the file does not name (failed rows count as named; never the caller), as PUT .../deactivate does', async () => {
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
+    const db = tenantDb(bed.t, bed.acme);
+    const active = async () => (await db.table('persons').whereNull('deactivated_at').pluck('user_name')).sort();
+    const before = await active();
+    expect(before).toEqual(expect.arrayContaining(['admin', 'kari', 'ola', 'nils', 'siri']));
+    // ola by user name, nils's row fails (bad e-mail) but names him, admin is the caller
+    const file = csv([['user_name', 'email'], ['ola', 'ola@acme.example'], ['nils', 'not-an-address']]);
+    const wrongType = await upload(admin, 'organisations', 'extern_organisation_id,name\nX,Y\n', { extra: '&deactivate_missing=1' });
+    expect(wrongType.body).toMatchObject({ errorcode: 420, message: 'malformed parameter deactivate_missing: applies to persons imports only' });
+    const dry = await upload(admin, 'persons', file, { dryRun: true, extra: '&deactivate_missing=1' });
+    expect(dry.body.imports[0]).toMatchObject({ deactivate_missing: true, unchanged: 1, failed: 1, deactivated: before.length - 3 });
+    expect(await active()).toEqual(before);
+    const res = await upload(admin, 'persons', file, { extra: '&deactivate_missing=1' });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const { view } = await waitForImport(admin, res.body.imports[0].import_id);
+    expect(view).toMatchObject({ state: 'finished', deactivate_missing: true, unchanged: 1, failed: 1, deactivated: before.length - 3 });
+    expect(await active()).toEqual(['admin', 'nils', 'ola']);
+    const audit = await db.table('audit_log').where({ type: 'person.deactivated', subject: 'kari' }).first('actor', 'details');
+    expect(audit).toMatchObject({ actor: 'admin', details: expect.objectContaining({ via: 'import' }) });
   });
 });

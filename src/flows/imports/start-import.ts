@@ -98,6 +98,5 @@ export class StartImportFlow {
   private checkOptions(req: ImportRequest): void {
     if (!req.deactivateMissing) return;
     if (req.type !== 'persons') throw ApiError.malformed('deactivate_missing', 'applies to persons imports only');
-    this.deactivation.assertAvailable();
   }
 }

@@ -79,10 +79,10 @@ export const importRoutes = [
       'Otherwise 202 with the import (state queued): a background job writes the rows in batches of IMPORT_BATCH_ROWS (default 500), each batch one ' +
       'transaction (a batch that fails is written row by row, so one bad row costs only itself); GET /api/imports/[import_id] shows rows_done of ' +
       'rows_total, then the counts and the failed rows. Importing the same file again changes nothing (all unchanged). deactivate_missing=1 ' +
-      '(persons only): afterwards every active person the file does not name is deactivated, never the caller (501 while person deactivation is ' +
-      'not available on the server). Limits: IMPORT_MAX_BYTES (default 20 MiB) and IMPORT_MAX_ROWS data rows (default 100,000); larger: 413. ' +
+      '(persons only): afterwards every active person the file does not name (by user_name or extern_person_id, failed rows included) ' +
+      'is deactivated as PUT /api/persons/[user_name]/deactivate does it, never the caller; a dry run gives their number as deactivated. Limits: IMPORT_MAX_BYTES (default 20 MiB) and IMPORT_MAX_ROWS data rows (default 100,000); larger: 413. ' +
       'An Idempotency-Key covers the query parameters, not the file. Audited: import.started, import.finished. ' + TYPES_TEXT,
-    errors: [413, 501],
+    errors: [413],
     input: Query,
     body: {
       description: 'the file and the options',
