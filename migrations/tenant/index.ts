@@ -20,6 +20,7 @@ import * as m170 from './170_catalogue_authoring';
 import * as m180 from './180_calendar_authoring';
 import * as m190 from './190_results';
 import * as m210 from './210_person_lifecycle';
+import * as m220 from './220_imports';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -44,4 +45,5 @@ export const tenantMigrations: Migration[] = [
   { name: '180_calendar_authoring', up: m180.up },
   { name: '190_results', up: m190.up },
   { name: '210_person_lifecycle', up: m210.up },
+  { name: '220_imports', up: m220.up },
 ];

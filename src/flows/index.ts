@@ -9,6 +9,7 @@ import { SessionAuthScheme } from './identity/session-auth-scheme';
 import { SwtAuthScheme } from './identity/swt-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
+import { registerImportFlows } from './imports/imports.registration';
 import { SurveyAnswerData } from './surveys/survey-answer-personal-data';
 import { RegistrationPersonData } from './registrations/registration-personal-data';
 
@@ -19,6 +20,7 @@ export function registerFlows(c: DependencyContainer): void {
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
   registerMessageFlows(c);
   registerReminderFlows(c);
+  registerImportFlows(c);
   // Survey answers in the GDPR export carry their survey's title (catalogue), so their holder is a flow.
   c.register(PERSON_DATA, { useClass: SurveyAnswerData });
   // Registrations in the GDPR export carry their registrar's user name (people), so their holder is a flow.

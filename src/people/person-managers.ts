@@ -14,7 +14,8 @@ export interface PersonContact {
  * cancellation). A person's manager is PersonAccess's: whoever manages the person's organisation or
  * one above it. A notice copies the **nearest** of them: the managers of the person's own
  * organisation, else of the nearest organisation above it that has one (the person themself never
- * counts), as the expiry reminder's manager copy does (PersonDirectory.managerEmail).
+ * counts), as the expiry reminder's manager copy does (PersonDirectory.managerEmail). A deactivated
+ * manager is no manager here: the copy goes to the nearest active ones.
  */
 @injectable()
 export class PersonManagers {
@@ -39,13 +40,14 @@ export class PersonManagers {
        managing as (
          select up.person_id, om.person_id as manager_id, up.depth from up
            join ?? om on om.organisation_id = up.organisation_id
+           join ?? mp on mp.id = om.person_id and mp.deactivated_at is null
           where om.person_id <> up.person_id),
        nearest as (
          select distinct on (person_id, manager_id) person_id, manager_id, depth from managing m
           where depth = (select min(depth) from managing n where n.person_id = m.person_id))
        select nearest.person_id, p.id, p.email, p.mobile from nearest join ?? p on p.id = nearest.manager_id
         order by nearest.person_id, p.id`,
-      [this.db.ref('persons'), [...new Set(ids)], this.db.ref('organisations'), this.db.ref('organisation_managers'), this.db.ref('persons')],
+      [this.db.ref('persons'), [...new Set(ids)], this.db.ref('organisations'), this.db.ref('organisation_managers'), this.db.ref('persons'), this.db.ref('persons')],
     );
     for (const { person_id, ...manager } of rows) out.set(person_id, [...(out.get(person_id) ?? []), manager]);
     return out;

@@ -41,10 +41,11 @@ import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
 import { orderRoutes } from './courses/orders.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
+import { importRoutes } from './tenancy/imports.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
-export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes];
+export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
 export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
   ...competenceRoutes,

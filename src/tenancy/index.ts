@@ -7,13 +7,17 @@
  */
 import type { AppModule } from '../platform/module';
 import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
+import { QUEUES } from '../platform/queue/job-definition';
 import { SpareKeeper } from './tenants/placement/spare-keeper';
+import { IMPORT_QUEUE } from './imports/import-queue';
 
 export const tenancyModule: AppModule = {
   name: 'tenancy',
   register(c) {
     // Keeps each cluster's spare (pre-migrated) schemas topped up, in the worker process.
     c.register(BACKGROUND_WORKERS, { useClass: SpareKeeper });
+    // Bulk imports (POST /api/imports) run on their own queue; the job is src/flows/imports'.
+    c.register(QUEUES, { useValue: IMPORT_QUEUE });
   },
 };
 
@@ -36,3 +40,8 @@ export { TenantMover } from './tenants/placement/tenant-mover';
 export { SpareSchemas } from './tenants/placement/spare-schemas';
 export { TenantPlacement } from './tenants/placement/placement';
 export { BulkProvisioner } from './tenants/placement/bulk-provisioner';
+/** Bulk imports (POST /api/imports, src/flows/imports): their rows and progress, their queue and job. */
+export {
+  ImportsRepository, IMPORT_TYPES, MAX_KEPT_FAILURES, type ImportType, type ImportRow, type ImportState, type ImportCounts, type RowProblem, type FileFormat,
+} from './imports/imports.repository';
+export { IMPORT_QUEUE, IMPORT_JOB, ImportJobData } from './imports/import-queue';

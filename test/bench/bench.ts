@@ -23,6 +23,7 @@ import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
 import { runScaleBench } from './scale-bench';
 import { startFlags } from './start-flags';
 import { calendarScenarios } from './calendar-bench';
+import { importScenarios } from './import-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out DIR (default $TMPDIR/bench-results)]
@@ -501,6 +502,17 @@ async function main() {
     await calendarScenarios({
       base, headers: H, knex, smtp, rows, say, wanted, rounds: Number(flags['cancel-rounds']),
       measure: (scenario, load) => measure(scenario, load),
+      cpuWindow: () => {
+        const groups = groupsOf(apiPid);
+        const c0 = cpuOf(groups);
+        return () => cpuUsed(c0, cpuOf(groups));
+      },
+    });
+    // the bulk import (issue 36): 10,000 persons and 50,000 registrations from CSV (import-bench.ts)
+    await importScenarios({
+      base, headers: H, knex, rows, say, wanted,
+      apiPid,
+      workerPids: () => descendantsOf(api.pid!).filter((p) => p !== api.pid),
       cpuWindow: () => {
         const groups = groupsOf(apiPid);
         const c0 = cpuOf(groups);

@@ -131,6 +131,11 @@ export class PersonCompetenceRegistration {
     return { row, password };
   }
 
+  /** The live registrations (current and history) of these persons and competences, for an import's matching by (person, competence, date). */
+  liveRegistrations(personIds: readonly number[], competenceIds: readonly number[]) {
+    return this.repo.liveOf(personIds, competenceIds);
+  }
+
   /**
    * One transaction: the registration and its webhook event (`registrar`: the user name of whoever
    * registers). Two identical registrations at once collide on person_competences_current; the loser

@@ -57,6 +57,17 @@ export class PersonCompetencesRepository {
     return rows.map((r: any) => ({ ...r, id: Number(r.id) }));
   }
 
+  /** Every live (not deleted) registration, current or history, of these persons and competences: an import's batch. */
+  async liveOf(personIds: readonly number[], competenceIds: readonly number[]): Promise<(RegistrationRow & { current: boolean })[]> {
+    if (personIds.length === 0 || competenceIds.length === 0) return [];
+    const rows = await this.select()
+      .select(this.db.raw('(pc.superseded_at is null) as current'))
+      .whereIn('pc.person_id', [...new Set(personIds)])
+      .whereIn('pc.competence_id', [...new Set(competenceIds)])
+      .whereNull('pc.deleted_at');
+    return rows.map((r: any) => ({ ...r, id: Number(r.id) }));
+  }
+
   /**
    * A new registration supersedes the current one; the old row stays as history. Run on a
    * transaction's repository (`tx.get`). Registrations of one person and competence take turns

@@ -14,6 +14,15 @@ export class PersonRolesStore {
     return (await this.db.table('person_roles').where({ person_id: personId }).select('role_id')).map((r: { role_id: number }) => r.role_id);
   }
 
+  /** The roles of each of `personIds` (an import's batch), in one statement; a person without roles is absent. */
+  async idsOf(personIds: readonly number[]): Promise<Map<number, number[]>> {
+    const held = new Map<number, number[]>();
+    if (personIds.length === 0) return held;
+    const rows: { person_id: number; role_id: number }[] = await this.db.table('person_roles').whereIn('person_id', [...new Set(personIds)]).select('person_id', 'role_id');
+    for (const r of rows) held.set(r.person_id, [...(held.get(r.person_id) ?? []), r.role_id]);
+    return held;
+  }
+
   async replace(personId: number, roleIds: number[]): Promise<void> {
     await this.db.table('person_roles').where({ person_id: personId }).delete();
     if (roleIds.length) await this.db.table('person_roles').insert(roleIds.map((role_id) => ({ person_id: personId, role_id })));

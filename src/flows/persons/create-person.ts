@@ -12,6 +12,8 @@ import { requireKnown } from './known-ids';
 export interface PersonCreate {
   organisation_id: number;
   role_id: number;
+  /** Further roles (a bulk import's role_ids: role_id is the first of them). */
+  more_role_ids?: number[];
   person_data: PersonCreateData;
   send_login?: boolean;
 }
@@ -31,7 +33,8 @@ export class CreatePersonFlow {
 
   /** Answers the new person and the answer's message (whether a login was sent). */
   async create(user: Principal, input: PersonCreate, log: Logger): Promise<{ person: PersonRow; message: string }> {
-    await requireKnown('role', [input.role_id], (ids) => this.roles.missing(ids));
+    const roleIds = [...new Set([input.role_id, ...(input.more_role_ids ?? [])])];
+    await requireKnown('role', roleIds, (ids) => this.roles.missing(ids));
     const data = input.person_data;
     assertBirthdateNotFuture(data, this.clock.today());
     if (await this.persons.userNameTaken(data.user_name)) {
@@ -41,9 +44,9 @@ export class CreatePersonFlow {
     let loginSent = false;
     const person = await this.uow.run(async (tx) => {
       const created = await tx.get(PersonsRepository).insert(columns);
-      await tx.get(PersonRolesStore).add(created.id, input.role_id);
+      for (const roleId of roleIds) await tx.get(PersonRolesStore).add(created.id, roleId);
       const recorder = tx.get(PersonChangeRecorder);
-      await recorder.rolesChanged(user, created.user_name, [], [input.role_id]);
+      await recorder.rolesChanged(user, created.user_name, [], roleIds);
       if (input.send_login) loginSent = await this.sendLogin(tx, created, log);
       await recorder.created(created);
       return created;

@@ -29,6 +29,8 @@ import { requireKnown } from './known-ids';
 export interface PersonUpdate extends PasswordHelpers {
   person_data?: PersonUpdateData;
   role_ids?: number[];
+  /** Moves the person (a superuser's bulk import; PUT /api/persons takes no organisation). */
+  organisation_id?: number;
 }
 
 /**
@@ -66,6 +68,10 @@ export class UpdatePersonFlow {
     }
     if (input.role_ids) await requireKnown('role', input.role_ids, (ids) => this.roles.missing(ids));
     const changes = await updatedColumns(data, isSelf);
+    if (input.organisation_id !== undefined && input.organisation_id !== target.organisation_id) {
+      if (!user.superuser) throw ApiError.forbidden('not authorised to move a person to another organisation: superusers only');
+      changes.organisation_id = input.organisation_id;
+    }
 
     return this.uow.run(async (tx) => {
       const roles = tx.get(PersonRolesStore);

@@ -120,6 +120,8 @@ export class OrganisationAuthoring {
     return this.uow.run(async (tx) => {
       const row = await this.lockFor(tx, user, id, 'appoint managers of this organisation');
       const person = await this.person(tx, userName);
+      // a deactivated account cannot log in: appointing it would grant rights nobody can use, and hide the mistake
+      if (person.deactivated_at) throw new ApiError(409, `${userName} is deactivated; reactivate them before appointing them as a manager`);
       if (!user.superuser) {
         if (person.id === user.personId) throw ApiError.forbidden('not authorised to make yourself a manager: only a superuser may (a manager never widens their own rights)');
         if (!(await tx.get(PersonAccess).canActAsManagerOf(user, person))) {
@@ -147,7 +149,7 @@ export class OrganisationAuthoring {
   }
 
   private async person(tx: Transaction, userName: string) {
-    const person = await tx.get(PersonDirectory).find({ user_name: userName }, ['id', 'user_name', 'organisation_id']);
+    const person = await tx.get(PersonDirectory).find({ user_name: userName }, ['id', 'user_name', 'organisation_id', 'deactivated_at']);
     if (!person) throw ApiError.notFound(`person "${userName}"`);
     return person;
   }

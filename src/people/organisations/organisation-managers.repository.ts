@@ -12,6 +12,18 @@ export type ManagerRow = Pick<PersonRow, (typeof MANAGER_COLUMNS)[number]>;
 export class OrganisationManagersRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
+  /** Which of the persons manage which organisations (directly), in one statement: person id -> organisation ids. */
+  async managedDirectly(personIds: readonly number[]): Promise<Map<number, Set<number>>> {
+    const out = new Map<number, Set<number>>();
+    if (personIds.length === 0) return out;
+    const rows: { person_id: number; organisation_id: number }[] = await this.db
+      .table('organisation_managers')
+      .whereIn('person_id', [...new Set(personIds)])
+      .select('person_id', 'organisation_id');
+    for (const r of rows) out.set(r.person_id, (out.get(r.person_id) ?? new Set()).add(r.organisation_id));
+    return out;
+  }
+
   /** Organisation ids in the subtrees the person manages (empty for non-managers). */
   async managedBy(personId: number): Promise<Set<number>> {
     const r = await this.db.raw<{ rows: { id: number }[] }>(

@@ -57,6 +57,19 @@ export class OrganisationsRepository {
     return r.rows.map((row) => row.id);
   }
 
+  /** Organisations by external id (an import's batch), in one statement; an external id may name several. */
+  findByExternIds(values: readonly string[]): Promise<OrganisationRow[]> {
+    if (values.length === 0) return Promise.resolve([]);
+    return this.db.table('organisations').select(COLUMNS).whereIn('extern_organisation_id', [...new Set(values)]).orderBy('id');
+  }
+
+  /** Ids among `ids` that are no organisation. */
+  async missing(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await this.db.table('organisations').whereIn('id', [...new Set(ids)]).select('id')).map((r: { id: number }) => r.id));
+    return [...new Set(ids)].filter((id) => !found.has(id));
+  }
+
   /** The row, locked until the transaction ends: a person or sub-organisation added meanwhile waits (its foreign key). */
   findForUpdate(id: number): Promise<OrganisationRow | undefined> {
     return this.db.table('organisations').select(COLUMNS).where({ id }).forUpdate().first();

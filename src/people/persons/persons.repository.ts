@@ -104,6 +104,17 @@ export class PersonsRepository {
     return this.select().where(aliased(key)).first();
   }
 
+  /** The persons whose user name (or external id) is one of `values`: an import's batch, read in one statement. */
+  findMany(column: 'user_name' | 'extern_person_id', values: readonly string[]): Promise<PersonRow[]> {
+    if (values.length === 0) return Promise.resolve([]);
+    return this.select().whereIn(`p.${column}`, [...new Set(values)]);
+  }
+
+  /** Every active (not deactivated) person's keys: what a persons import with deactivate_missing compares its file with. */
+  activeKeys(): Promise<Pick<PersonRow, 'id' | 'user_name' | 'extern_person_id'>[]> {
+    return this.db.table('persons').whereNull('deactivated_at').orderBy('id').select('id', 'user_name', 'extern_person_id');
+  }
+
   /** The person and what the full view adds (organisation, roles, manages), in one statement. */
   findWithDetails(key: PersonKey, roles: PersonSubSelect): Promise<PersonWithDetails | undefined> {
     return this.select(roles).where(aliased(key)).first();

@@ -52,6 +52,9 @@ export const SECURITY_EVENT_TYPES = [
   'manager.removed',
   // results and attendance (issue 36): subject is the participant's user name
   'participant.result_recorded',
+  // bulk import (issue 36): subject is the import's id
+  'import.started',
+  'import.finished',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

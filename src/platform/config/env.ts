@@ -139,6 +139,10 @@ export const Env = z.object({
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  /** Bulk imports (POST /api/imports): the largest file and the most data rows taken (413 beyond either), rows per transaction. */
+  IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
+  IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(100_000),
+  IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
   DEMO_TENANTS: booleanFlag.optional(),
   TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),

@@ -97,6 +97,11 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   output?: z.ZodType;
   /** A creation: the answer is 201, not 200 (documented so). */
   created?: true;
+  /**
+   * The route may also answer 202 Accepted (work queued, its result to be asked for later) with the
+   * same envelope: the handler's result says `status: 202`. The text says when (documented with the 202).
+   */
+  accepted?: string;
   /** Attributes the envelope holds besides `resource` (progress lines, a report); documented with the answer. */
   extras?: Record<string, z.ZodType>;
   /**

@@ -142,6 +142,7 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
       [route.created ? '201' : '200']: route.answer
         ? mediaContent(route.answer, 'output')
         : { description: `Envelope with ${route.resource}: an array of objects`, content: { 'application/json': { schema: successSchema(route) } } },
+      ...(route.accepted ? { '202': { description: `Accepted: ${route.accepted}`, content: { 'application/json': { schema: successSchema(route) } } } } : {}),
       ...errorResponses(route, group),
     },
   };

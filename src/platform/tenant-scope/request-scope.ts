@@ -41,7 +41,8 @@ export function openTenantScope(root: DependencyContainer, tenant: Tenant): Depe
   child.register(TENANT_DB, { useValue: new TenantDb(root.resolve(CLUSTERS).forTenant(tenant), tenant.schema) });
   child.register(TENANT_SCOPE, { useValue: child });
   // a request's scope replaces it with the caller's address (tenantMiddleware)
-  child.register(CLIENT_IP, { useValue: null });
+  // a factory: tsyringe takes a useValue of null for no provider at all (a job's AuditTrail would not resolve)
+  child.register(CLIENT_IP, { useFactory: () => null });
   return child;
 }
 

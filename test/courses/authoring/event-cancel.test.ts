@@ -97,6 +97,24 @@ describe('PUT /api/events/[id]/cancel', () => {
     expect((feed.body.changes as any[]).find((r) => r.event_id === event.event_id)).toMatchObject({ cancelled: true, deleted: false });
   });
 
+  it('a deactivated manager gets no copy: it goes to the nearest active managers above', async () => {
+    const [admin, kari] = [await bed.as('admin'), await bed.as('kari')];
+    await addPersons(bed, ['dx1'], 'Human Resources'); // nearest manager: mona
+    const course = await bed.idOf('competences', { title: 'Calendar course' });
+    const title = 'Cancelled without mona';
+    const event = await createEvent(kari, { competence_id: course, title, startdate: daysAhead(310, 9), enddate: daysAhead(310, 15) });
+    expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: 'dx1' })).status).toBe(200);
+    expect((await admin.put('/api/persons/mona/deactivate')).status).toBe(200);
+    try {
+      expect((await kari.put(`/api/events/${event.event_id}/cancel`)).status).toBe(200);
+      const messages = await cancellationMessages(title);
+      expect(messages.filter((m) => m.user_name === 'dx1')).toHaveLength(1);
+      expect(messages.filter((m) => m.user_name === 'mona')).toEqual([]);
+    } finally {
+      expect((await admin.put('/api/persons/mona/reactivate')).status).toBe(200);
+    }
+  });
+
   it('an Idempotency-Key replay of a cancel answers the same and writes no second notice', async () => {
     const admin = await bed.as('admin');
     await addPersons(bed, ['ix1'], 'Operations North');

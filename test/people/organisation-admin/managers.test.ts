@@ -156,3 +156,16 @@ describe('PUT and DELETE /api/organisations/[id]/managers', () => {
     expect(await auditOf('manager.added', 'expired')).toHaveLength(1);
   });
 });
+
+describe('appointing a deactivated person', () => {
+  it('is a 409 until they are reactivated', async () => {
+    const north = org['acme-ops-north'];
+    expect((await admin.put('/api/persons/ola/deactivate')).status).toBe(200);
+    const refused = await admin.put(managersPath(north)).send({ user_name: 'ola' });
+    expect(refused.body).toMatchObject({ valid: false, errorcode: 409, message: expect.stringContaining('ola is deactivated') });
+    expect(managerNames((await admin.get(managersPath(north))).body)).not.toContain('ola');
+    expect((await admin.put('/api/persons/ola/reactivate')).status).toBe(200);
+    expect((await admin.put(managersPath(north)).send({ user_name: 'ola' })).status).toBe(200);
+    expect((await admin.delete(managersPath(north)).send({ user_name: 'ola' })).status).toBe(200);
+  });
+});
