@@ -48,7 +48,7 @@ export function drawTree(holder, roots, { open, chosen, onChoose }) {
       }, expanded ? '−' : '+')
       : el('span', { class: 'org-toggle-space', 'aria-hidden': 'true' });
     return el('li', { 'data-organisation-id': String(n.organisation_id) },
-      el('div', { class: 'node' }, toggle, name, n.children.length ? el('span', { class: 'meta' }, `${n.children.length} below`) : ''),
+      el('div', { class: 'node' }, toggle, name),
       hasChildren && expanded ? el('ul', { class: 'tree org-tree', 'aria-label': `Below ${n.name}` }, n.children.map(item)) : '');
   };
   holder.replaceChildren(...roots.map(item));
