@@ -122,7 +122,7 @@ export async function showImport(box) {
     live.textContent = done ? `Import finished. ${counts(r, false)}` : `Import failed: ${r.error ?? 'see the report'}`;
     report.replaceChildren(
       el('h4', {}, done ? `Imported ${r.file_name}` : `Import of ${r.file_name} failed`),
-      el('p', { class: done ? 'saved' : 'error', id: 'import-counts' }, done ? counts(r, false) : (r.error ?? 'failed')),
+      el('p', { class: done && !r.failed ? 'saved' : 'error', id: 'import-counts' }, done ? counts(r, false) : (r.error ?? 'failed')),
       failures(r, `Rows of ${r.file_name} not imported`));
   };
 
