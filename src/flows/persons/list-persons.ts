@@ -18,6 +18,8 @@ export interface PersonListQuery extends OrganisationScopeQuery {
   role_ids?: number[];
   /** active (default), deactivated or all. */
   state?: PersonState;
+  /** Text searched for in user name, names, e-mail and employee code. */
+  term?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export class ListPersonsFlow {
     }
     const filter = await this.scope.filter(user, query);
     filter.state = query.state ?? 'active';
+    if (query.term) filter.term = query.term;
     if (query.event_id !== undefined) {
       await requireKnown('event', [query.event_id], (ids) => this.attendance.missing(ids));
       filter.personIds.push(personsAttending(this.db, query.event_id));

@@ -38,6 +38,8 @@ export interface PersonFilter {
   personIds: Knex.QueryBuilder[];
   /** Active persons only unless asked otherwise (deactivated, all). */
   state?: PersonState;
+  /** Part of the user name, first or last name ("Kari Nord" too), e-mail or employee code, case-insensitive. */
+  term?: string;
 }
 
 const TEXT_COLUMNS = [
@@ -126,6 +128,13 @@ export class PersonsRepository {
     if (filter.organisationIds) q.whereIn('p.organisation_id', filter.organisationIds);
     if (filter.visibleOrganisationIds) q.whereIn('p.organisation_id', filter.visibleOrganisationIds);
     for (const ids of filter.personIds) q.whereIn('p.id', ids);
+    if (filter.term) {
+      const like = `%${filter.term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+      q.where((w) => {
+        for (const c of ['user_name', 'firstname', 'lastname', 'email', 'employee_code']) w.orWhereILike(`p.${c}`, like);
+        w.orWhereRaw("concat_ws(' ', p.firstname, p.lastname) ilike ?", [like]);
+      });
+    }
     q.modify(inPersonState('p', filter.state));
     return q.limit(page.limit).offset(page.offset);
   }

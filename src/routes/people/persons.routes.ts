@@ -25,6 +25,7 @@ export const personListShape = {
   has_competence_ids: p.idList().optional(),
   role_ids: p.idList().optional(),
   state: personStateParam,
+  term: p.string(200).optional().describe('part of the user name, first name, last name, "first last", e-mail or employee code (case-insensitive)'),
   ...pagingShape,
   ...viewShape,
 };
@@ -73,7 +74,8 @@ export const personRoutes = [
       'gets the persons of all subtrees they manage; event_id includes the wait list and excludes signed-off persons; ' +
       'ids that match nothing are a 404; order lastname, firstname, id; simple view by default. has_competence_ids: a current registration ' +
       '(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant\'s time zone. A person who manages nothing: 403. ' +
-      'state: active (default) leaves deactivated persons out, deactivated lists only them, all lists both (the full view shows deactivated and deactivated_at).',
+      'state: active (default) leaves deactivated persons out, deactivated lists only them, all lists both (the full view shows deactivated and deactivated_at). ' +
+      'term: only persons whose user name, first name, last name, "first last", e-mail or employee code contains it (case-insensitive; the admin console\'s person search).',
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),
     output: PersonView,
     async handler(ctx, input) {

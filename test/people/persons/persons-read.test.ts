@@ -152,6 +152,18 @@ describe('GET /api/persons', () => {
     expect(userNames((await admin.get(`/api/persons?has_competence_ids=${comp['hse-basic']},${comp['welding-cert']}`)).body)).toEqual([]);
   });
 
+  it('term searches user name, first and last name ("first last"), e-mail and employee code, case-insensitively; LIKE wildcards are text', async () => {
+    expect(userNames((await admin.get('/api/persons?term=NORDM')).body)).toEqual(['kari']);
+    expect(userNames((await admin.get(`/api/persons?term=${encodeURIComponent('Kari Nord')}`)).body)).toEqual(['kari']);
+    expect(userNames((await admin.get('/api/persons?term=ola@acme')).body)).toEqual(['ola']);
+    expect(userNames((await admin.get('/api/persons?term=A-0002')).body)).toEqual(['kari']);
+    expect(userNames((await admin.get('/api/persons?term=%25')).body)).toEqual([]);
+    // within what a manager sees and the organisation asked for
+    expect(userNames((await kari.get('/api/persons?term=ACME')).body)).toEqual(['siri', 'nils', 'ola', 'kari']);
+    expect(userNames((await kari.get('/api/persons?term=per')).body)).toEqual([]);
+    expect(userNames((await admin.get(`/api/organisations/${org['acme-ops-north']}/persons?term=dahl`)).body)).toEqual(['nils']);
+  });
+
   it('refuses event_id together with has_competence_ids (420)', async () => {
     const res = await admin.get(`/api/persons?event_id=${event['hse-basic-dec']}&has_competence_ids=${comp['hse-basic']}`);
     expect(res.body).toMatchObject({ valid: false, errorcode: 420, parameter: 'has_competence_ids' });

@@ -26,9 +26,9 @@ export interface ConsoleBed {
 /**
  * The real app with an SMTP server on loopback as its mail, the workers that send, a fresh acme
  * tenant on a *.localhost host (Chromium resolves it to loopback) and a Chromium page, around a
- * test file. Read the fields inside tests.
+ * test file. Read the fields inside tests. `edit` may add to the acme document first (persons, events, sign-ons).
  */
-export function useConsoleBed(): ConsoleBed {
+export function useConsoleBed(edit: (doc: any) => void = () => {}): ConsoleBed {
   const bed = { pageErrors: [] as string[] } as ConsoleBed;
   let server: LoopbackServer | undefined;
   let browser: Browser | undefined;
@@ -38,7 +38,9 @@ export function useConsoleBed(): ConsoleBed {
     bed.t = await createTestApp({ SMTP_URL: bed.smtp.url });
     const slug = `console-${randomBytes(4).toString('hex')}`;
     bed.host = `${slug}.localhost`;
-    const { tenantId } = await bed.t.container.resolve(TenantImporter).import(readDemoDocument('acme'), { slug, hosts: [bed.host], onProgress: () => {} });
+    const doc = readDemoDocument('acme');
+    edit(doc);
+    const { tenantId } = await bed.t.container.resolve(TenantImporter).import(doc, { slug, hosts: [bed.host], onProgress: () => {} });
     workers = await startTestWorkers(bed.t.container, [tenantId]);
     server = await serveOnLoopback(bed.t.app);
     bed.base = `http://${bed.host}:${server.port}`;

@@ -1,13 +1,14 @@
 // Calendar: events (GET /api/events with startdate/enddate, cancelled ones included, full view) as
 // a list or a month (admin-month.js), filtered by course, location (by the API) and instructor
 // (here: the list has no instructor filter); create, edit, cancel with a reason, uncancel, lock,
-// unlock and delete; seats taken and the wait list of each.
+// unlock and delete; seats taken and the wait list of each; the participants' results (admin-results.js).
 import { $, api, el, field } from './admin-dom.js';
 import { allPages, confirmButton, openEditor } from './admin-forms.js';
 import { cancelForm, eventForm } from './admin-event-form.js';
 import { lookups, onForget } from './admin-lookups.js';
 import { addDays, showSpan, today, monthStart } from './admin-time.js';
 import { drawMonth } from './admin-month.js';
+import { resultsForm } from './admin-results.js';
 
 const state = { view: 'list', month: null, listening: false };
 
@@ -80,6 +81,9 @@ export function eventCard(e, isModule = false) {
     if (status !== 200) return say(data.message, true);
     await changed(data.message ?? 'event deleted');
   }, { class: 'delete' });
+  // results and attendance of the signed-on persons (admin-results.js); the API says from when (the event's start)
+  const results = e.cancelled ? '' : el('button', { type: 'button', class: 'participants', 'aria-label': `Participants and results of ${name}`,
+    onclick: () => openEditor(holder, (close) => resultsForm(e, close), results) }, 'Participants');
   const where = [e.location_name, e.instructor_user_name ? `instructor ${e.instructor_user_name}` : null].filter(Boolean).join(' · ');
   return el('li', { class: `event${e.cancelled ? ' cancelled' : ''}${e.locked ? ' locked' : ''}`, 'data-event-id': String(e.event_id) },
     el('div', { class: 'node' },
@@ -89,7 +93,7 @@ export function eventCard(e, isModule = false) {
       el('span', { class: 'meta when' }, showSpan(e.startdate, e.enddate)),
       where ? el('span', { class: 'meta where' }, where) : '',
       el('span', { class: 'meta seats' }, seats(e)),
-      el('span', { class: 'actions' }, edit, cancel, lock, addModule, del)),
+      el('span', { class: 'actions' }, results, edit, cancel, lock, addModule, del)),
     holder,
     (e.children ?? []).length ? el('ul', { class: 'tree events', 'aria-label': `Module events of ${name}` }, e.children.map((c) => eventCard(c, true))) : '');
 }
