@@ -7,6 +7,7 @@ import { AUTH_SCHEMES } from '../platform/auth/auth-scheme';
 import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { SessionAuthScheme } from './identity/session-auth-scheme';
 import { SwtAuthScheme } from './identity/swt-auth-scheme';
+import { BearerAuthScheme } from './identity/bearer-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
 import { registerImportFlows } from './imports/imports.registration';
@@ -17,6 +18,8 @@ import { RegistrationPersonData } from './registrations/registration-personal-da
 export function registerFlows(c: DependencyContainer): void {
   // An explicit Authorization: SWT header decides before any cookie the browser may also send.
   c.register(AUTH_SCHEMES, { useClass: SwtAuthScheme });
+  // An API client's Authorization: Bearer token (issue 37), likewise before any cookie.
+  c.register(AUTH_SCHEMES, { useClass: BearerAuthScheme });
   c.register(AUTH_SCHEMES, { useClass: SessionAuthScheme });
   registerMessageFlows(c);
   registerReminderFlows(c);

@@ -8,6 +8,7 @@ import type { RouteDefinition, RouteGroup } from '../platform/http/define-route'
 import { auditLogRoutes } from '../platform/audit';
 import { loginRoutes } from './identity/login.routes';
 import { signonRoutes } from './identity/signon.routes';
+import { apiClientRoutes } from './identity/apiclients.routes';
 import { configItemCheckRoutes } from './tenancy/config-item-checks.routes';
 import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
 import { configItemRoutes } from './tenancy/config-items.routes';
@@ -44,7 +45,7 @@ import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
-export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes];
+export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...apiClientRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
 export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
@@ -93,5 +94,7 @@ export const routeGroups: readonly RouteGroup[] = [
 export { platformRoutes } from './tenancy/platform.routes';
 /** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
 export { filesHttp } from './courses/files.http';
+/** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
+export { oauthTokenHttp } from './identity/oauth-token.http';
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

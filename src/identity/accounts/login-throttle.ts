@@ -38,7 +38,7 @@ export class LoginThrottle {
   }
 
   /** Counts an attempt; 429 (and a login.throttled event) once a limit is passed. */
-  async attempt(userName: string, ip: string, check: 'login' | 'old_password'): Promise<void> {
+  async attempt(userName: string, ip: string, check: 'login' | 'old_password' | 'oauth_token'): Promise<void> {
     const s = this.subjects(userName, ip);
     try {
       await this.limiter.hit(LOGIN_PAIR_LIMIT, s.pair);

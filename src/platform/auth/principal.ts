@@ -8,8 +8,15 @@ export interface Principal {
   superuser: boolean;
   organisationId: number | null;
   mustChangePassword: PasswordChangeReason | null;
-  via: 'session' | 'swt';
+  /** How the caller proved it: the tg-visit session, an SWT header, or an API client's Bearer token. */
+  via: 'session' | 'swt' | 'bearer';
   sessionId?: string;
+  /**
+   * via 'bearer' only: the OAuth scopes of the token (api.read, api.write, scim) and the API
+   * client's id. A router that needs a scope (SCIM: `scim`) checks `principal.scopes?.includes(...)`.
+   */
+  scopes?: readonly string[];
+  clientId?: string;
 }
 
 export const PASSWORD_CHANGE_MESSAGES: Record<PasswordChangeReason, string> = {

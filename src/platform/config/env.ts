@@ -156,6 +156,8 @@ export const Env = z.object({
   REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
   /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+  /** Lifetime of an API client's access token (POST /oauth/token, client credentials). */
+  OAUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
 });
 export type Env = z.infer<typeof Env>;
 

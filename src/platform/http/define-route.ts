@@ -90,6 +90,12 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
    * must not send twice.
    */
   idempotencyKey?: true;
+  /**
+   * The answer carries a secret shown once (an API client's client_secret): it is never kept in
+   * the Idempotency-Key store (Redis), so a repeat with the same key runs again instead of
+   * replaying the secret.
+   */
+  secretInAnswer?: true;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
   errors?: ErrorCode[];
   input: S;

@@ -229,8 +229,9 @@ async function serve(route: RouteDefinition, req: Request, res: Response, mount:
     throw err;
   }
   if (call) {
-    // A cookie must not be handed out twice (logout clears one): such answers run each time; nor is a stream kept.
-    if (result.cookies?.length || !('status' in rendered)) await call.abandon();
+    // A cookie must not be handed out twice (logout clears one): such answers run each time; nor is a
+    // stream kept, nor an answer that carries a secret (route.secretInAnswer: the store is no vault).
+    if (result.cookies?.length || !('status' in rendered) || route.secretInAnswer) await call.abandon();
     else await call.finish(rendered);
   }
   if ('stream' in result) return sendStream(res, result);
