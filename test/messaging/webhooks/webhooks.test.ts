@@ -6,6 +6,8 @@ import { idOf, tenantDb } from '../../courses/events/events-support';
 import type { WebhookReceiver } from './webhook-receiver';
 import { startWebhookTestbed, type Admin, type WebhookTestbed } from './webhook-testbed';
 import { OUTBOUND_EVENT_TYPES } from '../../../src/platform/outbound/outbound-events';
+import { REDIS } from '../../../src/platform/tokens';
+import { tenantKeyPrefix } from '../../../src/platform/redis/redis-keys';
 
 let bed: WebhookTestbed | undefined;
 let t: TestApp;
@@ -73,6 +75,26 @@ describe('webhook endpoints', () => {
 
     const log = await admin.get('/api/auditlog?type=webhook.created,webhook.updated,webhook.secret_rotated,webhook.deleted');
     expect(log.body.auditlog.filter((e: any) => e.subject === String(id)).map((e: any) => e.type).sort()).toEqual(['webhook.created', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.updated']);
+  });
+});
+
+describe('webhook secrets and the idempotency store', () => {
+  it('an answer carrying a signing secret is never kept: a repeat registers again instead of replaying the secret', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    const body = { url: receiver.url('/ok/idem'), events: ['person.created'], description: 'idempotent' };
+    const first = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-1').send(body);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const rotated = await admin.post(`/api/webhooks/${first.body.webhooks[0].webhook_id}/rotate_secret`).set('Idempotency-Key', 'webhook-rotate-1');
+    expect(rotated.status).toBe(200);
+    const redis = t.container.resolve(REDIS);
+    for (const key of await redis.keys(`${tenantKeyPrefix({ id: acme.tenantId }, redis)}idem:*`)) {
+      const text = (await redis.get(key)) ?? '';
+      expect(text).not.toContain('whsec_');
+    }
+    const again = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-1').send(body);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.webhooks[0].webhook_id).not.toBe(first.body.webhooks[0].webhook_id);
+    for (const w of [first, again]) expect((await admin.delete(`/api/webhooks/${w.body.webhooks[0].webhook_id}`)).status).toBe(200);
   });
 });
 
