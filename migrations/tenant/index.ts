@@ -21,6 +21,7 @@ import * as m180 from './180_calendar_authoring';
 import * as m190 from './190_results';
 import * as m210 from './210_person_lifecycle';
 import * as m220 from './220_imports';
+import * as m230 from './230_identity_providers';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -46,4 +47,5 @@ export const tenantMigrations: Migration[] = [
   { name: '190_results', up: m190.up },
   { name: '210_person_lifecycle', up: m210.up },
   { name: '220_imports', up: m220.up },
+  { name: '230_identity_providers', up: m230.up },
 ];

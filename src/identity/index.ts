@@ -28,3 +28,7 @@ export { presentedSwt, swtRefusal } from './sso/swt-header';
 export { SwtRejected, verifySwt, type SwtCheckResult } from './sso/swt-token';
 export { identifierOf, type SwtIdentifier } from './sso/swt-identifier';
 export { SwtChecker, MAX_BUILT_TOKEN_SECONDS, type SwtCheckInput } from './sso/swt-checker';
+/** Identity providers (OIDC) of the tenant and the relying party's side of an OIDC sign-in. */
+export { IdentityProvidersService, type IdentityProviderInput } from './providers/identity-providers.service';
+export { type IdentityProviderRow, type MatchField } from './providers/identity-providers.repository';
+export { OidcRelyingParty, SsoRefused } from './providers/oidc-relying-party';

@@ -156,6 +156,8 @@ export const Env = z.object({
   REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
   /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+  /** 1: identity provider issuers may be http (tests, on-premise); otherwise https only. */
+  IDENTITY_PROVIDERS_ALLOW_HTTP: booleanFlag.default(false),
 });
 export type Env = z.infer<typeof Env>;
 
