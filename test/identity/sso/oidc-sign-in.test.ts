@@ -98,6 +98,17 @@ describe('OIDC sign-in through a real OpenID provider', () => {
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ errorcode: 401 });
     expect(tgVisit(res)).toBeUndefined();
+    expect(res.body.message).toContain('no person');
+  });
+
+  it('refuses a deactivated person (401, no session)', async () => {
+    const off = await admin.put('/api/persons/siri/deactivate').send({});
+    expect([200, 201], JSON.stringify(off.body)).toContain(off.status);
+    op.signInAs({ sub: 'op-siri', email: 'siri@acme.example' });
+    const res = await callback(acme.host, await throughProvider(acme.host, ids.byEmail));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toContain('deactivated');
+    expect(tgVisit(res)).toBeUndefined();
   });
 
   it('refuses an ID token for another audience, from another issuer or expired (401, no session)', async () => {
@@ -107,12 +118,14 @@ describe('OIDC sign-in through a real OpenID provider', () => {
       ['expired', (c) => ({ ...c, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 })],
       ['nonce', (c) => ({ ...c, nonce: 'another-nonce' })],
     ];
+    const MESSAGES: Record<string, RegExp> = { audience: /aud/, issuer: /iss/, expired: /exp|expired/, nonce: /nonce/ };
     op.signInAs({ sub: 'op-ola', email: 'ola@acme.example' });
     try {
       for (const [what, fn] of cases) {
         op.tamper(fn);
         const res = await callback(acme.host, await throughProvider(acme.host, ids.byEmail));
         expect(res.status, what).toBe(401);
+        expect(res.body.message, what).toMatch(MESSAGES[what]);
         expect(tgVisit(res), what).toBeUndefined();
       }
     } finally {
