@@ -43,49 +43,50 @@ export async function startTestOp(): Promise<TestOp> {
   let tamper: ((claims: JWTPayload) => JWTPayload) | null = null;
 
   const start = (clients: TestClient[]) => {
-  const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' })),
-    jwks: { keys: [jwk as any] },
-    cookies: { keys: ['test-cookie-key'] },
-    pkce: { methods: ['S256'], required: () => true },
-    conformIdTokenClaims: false,
-    claims: { openid: ['sub'], email: ['email'], profile: ['preferred_username', 'given_name', 'family_name'] },
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    async findAccount(_ctx: unknown, id: string) {
-      const account = accounts.get(id);
-      return account ? { accountId: id, claims: async () => ({ ...account }) } : undefined;
-    },
-    async loadExistingGrant(ctx: any) {
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
-      grant.addOIDCScope('openid email profile');
-      await grant.save();
-      return grant;
-    },
-  } as any);
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as Record<string, unknown> | undefined;
-    if (ctx.path === '/token' && tamper && body && typeof body.id_token === 'string') {
-      const claims = tamper(decodeJwt(body.id_token));
-      ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(privateKey) };
-    }
-  });
-  const callback = provider.callback();
-  handler = async (req, res) => {
-    if (req.url?.startsWith('/interaction/')) {
-      try {
-        if (!current) throw new Error('no account to sign in');
-        accounts.set(current.sub, current);
-        await provider.interactionFinished(req, res, { login: { accountId: current.sub } }, { mergeWithLastSubmission: false });
-      } catch (e) {
-        res.statusCode = 500;
-        res.end(String(e));
+    const provider = new Provider(issuer, {
+      clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' })),
+      jwks: { keys: [jwk as any] },
+      cookies: { keys: ['test-cookie-key'] },
+      pkce: { methods: ['S256'], required: () => true },
+      conformIdTokenClaims: false,
+      ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+      claims: { openid: ['sub'], email: ['email'], profile: ['preferred_username', 'given_name', 'family_name'] },
+      features: { devInteractions: { enabled: false } },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+      async findAccount(_ctx: unknown, id: string) {
+        const account = accounts.get(id);
+        return account ? { accountId: id, claims: async () => ({ ...account }) } : undefined;
+      },
+      async loadExistingGrant(ctx: any) {
+        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+        grant.addOIDCScope('openid email profile');
+        await grant.save();
+        return grant;
+      },
+    } as any);
+    provider.use(async (ctx: any, next: () => Promise<void>) => {
+      await next();
+      const body = ctx.body as Record<string, unknown> | undefined;
+      if (ctx.path === '/token' && tamper && body && typeof body.id_token === 'string') {
+        const claims = tamper(decodeJwt(body.id_token));
+        ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(privateKey) };
       }
-      return;
-    }
-    callback(req, res);
-  };
+    });
+    const callback = provider.callback();
+    handler = async (req, res) => {
+      if (req.url?.startsWith('/interaction/')) {
+        try {
+          if (!current) throw new Error('no account to sign in');
+          accounts.set(current.sub, current);
+          await provider.interactionFinished(req, res, { login: { accountId: current.sub } }, { mergeWithLastSubmission: false });
+        } catch (e) {
+          res.statusCode = 500;
+          res.end(String(e));
+        }
+        return;
+      }
+      callback(req, res);
+    };
   };
 
   return {
