@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
+import { PassThrough } from 'node:stream';
+import { TenantAdminService } from '../../../src/tenancy';
+import { readArchive, tableRows } from '../../tenancy/tenants/archive-support';
 import { startTestOp, type TestOp } from './oidc-test-provider';
 
 const SECRET = 'op-client-secret-that-is-long-enough-0123456789';
@@ -189,6 +192,21 @@ describe('identity provider administration', () => {
     expect(saml.body).toMatchObject({ errorcode: 420 });
     const ola = await asAcme(t, acme.host, 'ola');
     expect((await ola.get('/api/identityproviders')).status).toBe(403);
+  });
+
+  it('a tenant archive exported with secrets=0 holds the providers without their client secret', async () => {
+    const archive = async (secrets: boolean) => {
+      const out = new PassThrough();
+      const parts: Buffer[] = [];
+      out.on('data', (d: Buffer) => parts.push(d));
+      await t.container.resolve(TenantAdminService).exportArchive(acme.slug, out, { secrets });
+      out.end();
+      return readArchive(Buffer.concat(parts));
+    };
+    const without = tableRows(await archive(false), 'identity_providers');
+    expect(without.length).toBeGreaterThan(0);
+    expect(without.every((r) => r.client_secret === null)).toBe(true);
+    expect(tableRows(await archive(true), 'identity_providers').some((r) => r.client_secret === SECRET)).toBe(true);
   });
 
   it('refuses an http issuer unless IDENTITY_PROVIDERS_ALLOW_HTTP=1', async () => {
