@@ -4,6 +4,7 @@ import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
 import { PassThrough } from 'node:stream';
 import { TenantAdminService } from '../../../src/tenancy';
 import { readArchive, tableRows } from '../../tenancy/tenants/archive-support';
+import { tenantDb } from '../../courses/events/events-support';
 import { startTestOp, type TestOp } from './oidc-test-provider';
 
 const SECRET = 'op-client-secret-that-is-long-enough-0123456789';
@@ -136,7 +137,9 @@ describe('OIDC sign-in through a real OpenID provider', () => {
     }
   });
 
-  it('with jit=1 creates the unknown person in the configured organisation and roles, and signs them in', async () => {
+  it('with jit=1 creates the unknown person in the configured organisation and roles (person.created), and signs them in', async () => {
+    const db = tenantDb(t, acme);
+    await db.table('webhook_endpoints').insert({ url: 'https://hooks.example/in', events: ['person.created'], secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' });
     op.signInAs({ sub: 'op-new', preferred_username: 'newcomer', email: 'newcomer@acme.example', given_name: 'New', family_name: 'Comer' });
     const res = await callback(acme.host, await throughProvider(acme.host, ids.jit));
     expect(res.status, JSON.stringify(res.body)).toBe(302);
@@ -144,7 +147,11 @@ describe('OIDC sign-in through a real OpenID provider', () => {
     const me = await client(t, acme.host, tgVisit(res)).get('/api/person');
     expect(me.status).toBe(200);
     expect(JSON.stringify(me.body)).toContain('newcomer');
-    expect((await admin.get('/api/persons/newcomer')).status).toBe(200);
+    const created = await admin.get('/api/persons/newcomer').query({ view: 'full' });
+    expect(created.status).toBe(200);
+    expect(created.body.persons[0]).toMatchObject({ email: 'newcomer@acme.example', firstname: 'New', lastname: 'Comer' });
+    const events = await db.table('webhook_events').where({ type: 'person.created' }).select('body');
+    expect(events.map((e: any) => JSON.parse(e.body).data.user_name)).toContain('newcomer');
   });
 
   it("refuses another tenant's provider id on this tenant's host (401), and a forward_url on a foreign host (420)", async () => {
