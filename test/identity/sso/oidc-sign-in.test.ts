@@ -157,11 +157,20 @@ describe('OIDC sign-in through a real OpenID provider', () => {
   it("refuses another tenant's provider id on this tenant's host (401), and a forward_url on a foreign host (420)", async () => {
     const res = await client(t, acme.host).get(`/api/sso/${ids.globex}/login`).redirects(0);
     expect(res.status).toBe(401);
-    const back = await client(t, acme.host).get(`/api/sso/${ids.globex}/callback`).query({ state: 'x'.repeat(32), code: 'y' }).redirects(0);
+    const back = await client(t, acme.host).get(`/api/sso/${ids.globex}/callback`).query({ state: 'x'.repeat(32), code: 'y', session_state: 'z' }).redirects(0);
     expect(back.status).toBe(401);
     const evil = await client(t, acme.host).get(`/api/sso/${ids.byEmail}/login`).query({ forward_url: 'https://evil.example/' }).redirects(0);
     expect(evil.status).toBe(400);
     expect(evil.body).toMatchObject({ errorcode: 420 });
+  });
+
+  it('a state started for one provider is not accepted by another, and is used up by the try', async () => {
+    op.signInAs({ sub: 'op-ola', email: 'ola@acme.example' });
+    const back = await throughProvider(acme.host, ids.byEmail);
+    const other = await client(t, acme.host).get(`/api/sso/${ids.jit}/callback${back.search}`).redirects(0);
+    expect(other.status).toBe(401);
+    expect(other.body.message).toContain('another identity provider');
+    expect((await callback(acme.host, back)).status).toBe(401);
   });
 
   it('a state started on one tenant is not accepted on another', async () => {
