@@ -21,6 +21,7 @@ import * as m180 from './180_calendar_authoring';
 import * as m190 from './190_results';
 import * as m210 from './210_person_lifecycle';
 import * as m220 from './220_imports';
+import * as m230 from './230_identity_providers';
 import * as m240 from './240_api_clients';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
@@ -47,5 +48,6 @@ export const tenantMigrations: Migration[] = [
   { name: '190_results', up: m190.up },
   { name: '210_person_lifecycle', up: m210.up },
   { name: '220_imports', up: m220.up },
+  { name: '230_identity_providers', up: m230.up },
   { name: '240_api_clients', up: m240.up },
 ];

@@ -33,3 +33,7 @@ export { ApiClientsRepository, type ApiClientRow } from './apiclients/api-client
 export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, type ApiClientScope } from './apiclients/client-secret';
 export { AccessTokenStore, type AccessTokenGrant } from './apiclients/access-tokens';
 export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apiclients/client-credentials';
+/** Identity providers (OIDC) of the tenant and the relying party's side of an OIDC sign-in. */
+export { IdentityProvidersService, type IdentityProviderInput } from './providers/identity-providers.service';
+export { type IdentityProviderRow, type MatchField } from './providers/identity-providers.repository';
+export { OidcRelyingParty, SsoRefused } from './providers/oidc-relying-party';

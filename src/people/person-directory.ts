@@ -8,7 +8,7 @@ import { personsInSubtree } from './organisations/organisation-tree';
 
 export type PersonColumn = keyof PersonRow;
 /** How a person is named: by id, user name or the id of an external system. */
-export type PersonKeyOf = PersonKey | { extern_person_id: string };
+export type PersonKeyOf = PersonKey | { extern_person_id: string } | { email: string };
 
 /**
  * Persons as other code reads them: the columns asked for, of the one PersonRow. Calendar dates

@@ -7,7 +7,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { SessionStore } from './session-store';
 import { SignonHashStore } from './signon-hash-store';
 
-export type LoginEventType = 'login.succeeded' | 'login.failed' | 'logout';
+export type LoginEventType = 'login.succeeded' | 'login.failed' | 'login.sso' | 'logout';
 
 /**
  * Identity's side of a login: the session and sign-on hash a checked login opens, the security

@@ -16,13 +16,14 @@ import {
   CHUNK_BYTES,
   CHUNK_ROWS,
   CREDENTIAL_COLUMNS,
+  SECRET_COLUMNS,
   tableEntry,
   type ArchiveEnd,
   type ArchiveManifest,
 } from './tenant-archive.format';
 
 export interface ArchiveExportOptions {
-  /** Secret config item values (api.oauth.secret). */
+  /** Secret config item values (api.oauth.secret) and integration secrets (identity_providers.client_secret). */
   secrets: boolean;
   /** persons.password_hash and pending_password_hash; without them nobody can log in after a restore. */
   passwordHashes: boolean;
@@ -109,7 +110,7 @@ export class ArchiveExporter {
     await entry(pack, 'manifest.json', json(manifest));
     const end: ArchiveEnd = { tables: {}, config_items: 0, config_item_changes: 0, files: 0, file_bytes: 0 };
     for (const t of tables) {
-      end.tables[t.name] = await this.writeTable(trx, schema, t, pack, o.passwordHashes, (rows) => progress(`${tenant.slug}: ${t.name}: ${rows} rows`));
+      end.tables[t.name] = await this.writeTable(trx, schema, t, pack, o, (rows) => progress(`${tenant.slug}: ${t.name}: ${rows} rows`));
     }
 
     const items = await platformDb.raw(
@@ -131,8 +132,8 @@ export class ArchiveExporter {
   }
 
   /** One table through a server-side cursor, in entries of at most CHUNK_ROWS rows / CHUNK_BYTES. */
-  private async writeTable(trx: Knex.Transaction, schema: string, t: CatalogTable, pack: Pack, hashes: boolean, progress: (rows: number) => void): Promise<number> {
-    const blank = hashes ? [] : (CREDENTIAL_COLUMNS[t.name] ?? []);
+  private async writeTable(trx: Knex.Transaction, schema: string, t: CatalogTable, pack: Pack, o: ArchiveExportOptions, progress: (rows: number) => void): Promise<number> {
+    const blank = [...(o.passwordHashes ? [] : (CREDENTIAL_COLUMNS[t.name] ?? [])), ...(o.secrets ? [] : (SECRET_COLUMNS[t.name] ?? []))];
     const select = t.columns.map((c) => (blank.includes(c) ? 'null as ??' : 't.??')).join(', ');
     // Primary key order makes two exports of equal data equal; link tables keep their physical order.
     const order = t.primaryKey.length ? t.primaryKey.map(() => 't.??').join(', ') : 't.ctid';

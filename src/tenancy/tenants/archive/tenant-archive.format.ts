@@ -22,6 +22,11 @@ export const CREDENTIAL_COLUMNS: Record<string, string[]> = {
   persons: ['password_hash', 'pending_password_hash'],
 };
 
+/** Columns that hold integration secrets (write-only for the API, issue 37); blanked unless secrets are asked for. */
+export const SECRET_COLUMNS: Record<string, string[]> = {
+  identity_providers: ['client_secret'],
+};
+
 export const ArchiveManifest = z.object({
   format: z.literal(ARCHIVE_FORMAT),
   exported_at: z.string(),

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { defineRoute, type RouteContext } from '../../platform/http/define-route';
+import { p } from '../../platform/http/param-types';
+import { ApiError } from '../../platform/errors/api-error';
+import { policies } from '../../people';
+import { SsoSignInFlow } from '../../flows/identity/sso-sign-in';
+import { sessionCookie } from './session-cookie';
+
+const id = p.string(64).min(1);
+
+/** The redirect URI registered at the identity provider: always https on the tenant's host (see src/identity/providers/README.md). */
+function redirectUri(ctx: RouteContext, providerId: string): string {
+  return `https://${String(ctx.headers.host ?? '').toLowerCase()}/api/sso/${encodeURIComponent(providerId)}/callback`;
+}
+
+/**
+ * Where to go after the sign-in: a path on this host ("/..."), or an http(s) URL on the tenant's
+ * own hosts or on signon.forward_url_hosts; anything else is 420 before the browser leaves.
+ */
+function checkForwardUrl(ctx: RouteContext, forwardUrl: string | undefined): string {
+  if (!forwardUrl) return '/';
+  if (forwardUrl.startsWith('/') && !forwardUrl.startsWith('//') && !forwardUrl.startsWith('/\\')) return forwardUrl;
+  let url: URL;
+  try {
+    url = new URL(forwardUrl);
+  } catch {
+    throw ApiError.malformed('forward_url', 'must be a path on this host or an absolute http or https URL');
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    throw ApiError.malformed('forward_url', 'must be an http or https URL without user name or password');
+  }
+  const host = url.hostname.toLowerCase();
+  const own = ctx.tenant.hosts.map((h) => h.toLowerCase().split(':')[0]);
+  const allowed = ctx.tenant.config.get('signon.forward_url_hosts').map((h: string) => h.toLowerCase());
+  if (!own.includes(host) && !allowed.includes(host)) {
+    throw ApiError.malformed('forward_url', `host ${url.hostname} is neither this tenant's host nor in signon.forward_url_hosts`);
+  }
+  return url.href;
+}
+
+/** OIDC sign-in through an identity provider of the tenant (issue 37). */
+export const ssoRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/sso/:identityprovider_id/login',
+    access: policies.anyone,
+    duringPasswordChange: true,
+    resource: 'sso',
+    errors: [503],
+    summary: "Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256)",
+    description:
+      'forward_url (optional, default /): a path on this host, or a URL on the tenant\'s host or on signon.forward_url_hosts (else 420). ' +
+      'An unknown identity provider id (or another tenant\'s) is 401. The state, nonce and PKCE verifier stay on the server for 10 minutes, for one use.',
+    input: z.object({ identityprovider_id: id, forward_url: p.string(2000).optional() }),
+    async handler(ctx, i) {
+      const forwardUrl = checkForwardUrl(ctx, i.forward_url);
+      return { redirect: await ctx.resolve(SsoSignInFlow).start(i.identityprovider_id, redirectUri(ctx, i.identityprovider_id), forwardUrl) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/sso/:identityprovider_id/callback',
+    access: policies.anyone,
+    duringPasswordChange: true,
+    resource: 'sso',
+    errors: [503],
+    summary: 'Return from the identity provider: checks its answer, sets the tg-visit session and redirects to forward_url',
+    description:
+      'openid-client checks the ID token (signature, issuer, audience, expiry, nonce) and the PKCE verifier; the state is used up on the first try. ' +
+      'The person is the one whose match_field equals the match_claim claim; with jit=1 an unknown person is created (person.created). ' +
+      'Every refusal (unknown or replayed state, bad token, unknown or deactivated person, unknown provider) is 401 and opens no session. ' +
+      'Sign-ins are in the security event log (login.sso, login.failed).',
+    input: z
+      .object({ identityprovider_id: id, state: p.string(200).optional(), code: p.string(4000).optional(), iss: p.string(2000).optional(), error: p.string(200).optional(), error_description: p.string(2000).optional() })
+      .passthrough(),
+    async handler(ctx, i) {
+      const { identityprovider_id, ...rest } = i;
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(rest)) if (typeof v === 'string') params[k] = v;
+      const r = await ctx.resolve(SsoSignInFlow).finish(identityprovider_id, redirectUri(ctx, identityprovider_id), params, ctx.ip, ctx.log);
+      return { redirect: r.forwardUrl, cookies: [sessionCookie(ctx, r.sessionId)] };
+    },
+  }),
+];
