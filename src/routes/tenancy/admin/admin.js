@@ -9,6 +9,7 @@ import { showWebhooks } from './admin-webhooks.js';
 import { showCatalogue } from './admin-catalogue.js';
 import { showCalendar } from './admin-calendar.js';
 import { showPeople } from './admin-people.js';
+import { showSignIn } from './admin-signin.js';
 import { forget } from './admin-lookups.js';
 import { setTimeZone } from './admin-time.js';
 
@@ -35,7 +36,7 @@ async function showConsole() {
   forget();
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showPeople(), showCalendar()]);
+  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
   // a link like /admin#deliveries lands on its section once it exists
   if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
 }
