@@ -24,6 +24,7 @@ import { runScaleBench } from './scale-bench';
 import { startFlags } from './start-flags';
 import { calendarScenarios } from './calendar-bench';
 import { importScenarios } from './import-bench';
+import { identityScenarios } from './identity-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out DIR (default $TMPDIR/bench-results)]
@@ -52,6 +53,7 @@ import { importScenarios } from './import-bench';
  *                       workers' start-up sweeps fall into it; 60 or more measures the steady state)
  *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
  *   --cancel-rounds N   cancels of a 100-participant event in the calendar's end-to-end row (default 5)
+ *   --oidc-rounds N     sequential OIDC sign-ins of the identity's round-trip row (default 100)
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
  *                       the flooding tenant's connection group) or other-groups
  */
@@ -77,6 +79,7 @@ const { values: flags } = parseArgs({
     'scale-base': { type: 'string', default: '1000' },
     'api-log-level': { type: 'string', default: 'warn' },
     'cancel-rounds': { type: 'string', default: '5' },
+    'oidc-rounds': { type: 'string', default: '100' },
   },
 });
 const T = Number(flags.tenants);
@@ -259,7 +262,7 @@ async function main() {
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN },
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN, IDENTITY_PROVIDERS_ALLOW_HTTP: '1' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       children.push(api);
@@ -393,6 +396,19 @@ async function main() {
       await runLoad({ connections: Math.min(CONNECTIONS, requests.length), url: base, requests, amount: requests.length });
       await measure(`${name}, steady`, { url: base, requests }, { always: true });
     }
+
+    // the identity (issue 37): the token endpoint and GET /api/person with a Bearer token beside the
+    // session and SWT rows, and the OIDC sign-in round trip against oidc-provider on loopback (identity-bench.ts)
+    await identityScenarios({
+      base, sessions: cookies, connections: CONNECTIONS, rounds: Number(flags['oidc-rounds']), rows, say, wanted,
+      signInEmail: (host) => `user@${host.split('.')[0]}.example`,
+      measure: (scenario, load) => measure(scenario, load),
+      cpuWindow: () => {
+        const groups = groupsOf(apiPid);
+        const c0 = cpuOf(groups);
+        return () => cpuUsed(c0, cpuOf(groups));
+      },
+    });
 
     /**
      * The ceiling again after the GET /api/person runs, on the same (idle since) server: the shared
