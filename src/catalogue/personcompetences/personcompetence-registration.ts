@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { CompetencesRepository } from '../competences/competences.repository';
 import type { CompetenceRow } from '../competences/competence.row';
-import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
+import { newRegistration, PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import { isUniqueViolation } from '../../platform/errors/error-classes';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
@@ -95,23 +95,10 @@ export class PersonCompetenceRegistration {
     const date = input.date ? isoDate(input.date) : this.clock.today();
     let validUntil = input.valid_until ? isoDate(input.valid_until) : c.valid_months ? addMonths(date, c.valid_months) : null;
     if (validUntil !== null && validUntil < date) throw ApiError.malformed('valid_until', 'must not be before date');
-    const row: NewRegistration = {
-      person_id: person.id,
-      competence_id: c.id,
-      passed: input.passed ?? 100,
-      date,
-      valid_until: validUntil,
-      comments: input.comments ?? null,
-      grade: null,
-      school: null,
-      graduation_year: null,
-      skill_level: null,
-      checked: null,
-      signed: null,
-      show_course_diploma: null,
-      override: false,
-      registered_by: user.personId,
-    };
+    const row: NewRegistration = newRegistration(
+      { person_id: person.id, competence_id: c.id, passed: input.passed ?? 100, date, valid_until: validUntil, registered_by: user.personId },
+      { comments: input.comments ?? null },
+    );
     let password: string | undefined;
     if (c.type === 'checklist_item') this.checklistItem(c, standing, input, row);
     else if (c.type === 'signature') password = this.signature(standing, input, row);

@@ -36,6 +36,26 @@ export interface RegistrationRow {
 
 export type NewRegistration = Omit<RegistrationRow, 'id' | 'created_at'>;
 
+/** The fields every registration names; the type-specific rest start empty (null) and not as an override. */
+type RegistrationCore = Pick<NewRegistration, 'person_id' | 'competence_id' | 'passed' | 'date' | 'valid_until' | 'registered_by'>;
+
+/** A new registration from its core, every type-specific field empty: the caller sets what its type stores. */
+export function newRegistration(core: RegistrationCore, rest: Partial<NewRegistration> = {}): NewRegistration {
+  return {
+    comments: null,
+    grade: null,
+    school: null,
+    graduation_year: null,
+    skill_level: null,
+    checked: null,
+    signed: null,
+    show_course_diploma: null,
+    override: false,
+    ...core,
+    ...rest,
+  };
+}
+
 @injectable()
 export class PersonCompetencesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}

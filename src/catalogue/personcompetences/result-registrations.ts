@@ -5,7 +5,7 @@ import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { addMonths } from '../../platform/time/tenant-clock';
 import type { CompetenceRow } from '../competences/competence.row';
-import { PersonCompetencesRepository, type NewRegistration, type RegistrationRow } from './personcompetences.repository';
+import { newRegistration, PersonCompetencesRepository, type RegistrationRow } from './personcompetences.repository';
 import { registrationData, type RegisteredPerson } from './personcompetence-registration';
 
 /** A registration a sign-on's results created and that is not deleted; `current` = neither superseded nor deleted. */
@@ -57,22 +57,11 @@ export class ResultRegistrations {
   /** A new current registration (the person's earlier one, if any, superseded as by PUT /api/personcompetences) and its webhook event. */
   async register(i: ResultRegistrationInput): Promise<RegistrationRow> {
     const c = i.competence;
-    const row: NewRegistration & { person_event_id: number } = {
-      person_id: i.person.id,
-      competence_id: c.id,
-      passed: i.passed,
-      date: i.date,
-      valid_until: c.valid_months ? addMonths(i.date, c.valid_months) : null,
-      comments: null,
-      grade: i.grade,
-      school: null,
-      graduation_year: null,
-      skill_level: null,
-      checked: null,
-      signed: null,
-      show_course_diploma: null,
-      override: false,
-      registered_by: i.registrar.id,
+    const row = {
+      ...newRegistration(
+        { person_id: i.person.id, competence_id: c.id, passed: i.passed, date: i.date, valid_until: c.valid_months ? addMonths(i.date, c.valid_months) : null, registered_by: i.registrar.id },
+        { grade: i.grade },
+      ),
       person_event_id: i.personEventId,
     };
     const created = await this.tx.get(PersonCompetencesRepository).supersedeWith(row);
