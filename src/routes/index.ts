@@ -45,6 +45,7 @@ import { fileRoutes } from './courses/files.routes';
 import { orderRoutes } from './courses/orders.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
+import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...apiClientRoutes];
@@ -98,5 +99,7 @@ export { platformRoutes } from './tenancy/platform.routes';
 export { filesHttp } from './courses/files.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
+/** Endpoints outside the route groups whose format a standard fixes, for the OpenAPI document. */
+export const standardPaths: Readonly<Record<string, Record<string, unknown>>> = { ...oauthTokenOpenApi };
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

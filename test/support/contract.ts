@@ -1,14 +1,14 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { routeGroups } from '../../src/routes';
+import { routeGroups, standardPaths } from '../../src/routes';
 import { buildOpenApiDocument } from '../../src/platform/openapi/openapi-document';
 
 /**
  * Contract check run on every response the API tests receive through client():
  * a response that drifts from the OpenAPI document fails the test that got it.
  */
-const document = buildOpenApiDocument(routeGroups, { version: 'test', description: '' });
+const document = buildOpenApiDocument(routeGroups, { version: 'test', description: '' }, standardPaths);
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const errorValidator = ajv.compile(document.components.schemas.ErrorEnvelope);
@@ -25,6 +25,8 @@ interface Operation {
   validate: ValidateFunction | null;
   /** For fields=a,b: the same shape, but each object keeps only the named attributes. */
   validateProjected: ValidateFunction | null;
+  /** Failures in a standard's own format (RFC 6749's {error, error_description}), by status. */
+  failures: Map<number, ValidateFunction>;
 }
 
 /** fields= keeps a subset of each object's top-level attributes, so none of them stays required. */
@@ -50,7 +52,12 @@ for (const [path, methods] of Object.entries(document.paths)) {
     const also = successes.slice(1).map(([code]) => Number(code));
     const schema = answer.content['application/json']?.schema;
     const types = Object.keys(answer.content);
-    operations.push({ method, pattern, status: Number(status), also, types, validate: compile(schema), validateProjected: compile(schema && projected(schema)) });
+    const failures = new Map<number, ValidateFunction>();
+    for (const [code, failure] of Object.entries(op.responses as Record<string, any>)) {
+      const own = failure.content?.['application/json']?.schema;
+      if (!code.startsWith('2') && own && !own.$ref) failures.set(Number(code), compile(own)!);
+    }
+    operations.push({ method, pattern, status: Number(status), also, types, validate: compile(schema), validateProjected: compile(schema && projected(schema)), failures });
   }
 }
 
@@ -59,7 +66,7 @@ export function openApiDocument() {
 }
 
 /** The paths the document describes: the tenant API and the operator API (the queue dashboard is Bull Board's own). */
-const described = (path: string) => /^\/(api|platform)\//i.test(path) && path !== '/api/openapi.json' && !/^\/platform\/queues(\/|$)/i.test(path);
+const described = (path: string) => /^\/(api|platform|oauth)\//i.test(path) && path !== '/api/openapi.json' && !/^\/platform\/queues(\/|$)/i.test(path);
 
 export function assertMatchesContract(method: string, url: string, res: { status: number; body: any; headers: any }): void {
   const path = url.split('?')[0];
@@ -80,6 +87,11 @@ export function assertMatchesContract(method: string, url: string, res: { status
     return;
   }
   if (!op) return; // unknown paths answer the 404 envelope, checked above
+  const failure = op.failures.get(res.status);
+  if (failure) {
+    if (!failure(res.body)) throw new Error(`failure ${res.status} of ${method.toUpperCase()} ${path} drifts from the OpenAPI document: ${ajv.errorsText(failure.errors)}`);
+    return;
+  }
   if (res.status !== op.status && !op.also.includes(res.status)) throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, the document says ${op.status}`);
   const validate = new URLSearchParams(url.split('?')[1] ?? '').has('fields') ? op.validateProjected : op.validate;
   if (!validate) throw new Error(`${method.toUpperCase()} ${path} answered JSON, the document says it never does`);

@@ -34,6 +34,9 @@ Every /api answer carries the IETF ratelimit-headers fields, e.g. \`RateLimit-Po
 else the client address) in a one-minute window of the tenant's config item api.rate_limit.per_minute (default 1200, null: none);
 past it 429 with Retry-After.
 
+An API client (POST /api/apiclients) gets a token from POST /oauth/token (OAuth 2.0 client credentials, RFC 6749 JSON, not the
+envelope) and sends \`Authorization: Bearer <token>\`: it acts with its run-as person's rights, GET only with api.read (else 403).
+
 A POST, PUT or DELETE authenticated by the tg-visit cookie from an Origin (or Referer) that is neither the tenant's host nor
 listed in cors.origins is refused (403); SWT requests and requests without either header pass.
 
@@ -45,8 +48,13 @@ configured). It has no rate limit, cross-site check or Idempotency-Key; bodies m
  * GET /api/openapi.json and the rendered docs at /docs; the same on every host. Added to the app
  * at their paths, not as a router of their own that every request would walk through.
  */
-export function mountDocs(app: Express, groups: readonly RouteGroup[], version: string): void {
-  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION });
+export function mountDocs(
+  app: Express,
+  groups: readonly RouteGroup[],
+  version: string,
+  standardPaths: Readonly<Record<string, Record<string, unknown>>> = {},
+): void {
+  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION }, standardPaths);
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });

@@ -113,7 +113,8 @@ const IDEMPOTENCY_PARAMETER = {
 
 function security(route: RouteDefinition): Record<string, string[]>[] {
   if (route.access.scheme) return [{ [route.access.scheme]: [] }];
-  return route.access.login ? [{ tgVisit: [] }, { swt: [] }] : [];
+  if (!route.access.login) return [];
+  return [{ tgVisit: [] }, { swt: [] }, { bearer: [route.method === 'get' ? 'api.read' : 'api.write'] }];
 }
 
 export function operation(route: RouteDefinition, group: RouteGroup) {

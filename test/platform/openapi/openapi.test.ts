@@ -19,7 +19,8 @@ describe('OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(res.body.paths['/api/login'].post.requestBody).toBeDefined();
-    expect(res.body.paths['/api/configitems/{config_item_id}'].get.security).toEqual([{ tgVisit: [] }, { swt: [] }]);
+    expect(res.body.paths['/api/configitems/{config_item_id}'].get.security).toEqual([{ tgVisit: [] }, { swt: [] }, { bearer: ['api.read'] }]);
+    expect(res.body.paths['/oauth/token'].post.responses['200']).toBeDefined();
     // Idempotency-Key on every POST and the registration PUT, with its 409 and 422 answers.
     const send = res.body.paths['/api/messages'].post;
     expect(send.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
