@@ -6,6 +6,7 @@ import { buildContainer, closeContainer } from './container';
 import { startServer } from './server';
 import { onShutdownSignal } from './platform/lifecycle/shutdown';
 import { startApiProcesses } from './platform/processes/api-processes';
+import { warnIfNodeEndOfLife } from './platform/lifecycle/node-support';
 
 /**
  * `npm run api`: the HTTP API alone, for production. Unlike `npm start` it starts no
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   }
   if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) return runPrimary(env);
   const logger = createLogger(env, 'api');
+  if (cluster.isPrimary) warnIfNodeEndOfLife(logger);
   const container = buildContainer(env, { databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL }, logger);
   const server = await startServer(container);
 
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
 /** The primary of WEB_CONCURRENCY API processes: holds the port, replaces a process that dies. */
 async function runPrimary(env: Env): Promise<void> {
   const logger = createLogger(env, 'api-primary');
+  warnIfNodeEndOfLife(logger);
   const processes = await startApiProcesses({ count: env.WEB_CONCURRENCY, env: process.env, logger });
   logger.info({ processes: processes.pids() }, `${env.WEB_CONCURRENCY} API processes listening`);
   onShutdownSignal(logger, { drain: () => processes.stop(), close: async () => {} });

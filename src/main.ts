@@ -12,6 +12,7 @@ import { seedDemoTenantsIfWanted } from '../seeds/demo-tenants';
 import { startWorkerProcess } from './worker-process';
 import { onShutdownSignal } from './platform/lifecycle/shutdown';
 import { startApiProcesses } from './platform/processes/api-processes';
+import { warnIfNodeEndOfLife } from './platform/lifecycle/node-support';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
 const LOCAL_PG_PORT = 54329;
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   const env = loadEnvOrExit();
   const logger = createLogger(env, 'main');
   const say = (m: string) => logger.info(m);
+  warnIfNodeEndOfLife(logger);
   const local: LocalService[] = [];
   const dataDir = path.resolve(env.DATA_DIR);
   let databaseUrl = env.DATABASE_URL;

@@ -6,6 +6,7 @@ import { TenantResolver } from '../src/platform/tenant-scope/tenant-resolver';
 import { startWorkers } from '../src/platform/queue/worker-runtime';
 import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
 import { WORKERS_READY } from '../src/worker-process';
+import { warnIfNodeEndOfLife } from '../src/platform/lifecycle/node-support';
 
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(env, 'workers');
+  // under npm start the parent process has said it already
+  if (!process.send) warnIfNodeEndOfLife(logger);
   const container = buildContainer(env, { databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL }, logger);
   await container.resolve(TenantResolver).start();
   const runtime = await startWorkers(container);
