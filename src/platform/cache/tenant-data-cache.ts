@@ -1,13 +1,11 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import { LRUCache } from 'lru-cache';
 import { ENV } from '../tokens';
 import type { Env } from '../config/env';
 import type { Tenant } from '../tenant-scope/tenant';
 import { PrincipalCache } from '../auth/principal-cache';
 import { CLOCK } from '../time/tenant-clock';
 import { ROOT_CONTAINER } from '../queue/job-definition';
-
-/** Entries kept at most; beyond it they are all dropped (they are cheap to make again). */
-const MAX_ENTRIES = 100_000;
 
 interface Entry {
   tenant: Tenant;
@@ -34,7 +32,9 @@ interface Entry {
  */
 @injectable()
 export class TenantDataCache {
-  private readonly entries = new Map<string, Entry>();
+  // Least recently used entries go first past TENANT_DATA_CACHE_ENTRIES, so a burst of one-off
+  // keys (deep pages, rare filters) does not throw away every tenant's hot answers at once.
+  private readonly entries: LRUCache<string, Entry>;
   private readonly loading = new Map<string, { tenant: Tenant; version: string; value: Promise<object> }>();
 
   constructor(
@@ -42,7 +42,9 @@ export class TenantDataCache {
     @inject(ENV) private readonly env: Env,
     // CLOCK is looked up on use: tests register a fixed one after the cache may have been made
     @inject(ROOT_CONTAINER) private readonly root: DependencyContainer,
-  ) {}
+  ) {
+    this.entries = new LRUCache<string, Entry>({ max: env.TENANT_DATA_CACHE_ENTRIES ?? 100_000 });
+  }
 
   async get<T extends object>(tenant: Tenant, key: string, load: () => Promise<T>, until?: (value: T) => number): Promise<T> {
     const version = this.versions.dataVersion(tenant.schema);
@@ -64,7 +66,6 @@ export class TenantDataCache {
       if (this.loading.get(full) === loading) this.loading.delete(full);
     }
     if (this.versions.dataVersion(tenant.schema) === version) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
       const entry = { tenant, version, expires: now + this.env.PRINCIPAL_CACHE_SECONDS * 1000, until: until ? until(value) : Infinity, value };
       this.entries.set(full, entry);
     }

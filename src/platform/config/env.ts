@@ -137,6 +137,8 @@ export const Env = z.object({
   COOKIE_SAMESITE: z.enum(['lax', 'strict', 'none']).default('lax'),
   TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
+  /** Cached GET answers kept per API process at most; the least recently used go first. */
+  TENANT_DATA_CACHE_ENTRIES: z.coerce.number().int().min(1).default(100_000),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   /** Bulk imports (POST /api/imports): the largest file and the most data rows taken (413 beyond either), rows per transaction. */

@@ -9,11 +9,11 @@ import type { Tenant } from '../../../src/platform/tenant-scope/tenant';
 
 // The cache's own logic, with the data version in the test's hand (the listener's part is
 // covered end to end by test/platform/cached-reads.test.ts).
-function cacheWith(version: { v: string | null }) {
+function cacheWith(version: { v: string | null }, entries?: number) {
   const root = container.createChildContainer();
   root.register(CLOCK, { useValue: { now: () => new Date() } });
   const versions = { dataVersion: () => version.v } as unknown as PrincipalCache;
-  return new TenantDataCache(versions, { PRINCIPAL_CACHE_SECONDS: 60 } as Env, root);
+  return new TenantDataCache(versions, { PRINCIPAL_CACHE_SECONDS: 60, TENANT_DATA_CACHE_ENTRIES: entries } as Env, root);
 }
 const tenant = { schema: 'tenant_a' } as Tenant;
 const other = { schema: 'tenant_b' } as Tenant;
@@ -54,5 +54,19 @@ describe('TenantDataCache', () => {
     version.v = null; // listener lost: nothing is cached or shared
     expect((await cache.get(tenant, 'k', load)).n).toBe(5);
     expect((await cache.get(tenant, 'k', load)).n).toBe(6);
+  });
+
+  it('past its budget drops the least recently used entry, not everything', async () => {
+    const cache = cacheWith({ v: '1' }, 3);
+    let loads = 0;
+    const load = async () => ({ n: ++loads });
+    for (const k of ['a', 'b', 'c']) await cache.get(tenant, k, load);
+    await cache.get(tenant, 'a', load); // a is used again: b is now the least recent
+    await cache.get(tenant, 'd', load); // over budget: b goes
+    expect(loads).toBe(4);
+    for (const k of ['a', 'c', 'd']) await cache.get(tenant, k, load);
+    expect(loads).toBe(4);
+    await cache.get(tenant, 'b', load);
+    expect(loads).toBe(5);
   });
 });
