@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { statementName } from '../db/named-statements';
+import { oneQueryAtATime } from '../db/one-query-at-a-time';
 
 /**
  * The only database handle that tenant code receives. Every query it builds is
@@ -56,7 +57,7 @@ export class TenantDb {
   /** Runs fn in a transaction (or joins the current one) with the same tenant scope. */
   async transaction<T>(fn: (db: TenantDb) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
-    return (this.knex as Knex).transaction((trx) => fn(new TenantDb(trx, this.schema)));
+    return (this.knex as Knex).transaction((trx) => fn(new TenantDb(oneQueryAtATime(trx), this.schema)));
   }
 }
 

@@ -33,6 +33,8 @@ describe('the knex internals the database layer patches', () => {
       const wrapped = makeKnex(child);
       expect(wrapped('persons').where({ id: 1 }).toSQL().sql).toBe('select * from "persons" where "id" = ?');
       expect(wrapped.client).toBe(child);
+      // one-query-at-a-time.ts queues a transaction's calls into the dialect's _query
+      expect(typeof (db.client as unknown as { _query: unknown })._query).toBe('function');
     } finally {
       await db.destroy();
     }
