@@ -24,6 +24,7 @@ export const samlRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
+    errors: [401, 503],
     summary: 'SAML Assertion Consumer Service (HTTP-POST binding): checks the response, sets the tg-visit session and redirects to forward_url',
     description:
       'The IdP\'s page posts the form here from its own site (a cross-site top-level POST): the cross-site check of session-cookie writes does not apply to this path ' +
@@ -52,6 +53,7 @@ export const samlRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
+    errors: [401],
     summary: 'SAML service provider metadata of this provider: our entity id (this URL), the ACS URL and the NameID format, to give to the IdP',
     description:
       'No login needed (IdPs read it by URL). The entity id is https://<tenant host>/api/sso/<id>/metadata, the ACS URL https://<tenant host>/api/sso/<id>/acs; ' +

@@ -44,7 +44,7 @@ export const ssoRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
-    errors: [503],
+    errors: [401, 503],
     summary: 'Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256) or its SSO URL with a SAML AuthnRequest (HTTP-Redirect binding)',
     description:
       'forward_url (optional, default /): a path on this host, or a URL on the tenant\'s host or on signon.forward_url_hosts (else 420). ' +
@@ -63,7 +63,7 @@ export const ssoRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
-    errors: [503],
+    errors: [401, 503],
     summary: 'Return from the OpenID provider: checks its answer, sets the tg-visit session and redirects to forward_url',
     redirect: 'to forward_url, with the tg-visit session cookie',
     description:
