@@ -8,8 +8,9 @@ import type { Knex } from 'knex';
  * reads the table, so it still needs no tenant_data_changed trigger.
  */
 export async function up(trx: Knex.Transaction): Promise<void> {
+  // one statement with an effect (knex's .alter() also emits a type change and a drop default that change nothing)
+  await trx.raw('alter table identity_providers alter column client_id drop not null');
   await trx.schema.alterTable('identity_providers', (t) => {
-    t.text('client_id').nullable().alter();
     t.text('metadata_xml');
     t.text('metadata_url');
     t.text('sso_url');
