@@ -234,6 +234,10 @@ describe('SAML provider administration', () => {
     const xml = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Plain', type: 'saml', metadata_xml: idp.metadataXml } });
     expect(xml.body).toMatchObject({ errorcode: 420 });
     expect(xml.body.message).toMatch(/metadata_xml.*SSO URL must be https/);
+    // https, but to a loopback address: the SSRF filter refuses it at connect time
+    const local = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Local', type: 'saml', metadata_url: 'https://127.0.0.1:9/metadata' } });
+    expect(local.body).toMatchObject({ errorcode: 420 });
+    expect(local.body.message).toMatch(/metadata_url.*not a public address/);
   });
 
   it('PUT reads the metadata URL again; the type cannot change; the audit log has no metadata document', async () => {
