@@ -33,7 +33,11 @@ export { ApiClientsRepository, type ApiClientRow } from './apiclients/api-client
 export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, type ApiClientScope } from './apiclients/client-secret';
 export { AccessTokenStore, type AccessTokenGrant } from './apiclients/access-tokens';
 export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apiclients/client-credentials';
-/** Identity providers (OIDC) of the tenant and the relying party's side of an OIDC sign-in. */
+/** Identity providers (OIDC, SAML) of the tenant, the relying party's side of an OIDC sign-in and the service provider's of a SAML one. */
 export { IdentityProvidersService, type IdentityProviderInput } from './providers/identity-providers.service';
 export { type IdentityProviderRow, type MatchField } from './providers/identity-providers.repository';
-export { OidcRelyingParty, SsoRefused } from './providers/oidc-relying-party';
+export { OidcRelyingParty } from './providers/oidc-relying-party';
+export { SamlServiceProvider } from './providers/saml-service-provider';
+export { certificateExpiries } from './providers/saml-metadata';
+export { SsoRefused } from './providers/sso-refused';
+export { ssoEndpoints, type SsoEndpoints } from './providers/sso-endpoints';

@@ -11,6 +11,7 @@ import { signonRoutes } from './identity/signon.routes';
 import { apiClientRoutes } from './identity/apiclients.routes';
 import { identityProviderRoutes } from './identity/identity-providers.routes';
 import { ssoRoutes } from './identity/sso.routes';
+import { samlRoutes } from './identity/saml.routes';
 import { configItemCheckRoutes } from './tenancy/config-item-checks.routes';
 import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
 import { configItemRoutes } from './tenancy/config-items.routes';
@@ -48,7 +49,7 @@ import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
-export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...apiClientRoutes];
+export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
 export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [

@@ -4,6 +4,13 @@ import { ApiError } from '../../platform/errors/api-error';
 import { maybeRequestScope } from '../../platform/tenant-scope/request-scope';
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+/**
+ * The SAML Assertion Consumer Service (POST /api/sso/<id>/acs) is posted to by the IdP's page, from
+ * the IdP's site, by design (HTTP-POST binding). Its credential is the signed response answering a
+ * pending request of this tenant, used once; it reads no session, so a tg-visit cookie the browser
+ * sends along (SameSite=None deployments) grants nothing there and must not make it a 403.
+ */
+const CROSS_SITE_BY_DESIGN = /^\/sso\/[^/]+\/acs\/?$/i;
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /** The origin a browser request comes from: Origin, else the origin of Referer; undefined when neither. */
@@ -49,7 +56,7 @@ export function originAllowed(origin: string, tenant: Tenant, requestHost: strin
 export function csrfGuard() {
   return (req: Request, _res: Response, next: NextFunction) => {
     const scope = maybeRequestScope(req);
-    if (!WRITES.has(req.method) || scope?.principal?.via !== 'session') return next();
+    if (!WRITES.has(req.method) || scope?.principal?.via !== 'session' || CROSS_SITE_BY_DESIGN.test(req.path)) return next();
     const origin = requestOrigin(req.headers);
     if (origin === undefined || originAllowed(origin, scope.tenant, req.host ?? '')) return next();
     throw new ApiError(403, 'cross-site request refused: a session-cookie request must come from the tenant\'s own host or an origin in cors.origins');

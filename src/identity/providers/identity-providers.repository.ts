@@ -7,9 +7,11 @@ export type MatchField = 'email' | 'user_name' | 'extern_person_id';
 export interface IdentityProviderRow {
   id: string;
   name: string;
-  type: 'oidc';
+  type: 'oidc' | 'saml';
+  /** OIDC: the issuer URL; SAML: the IdP's entity id (from its metadata). */
   issuer: string;
-  client_id: string;
+  /** OIDC only. */
+  client_id: string | null;
   /** Write-only for the API: never in an answer, log or audit entry. */
   client_secret: string | null;
   scopes: string;
@@ -18,6 +20,12 @@ export interface IdentityProviderRow {
   jit: boolean;
   jit_organisation_id: number | null;
   jit_role_ids: number[];
+  /** SAML only: the IdP metadata as given or as fetched once from metadata_url. */
+  metadata_xml: string | null;
+  metadata_url: string | null;
+  /** SAML only: the IdP's SSO URL (HTTP-Redirect binding) and signing certificates (base64 DER), from the metadata. */
+  sso_url: string | null;
+  certificates: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -40,12 +48,13 @@ export class IdentityProvidersRepository {
   }
 
   async insert(row: Omit<IdentityProviderRow, 'created_at' | 'updated_at'>): Promise<void> {
-    await this.db.table('identity_providers').insert({ ...row, jit_role_ids: JSON.stringify(row.jit_role_ids) });
+    await this.db.table('identity_providers').insert({ ...row, jit_role_ids: JSON.stringify(row.jit_role_ids), certificates: JSON.stringify(row.certificates) });
   }
 
   async update(id: string, change: Partial<IdentityProviderRow>): Promise<void> {
     const c: Record<string, unknown> = { ...change, updated_at: this.db.fn.now() };
     if (change.jit_role_ids) c.jit_role_ids = JSON.stringify(change.jit_role_ids);
+    if (change.certificates) c.certificates = JSON.stringify(change.certificates);
     await this.db.table('identity_providers').where({ id }).update(c);
   }
 

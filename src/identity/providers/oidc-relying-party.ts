@@ -6,17 +6,12 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { IdentityProviderRow } from './identity-providers.repository';
 import { IdentityProvidersService } from './identity-providers.service';
 import { OidcStateStore, type PendingSignIn } from './oidc-state-store';
+import { SsoRefused } from './sso-refused';
 
 /** Discovery documents are kept this long per issuer (in this process). */
 const DISCOVERY_SECONDS = 300;
 const discovered = new Map<string, { issuer: Issuer<Client>; until: number }>();
 custom.setHttpOptionsDefaults({ timeout: 5000 });
-
-export class SsoRefused extends ApiError {
-  constructor(why: string) {
-    super(401, `sign-in refused: ${why}`);
-  }
-}
 
 /**
  * The relying party's side of OIDC (authorization code flow, PKCE S256, state and nonce) with
@@ -43,20 +38,11 @@ export class OidcRelyingParty {
       discovered.set(p.issuer, hit);
     }
     return new hit.issuer.Client({
-      client_id: p.client_id,
+      client_id: p.client_id ?? '',
       ...(p.client_secret ? { client_secret: p.client_secret } : { token_endpoint_auth_method: 'none' }),
       redirect_uris: [redirectUri],
       response_types: ['code'],
     });
-  }
-
-  /** The provider by id; another tenant's or unknown: 401 (the sign-in routes never say 404). */
-  async provider(id: string): Promise<IdentityProviderRow> {
-    try {
-      return await this.providers.get(id);
-    } catch {
-      throw new SsoRefused('unknown identity provider');
-    }
   }
 
   /** Where to send the browser: the authorization endpoint with state, nonce and the PKCE challenge. */

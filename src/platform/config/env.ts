@@ -160,7 +160,7 @@ export const Env = z.object({
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   /** Lifetime of an API client's access token (POST /oauth/token, client credentials). */
   OAUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
-  /** 1: identity provider issuers may be http (tests, on-premise); otherwise https only. */
+  /** 1: identity provider issuers and SAML metadata / SSO URLs may be http, the metadata fetch may reach private addresses (tests, on-premise); otherwise https and public only. */
   IDENTITY_PROVIDERS_ALLOW_HTTP: booleanFlag.default(false),
 });
 export type Env = z.infer<typeof Env>;

@@ -117,6 +117,8 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   body?: MediaContent;
   /** A 200 answer that is no envelope (a download, a document to post back), documented in its place. */
   answer?: MediaContent;
+  /** The success is a 302 (the handler returns `{ redirect }`): where to, documented instead of a 200 envelope. */
+  redirect?: string;
   handler(ctx: RouteContext<T>, input: z.infer<S>): Promise<RouteResult>;
 }
 

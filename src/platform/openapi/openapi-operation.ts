@@ -140,9 +140,10 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
     'x-access': route.access.security,
     parameters,
     responses: {
-      [route.created ? '201' : '200']: route.answer
+      ...(route.redirect ? { '302': { description: `Redirect ${route.redirect}`, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } } } } } : {}),
+      ...(route.redirect ? {} : { [route.created ? '201' : '200']: route.answer
         ? mediaContent(route.answer, 'output')
-        : { description: `Envelope with ${route.resource}: an array of objects`, content: { 'application/json': { schema: successSchema(route) } } },
+        : { description: `Envelope with ${route.resource}: an array of objects`, content: { 'application/json': { schema: successSchema(route) } } } }),
       ...(route.accepted ? { '202': { description: `Accepted: ${route.accepted}`, content: { 'application/json': { schema: successSchema(route) } } } } : {}),
       ...errorResponses(route, group),
     },

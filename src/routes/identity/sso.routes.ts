@@ -8,16 +8,14 @@ import { sessionCookie } from './session-cookie';
 
 const id = p.string(64).min(1);
 
-/** The redirect URI registered at the identity provider: always https on the tenant's host (see src/identity/providers/README.md). */
-function redirectUri(ctx: RouteContext, providerId: string): string {
-  return `https://${String(ctx.headers.host ?? '').toLowerCase()}/api/sso/${encodeURIComponent(providerId)}/callback`;
-}
+/** The host the browser used: the redirect URI, entity id and ACS URL are https on it (see src/identity/providers/README.md). */
+export const browserHost = (ctx: RouteContext): string => String(ctx.headers.host ?? '').toLowerCase();
 
 /**
  * Where to go after the sign-in: a path on this host ("/..."), or an http(s) URL on the tenant's
  * own hosts or on signon.forward_url_hosts; anything else is 420 before the browser leaves.
  */
-function checkForwardUrl(ctx: RouteContext, forwardUrl: string | undefined): string {
+export function checkForwardUrl(ctx: RouteContext, forwardUrl: string | undefined): string {
   if (!forwardUrl) return '/';
   if (forwardUrl.startsWith('/') && !forwardUrl.startsWith('//') && !forwardUrl.startsWith('/\\')) return forwardUrl;
   let url: URL;
@@ -38,7 +36,7 @@ function checkForwardUrl(ctx: RouteContext, forwardUrl: string | undefined): str
   return url.href;
 }
 
-/** OIDC sign-in through an identity provider of the tenant (issue 37). */
+/** OIDC and SAML sign-in through an identity provider of the tenant (issue 37); the SAML ACS and metadata: saml.routes.ts. */
 export const ssoRoutes = [
   defineRoute({
     method: 'get',
@@ -46,15 +44,17 @@ export const ssoRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
-    errors: [503],
-    summary: "Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256)",
+    errors: [401, 503],
+    summary: 'Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256) or its SSO URL with a SAML AuthnRequest (HTTP-Redirect binding)',
     description:
       'forward_url (optional, default /): a path on this host, or a URL on the tenant\'s host or on signon.forward_url_hosts (else 420). ' +
-      'An unknown identity provider id (or another tenant\'s) is 401. The state, nonce and PKCE verifier stay on the server for 10 minutes, for one use.',
+      'An unknown identity provider id (or another tenant\'s) is 401. OIDC: the state, nonce and PKCE verifier stay on the server for 10 minutes, for one use. ' +
+      'SAML: the AuthnRequest id (and forward_url) stays on the server for 10 minutes; the response must answer it (InResponseTo), once.',
+    redirect: 'to the identity provider',
     input: z.object({ identityprovider_id: id, forward_url: p.string(2000).optional() }),
     async handler(ctx, i) {
       const forwardUrl = checkForwardUrl(ctx, i.forward_url);
-      return { redirect: await ctx.resolve(SsoSignInFlow).start(i.identityprovider_id, redirectUri(ctx, i.identityprovider_id), forwardUrl) };
+      return { redirect: await ctx.resolve(SsoSignInFlow).start(i.identityprovider_id, browserHost(ctx), forwardUrl) };
     },
   }),
   defineRoute({
@@ -63,8 +63,9 @@ export const ssoRoutes = [
     access: policies.anyone,
     duringPasswordChange: true,
     resource: 'sso',
-    errors: [503],
-    summary: 'Return from the identity provider: checks its answer, sets the tg-visit session and redirects to forward_url',
+    errors: [401, 503],
+    summary: 'Return from the OpenID provider: checks its answer, sets the tg-visit session and redirects to forward_url',
+    redirect: 'to forward_url, with the tg-visit session cookie',
     description:
       'openid-client checks the ID token (signature, issuer, audience, expiry, nonce) and the PKCE verifier; the state is used up on the first try. ' +
       'The person is the one whose match_field equals the match_claim claim; with jit=1 an unknown person is created (person.created). ' +
@@ -77,7 +78,7 @@ export const ssoRoutes = [
       const { identityprovider_id, ...rest } = i;
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(rest)) if (typeof v === 'string') params[k] = v;
-      const r = await ctx.resolve(SsoSignInFlow).finish(identityprovider_id, redirectUri(ctx, identityprovider_id), params, ctx.ip, ctx.log);
+      const r = await ctx.resolve(SsoSignInFlow).finishOidc(identityprovider_id, browserHost(ctx), params, ctx.ip, ctx.log);
       return { redirect: r.forwardUrl, cookies: [sessionCookie(ctx, r.sessionId)] };
     },
   }),

@@ -192,7 +192,7 @@ describe('identity provider administration', () => {
     expect(JSON.stringify(log.body)).toContain('identityprovider.created');
   });
 
-  it('PUT and DELETE change and remove (Idempotency-Key replays); saml is not supported yet; ordinary users get 403', async () => {
+  it('PUT and DELETE change and remove (Idempotency-Key replays); OIDC fields on a saml provider are 420; ordinary users get 403', async () => {
     const p = await createProvider(admin, { name: 'Temp', type: 'oidc', issuer: 'https://login.example.com/tenant/v2.0', client_id: 'c' });
     expect(p.client_secret_set).toBe(false);
     const put = await admin.put(`/api/identityproviders/${p.identityprovider_id}`).set('Idempotency-Key', 'idp-put-1').send({ identityprovider_data: { client_secret: 'new-secret-xyz', name: 'Renamed' } });

@@ -1,11 +1,12 @@
 import path from 'node:path';
+import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { asAcme } from '../../support/login';
 import { bearer, tokenRequest } from '../../identity/apiclients/apiclients-support';
 import { RESULTS, axeViolations, eventually, expectFits375, fieldError, focusedId, focusedText, input, logInWithKeyboard, openForm, useConsoleBed } from './console-bed';
 
-// The console's Sign-in section in Chromium on the real API: an OIDC identity provider added,
+// The console's Sign-in section in Chromium on the real API: an OIDC identity provider added (and a SAML one from pasted metadata, with its entity id, ACS and metadata URLs),
 // listed with its redirect URI and "secret set", its test link, removed after confirming; an API
 // client created with its secret shown once, which then gets a token at POST /oauth/token, rotated
 // (the old secret refused) and revoked (its token 401). The issuer is an https string: saving a
@@ -71,6 +72,43 @@ describe('admin console: sign-in section in Chromium', () => {
     await confirmWithKeyboard(`#idp-list li[data-idp-id="${id}"] button.delete`);
     await eventually(() => idpRow('Company login').count()).toBe(0);
     expect((await admin.get(`/api/identityproviders/${id}`)).status).toBe(404);
+  });
+
+  it('adds a SAML provider from pasted metadata and shows the entity id, ACS URL and metadata URL to paste into the IdP', async () => {
+    const cert = fs.readFileSync(path.join(__dirname, '../../identity/sso/saml-keys/idp-cert.pem'), 'utf8').replace(/-----[A-Z ]+-----|\s/g, '');
+    const metadata = (sso: string) =>
+      `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://sts.example.net/idp">` +
+      `<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>` +
+      `<ds:X509Certificate>${cert}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${sso}"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+    const form = '#idp-form';
+    await openForm(page, '#idp-new', 'name');
+    await page.keyboard.type('Staff SAML');
+    await input(page, form, 'type').selectOption('saml');
+    await eventually(() => input(page, form, 'metadata_xml').isVisible()).toBe(true);
+    expect(await input(page, form, 'issuer').isVisible()).toBe(false);
+    // an http SSO URL in the metadata: the API's 420 under the metadata field, which gets focus
+    await input(page, form, 'metadata_xml').fill(metadata('http://sts.example.net/sso'));
+    await page.locator(`${form} button[type=submit]`).click();
+    await eventually(() => fieldError(page, form, 'metadata_xml').textContent()).toMatch(/identityprovider_data\[metadata_xml\].*https/);
+    await eventually(() => focusedId(page)).toMatch(/^f-metadata_xml-/);
+    await input(page, form, 'metadata_xml').fill(metadata('https://sts.example.net/sso'));
+    await page.locator(`${form} button[type=submit]`).click();
+    await eventually(() => idpRow('Staff SAML').count()).toBe(1);
+    const row = idpRow('Staff SAML');
+    const id = (await row.getAttribute('data-idp-id'))!;
+    const base = `https://${new URL(bed.base).host}/api/sso/${id}`;
+    expect(await row.locator('input.sp-entity-id').inputValue()).toBe(`${base}/metadata`);
+    expect(await row.locator('input.sp-acs-url').inputValue()).toBe(`${base}/acs`);
+    expect(await row.locator('input.sp-metadata-url').inputValue()).toBe(`${base}/metadata`);
+    expect(await row.locator('.cert-state').textContent()).toMatch(/^signing certificate until \d{4}-\d\d-\d\d$/);
+    expect(await row.locator('input.redirect-uri').count()).toBe(0);
+    const admin = await asAcme(bed.t, bed.host, 'admin');
+    const stored = (await admin.get(`/api/identityproviders/${id}`)).body.identityproviders[0];
+    expect([stored.type, stored.issuer, stored.sso_url, stored.match_claim]).toEqual(['saml', 'https://sts.example.net/idp', 'https://sts.example.net/sso', 'nameid']);
+    expect(await axeViolations(page, '#signin')).toEqual([]);
+    await confirmWithKeyboard(`#idp-list li[data-idp-id="${id}"] button.delete`);
+    await eventually(() => idpRow('Staff SAML').count()).toBe(0);
   });
 
   it('creates an API client whose secret is shown once and works at /oauth/token; rotation refuses the old secret, revocation the token', async () => {

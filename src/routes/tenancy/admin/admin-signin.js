@@ -1,4 +1,4 @@
-// Sign-in: the tenant's identity providers (OIDC; add, edit, test a sign-in in a new window, remove)
+// Sign-in: the tenant's identity providers (OIDC or SAML; add, edit, test a sign-in in a new window, remove)
 // with what to paste into the provider, and its API clients (OAuth 2.0 client credentials: create
 // with the secret shown once, rotate, revoke, last used). /api/identityproviders, /api/apiclients.
 import { $, api, el, field, scroller, when } from './admin-dom.js';
@@ -18,14 +18,20 @@ const copyField = (label, value, attrs = {}) =>
 
 // ---- identity providers ----
 
+const samlOf = (p, v) => (p?.type ?? v.type) === 'saml';
+
 function providerFields(p, replacing) {
+  const oidc = (v) => !samlOf(p, v);
   return [
     { name: 'name', label: 'Name', required: true, maxlength: '200', placeholder: 'Company login' },
-    { name: 'issuer', label: 'Issuer (https)', type: 'url', required: true, placeholder: 'https://login.example.com/realms/staff', hint: 'discovery at <issuer>/.well-known/openid-configuration' },
-    { name: 'client_id', label: 'Client id', required: true, maxlength: '500', autocomplete: 'off' },
-    { name: 'client_secret', label: p ? 'New client secret' : 'Client secret', type: 'password', autocomplete: 'new-password', visible: () => !p || replacing(), hint: p ? 'write-only: empty keeps it unchanged' : 'write-only: never shown again' },
-    { name: 'scopes', label: 'Scopes', maxlength: '500', placeholder: 'openid email profile' },
-    { name: 'match_claim', label: 'Claim that names the person', maxlength: '200', placeholder: 'email' },
+    { name: 'type', label: 'Protocol', type: 'select', visible: () => !p, options: [{ value: 'oidc', label: 'OpenID Connect' }, { value: 'saml', label: 'SAML 2.0' }] },
+    { name: 'issuer', label: 'Issuer (https)', type: 'url', required: true, visible: oidc, placeholder: 'https://login.example.com/realms/staff', hint: 'discovery at <issuer>/.well-known/openid-configuration' },
+    { name: 'client_id', label: 'Client id', required: true, visible: oidc, maxlength: '500', autocomplete: 'off' },
+    { name: 'client_secret', label: p ? 'New client secret' : 'Client secret', type: 'password', autocomplete: 'new-password', visible: (v) => oidc(v) && (!p || replacing()), hint: p ? 'write-only: empty keeps it unchanged' : 'write-only: never shown again' },
+    { name: 'scopes', label: 'Scopes', maxlength: '500', visible: oidc, placeholder: 'openid email profile' },
+    { name: 'metadata_url', label: 'IdP metadata URL (https)', type: 'url', visible: (v) => samlOf(p, v), placeholder: 'https://idp.example.com/metadata.xml', hint: 'read once when saved; or paste the metadata below instead' },
+    { name: 'metadata_xml', label: 'IdP metadata XML', type: 'textarea', visible: (v) => samlOf(p, v), hint: p ? 'paste new metadata after the IdP changes its certificate' : 'the federation metadata document the IdP offers for download' },
+    { name: 'match_claim', label: 'Claim or attribute that names the person', maxlength: '200', placeholder: 'email, or nameid for SAML' },
     { name: 'match_field', label: 'Compared with', type: 'select', options: [{ value: 'email', label: 'e-mail' }, { value: 'user_name', label: 'user name' }, { value: 'extern_person_id', label: 'external person id' }] },
     { name: 'jit', label: 'Create unknown persons at sign-in (jit)', type: 'checkbox' },
     { name: 'jit_organisation_id', label: 'jit: organisation id', type: 'number', min: '1', step: '1', visible: (v) => v.jit === true || v.jit === 1 },
@@ -45,12 +51,12 @@ function providerForm(p, close) {
   if (p) secretState.append(replace);
   const editor = entityForm({
     id: p ? `idp-form-${p.identityprovider_id}` : 'idp-form',
-    heading: p ? `Edit ${p.name}` : 'New identity provider (OpenID Connect)',
+    heading: p ? `Edit ${p.name}` : 'New identity provider (OpenID Connect or SAML 2.0)',
     prefix: 'identityprovider_data',
     editing: !!p,
-    values: p ?? { match_field: 'email', jit: false },
+    values: p ?? { type: 'oidc', match_field: 'email', jit: false },
     fields: providerFields(p, () => replacing),
-    before: p ? [secretState] : [],
+    before: p && p.type === 'oidc' ? [secretState] : [],
     submitLabel: p ? 'Save provider' : 'Add provider',
     onClose: close,
     onSubmit: async (body) => {
@@ -81,14 +87,23 @@ function providerRow(p) {
     await drawProviders();
     $('#idp-new').focus();
   }, { class: 'delete' });
-  return el('li', { class: 'idp', 'data-idp-id': p.identityprovider_id },
+  const match = ` · match ${p.match_claim} → ${p.match_field}${p.jit ? ' · jit' : ''}`;
+  const saml = p.type === 'saml';
+  const expires = (p.certificates_not_after ?? []).map((d) => d.slice(0, 10)).join(', ');
+  return el('li', { class: 'idp', 'data-idp-id': p.identityprovider_id, 'data-type': p.type },
     el('div', { class: 'node' },
       el('span', { class: 'title' }, p.name),
-      el('span', { class: 'meta' }, `${p.issuer} · client ${p.client_id} · `, el('span', { class: 'secret-state' }, `secret ${p.client_secret_set ? 'set' : 'not set'}`),
-        ` · match ${p.match_claim} → ${p.match_field}${p.jit ? ' · jit' : ''}`),
+      saml
+        ? el('span', { class: 'meta' }, `SAML · ${p.issuer} · `, el('span', { class: 'cert-state' }, `signing certificate until ${expires || '?'}`), match)
+        : el('span', { class: 'meta' }, `${p.issuer} · client ${p.client_id} · `, el('span', { class: 'secret-state' }, `secret ${p.client_secret_set ? 'set' : 'not set'}`), match),
       el('span', { class: 'actions' }, edit, test, remove)),
-    el('div', { class: 'sp-details' },
-      copyField(`Redirect URI for ${p.name} (paste into the provider)`, p.redirect_uri, { class: 'redirect-uri' })),
+    saml
+      ? el('div', { class: 'sp-details' },
+        copyField(`Entity id / Identifier for ${p.name} (paste into the IdP)`, p.sp_entity_id, { class: 'sp-entity-id' }),
+        copyField(`ACS / Reply URL for ${p.name} (paste into the IdP)`, p.sp_acs_url, { class: 'sp-acs-url' }),
+        copyField(`Metadata URL for ${p.name} (for IdPs that import it)`, p.sp_metadata_url, { class: 'sp-metadata-url' }))
+      : el('div', { class: 'sp-details' },
+        copyField(`Redirect URI for ${p.name} (paste into the provider)`, p.redirect_uri, { class: 'redirect-uri' })),
     holder);
 }
 
@@ -181,9 +196,10 @@ export async function showSignIn() {
     el('article', { class: 'item tool', id: 'idp-tool', 'aria-labelledby': 'h-idp' },
       el('h3', { id: 'h-idp' }, 'Identity providers'),
       el('p', { class: 'description' },
-        'Staff sign in with the company login (Entra ID, Okta, Keycloak, Google: OpenID Connect). Register this console as a web application ',
+        'Staff sign in with the company login (Entra ID, Okta, Keycloak, Google). OpenID Connect: register a web application ',
         'in the provider with the redirect URI shown for each provider here, then paste the provider\'s issuer, client id and secret. ',
-        'SAML (entity id, metadata URL) is not supported yet.'),
+        'SAML 2.0: add the provider with the IdP\'s metadata (XML or its URL), then paste the entity id and ACS URL shown here into the IdP ',
+        '(or give it the metadata URL).'),
       el('div', { class: 'toolbar' }, idpNew),
       idpHolder,
       el('p', { class: 'error', role: 'alert' }),
