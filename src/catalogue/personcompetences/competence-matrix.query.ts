@@ -60,47 +60,48 @@ export class CompetenceMatrix {
     @inject(CompetencesRepository) private readonly competences: Pick<CompetencesRepository, 'byIds' | 'descendants'>,
   ) {}
 
-  /** SQL of (person, competence, mandatory) for every required pair of these persons, and its bindings. */
-  private pairsSql(personIds: readonly number[], q: MatrixQuery): [string, Record<string, unknown>] {
-    const roles = q.roleIds
-      ? `select p.id as person_id, r.role_id from unnest(:ids::int[]) as p(id) cross join unnest(:roles::int[]) as r(role_id)`
-      : `select pr.person_id, pr.role_id from :person_roles: pr where pr.person_id = any(:ids::int[])`;
-    const sql = `with person_role as (${roles})
-       select x.person_id, q.competence_id, bool_or(q.mandatory) as mandatory
-         from person_role x
-         join :requirements: q on q.role_id = x.role_id
-         join :competences: c on c.id = q.competence_id and c.active and c.parent_id is null
-        where (:all_competences or q.competence_id = any(:cids::int[]))
-        group by x.person_id, q.competence_id
-       having :optional or bool_or(q.mandatory)`;
-    return [
-      sql,
-      {
-        person_roles: this.db.ref('person_roles'),
-        requirements: this.db.ref('requirements'),
-        competences: this.db.ref('competences'),
-        ids: intArray(personIds),
-        roles: intArray(q.roleIds ?? []),
-        all_competences: !q.competenceIds,
-        cids: intArray(q.competenceIds ?? []),
-        optional: q.includeOptional,
-      },
-    ];
-  }
-
+  /**
+   * (person, competence, mandatory) of every required pair of these persons: their roles and the
+   * requirements of those roles, read apart and joined here (the planner, asked for it in one join,
+   * walked the competences first and probed person_roles once per competence).
+   */
   private async requiredPairs(personIds: readonly number[], q: MatrixQuery): Promise<{ person_id: number; competence_id: number; mandatory: boolean }[]> {
-    const [sql, bindings] = this.pairsSql(personIds, q);
-    return (await this.db.raw(sql, bindings as any)).rows;
+    const held: { person_id: number; role_id: number }[] = q.roleIds
+      ? personIds.flatMap((person_id) => q.roleIds!.map((role_id) => ({ person_id, role_id })))
+      : await this.db.table('person_roles').whereRaw('person_id = any(?::int[])', [intArray(personIds)]).select('person_id', 'role_id');
+    const roleIds = [...new Set(held.map((h) => h.role_id))];
+    if (roleIds.length === 0) return [];
+    const requirements: { role_id: number; competence_id: number; mandatory: boolean }[] = await this.db
+      .table('requirements as q')
+      .join('competences as c', 'c.id', 'q.competence_id')
+      .whereRaw('q.role_id = any(?::int[])', [intArray(roleIds)])
+      .where('c.active', true)
+      .whereNull('c.parent_id')
+      .modify((b) => (q.competenceIds ? b.whereRaw('q.competence_id = any(?::int[])', [intArray(q.competenceIds)]) : b))
+      .select('q.role_id', 'q.competence_id', 'q.mandatory');
+    const byRole = new Map<number, { competence_id: number; mandatory: boolean }[]>();
+    for (const r of requirements) byRole.set(r.role_id, [...(byRole.get(r.role_id) ?? []), r]);
+    const pairs = new Map<string, { person_id: number; competence_id: number; mandatory: boolean }>();
+    for (const h of held) {
+      for (const r of byRole.get(h.role_id) ?? []) {
+        const key = `${h.person_id}:${r.competence_id}`;
+        const pair = pairs.get(key);
+        // mandatory for one role and optional for another counts as mandatory (PersonCompetenceList.required)
+        if (pair) pair.mandatory ||= r.mandatory;
+        else pairs.set(key, { person_id: h.person_id, competence_id: r.competence_id, mandatory: r.mandatory });
+      }
+    }
+    return [...pairs.values()].filter((p) => q.includeOptional || p.mandatory);
   }
 
   /** The competences some of these persons require (the files' columns), sorted as the lists sort: title, id. */
   async columns(personIds: readonly number[], q: MatrixQuery): Promise<MatrixColumn[]> {
-    const [sql, bindings] = this.pairsSql(personIds, q);
-    const r = await this.db.raw<{ rows: MatrixColumn[] }>(
-      `select c.id as competence_id, c.title from :competences: c where c.id in (select competence_id from (${sql}) pairs) order by c.title, c.id`,
-      bindings as any,
-    );
-    return r.rows.sort((a, b) => a.title.localeCompare(b.title) || a.competence_id - b.competence_id);
+    const columns = new Map<number, MatrixColumn>();
+    for (let i = 0; i < personIds.length; i += 2000) {
+      const ids = [...new Set((await this.requiredPairs(personIds.slice(i, i + 2000), q)).map((p) => p.competence_id))].filter((id) => !columns.has(id));
+      for (const c of ids.length ? await this.competences.byIds(ids) : []) columns.set(c.id, { competence_id: c.id, title: c.title });
+    }
+    return [...columns.values()].sort((a, b) => a.title.localeCompare(b.title) || a.competence_id - b.competence_id);
   }
 
   /** Each person's cells (every required competence, sorted by title and id); persons who require nothing get []. */
@@ -113,10 +114,14 @@ export class CompetenceMatrix {
     const rows = new Map((await this.competences.byIds(competenceIds)).map((c) => [c.id, c]));
     const items = await this.competences.descendants([...rows.values()].filter((c) => c.type === 'checklist').map((c) => c.id));
     const regs = await this.currentRegistrations(personIds, [...competenceIds, ...items.map((i) => i.id)]);
-    for (const pair of pairs.sort((a, b) => byTitle(rows.get(a.competence_id)!, rows.get(b.competence_id)!))) {
+    // sorted once per competence (localeCompare is dear), then every pair by its competence's rank
+    const rank = new Map([...rows.values()].sort(byTitle).map((c, i) => [c.id, i]));
+    const itemsOf = new Map<number, CompetenceRow[]>();
+    for (const i of items) itemsOf.set(i.parent_id!, [...(itemsOf.get(i.parent_id!) ?? []), i]);
+    for (const pair of pairs.sort((a, b) => rank.get(a.competence_id)! - rank.get(b.competence_id)!)) {
       const c = rows.get(pair.competence_id)!;
       const mine = regs.get(pair.person_id);
-      const children = items.filter((i) => i.parent_id === c.id).map((i) => stateOf(i, mine?.get(i.id), [], q.day));
+      const children = (itemsOf.get(c.id) ?? []).map((i) => stateOf(i, mine?.get(i.id), [], q.day));
       const s = stateOf(c, mine?.get(c.id), children, q.day);
       out.get(pair.person_id)!.push({
         competence: c,

@@ -6,6 +6,7 @@ import { TenantClock, type DateParam } from '../../platform/time/tenant-clock';
 import { policies } from '../../people';
 import { CompetenceMatrixFlow, DEFAULT_EXPIRING_WITHIN_DAYS } from '../../flows/reports/competence-reports';
 import { ComplianceSummaryFlow } from '../../flows/reports/compliance-summary';
+import { ReportExportAudit } from '../../flows/reports/report-export-audit';
 import { FILE_TYPES, complianceCsv, complianceXlsx, matrixCsv, matrixXlsx } from '../../flows/reports/report-files';
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -107,6 +108,8 @@ export const reportRoutes = [
       const format = input.format ?? 'json';
       if (format === 'json') return { items: await flow.page(scope, paging(input)) };
       const columns = await flow.columns(scope);
+      const { format: _f, limit, offset, start, fields, ...given } = input;
+      await ctx.resolve(ReportExportAudit).record(ctx.user, 'competencematrix', format, { ...given, date: scope.query.day });
       const write = format === 'csv' ? matrixCsv : matrixXlsx;
       return download(`competencematrix-${scope.query.day}`, format, (out) => write(out, columns, flow.batches(scope)));
     },
@@ -135,6 +138,7 @@ export const reportRoutes = [
       const format = input.format ?? 'json';
       if (format === 'json') return { items: rows };
       const date = rows[0]?.date ?? ctx.resolve(TenantClock).today();
+      await ctx.resolve(ReportExportAudit).record(ctx.user, 'compliance', format, { organisation_id: input.organisation_id, recursive: input.recursive, date, expiring_within_days: input.expiring_within_days });
       return download(`compliance-${date}`, format, (out) => (format === 'csv' ? complianceCsv(out, rows) : complianceXlsx(out, rows)));
     },
   }),

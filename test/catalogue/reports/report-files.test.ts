@@ -47,6 +47,9 @@ describe('the competence matrix as files', () => {
     const nils = lines.find((l) => l[0] === 'nils')!;
     expect(nils[1]).toBe(`'=HYPERLINK("http://x.example","open")`);
     expect(nils[2]).toBe(`'+Larsen`);
+    const audit = (await json('/api/auditlog?type=report.exported')).auditlog;
+    expect(audit[0]).toMatchObject({ type: 'report.exported', actor: 'admin', subject: 'competencematrix' });
+    expect(audit[0].details).toMatchObject({ format: 'csv', organisation_id: bed.org['Acme Industries'], recursive: true, include_optional: true, date: expect.any(String) });
   });
 
   it('XLSX read back with exceljs has the same cells: header row, frozen panes, dates as dates, status colours', async () => {
