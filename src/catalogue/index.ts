@@ -54,3 +54,5 @@ export { CHILD_TYPES, isNestedType, placementProblem, misfitChildren, isWebUrl, 
 export { CatalogueTreeAuthoring, type TreeKind, type TreeNodeData } from './authoring/catalogue-tree-authoring';
 export { RoleAuthoring, type RoleData } from './authoring/role-authoring';
 export { referencesStillThere } from './authoring/concurrent-change';
+/** Reports (issue 38): the competence matrix's cells for many persons at once, by the rule of GET /api/personcompetences. */
+export { CompetenceMatrix, cellStatus, personsRequiring, type MatrixQuery, type MatrixCell, type MatrixColumn, type CellStatus } from './personcompetences/competence-matrix.query';

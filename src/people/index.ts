@@ -31,6 +31,9 @@ export { PersonManagers, type PersonContact } from './person-managers';
 /** For the person flows (src/flows/persons): reading and writing persons, the rules of a change, the erasure's part. */
 export { PersonsRepository, type PersonWithDetails } from './persons/persons.repository';
 export { PersonListScope, type OrganisationScopeQuery } from './persons/person-list-scope';
+/** For the reports (src/flows/reports, issue 38): persons in a report's scope, in list order, with their organisation's name. */
+export { ReportPersons, type ReportPersonRow, type ReportOrganisation } from './persons/report-persons';
+export type { PersonFilter } from './persons/persons.repository';
 export {
   assertMayChange,
   assertBirthdateNotFuture,

@@ -27,6 +27,7 @@ import { roleRoutes } from './catalogue/roles.routes';
 import { organisationalFunctionRoutes } from './catalogue/organisational-functions.routes';
 import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
 import { competenceLevelRoutes } from './catalogue/competence-level.routes';
+import { reportRoutes } from './catalogue/reports.routes';
 import { changesRoutes } from './catalogue/changes.routes';
 import { competenceAuthoringRoutes } from './catalogue/competence-authoring.routes';
 import { catalogueStructureRoutes } from './catalogue/catalogue-structure.routes';
@@ -59,6 +60,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...organisationalFunctionRoutes,
   ...personCompetenceRoutes,
   ...competenceLevelRoutes,
+  ...reportRoutes,
   ...changesRoutes,
   ...competenceAuthoringRoutes,
   ...catalogueStructureRoutes,

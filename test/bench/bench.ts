@@ -24,6 +24,7 @@ import { runScaleBench } from './scale-bench';
 import { startFlags } from './start-flags';
 import { calendarScenarios } from './calendar-bench';
 import { importScenarios } from './import-bench';
+import { reportScenarios } from './reports-bench';
 import { identityScenarios } from './identity-bench';
 
 /**
@@ -514,6 +515,15 @@ async function main() {
       await sendMessages(`POST /api/messages, cold (first ${MESSAGES_COLD.toLocaleString('en')} of the process)`, MESSAGES_COLD, 'cold', `messages end to end to the SMTP sink, cold (first ${MESSAGES_COLD.toLocaleString('en')})`);
       await sendMessages('POST /api/messages (5,000, e-mail)', N, 'steady', 'messages end to end to the SMTP sink');
     }
+    // the reports (issue 38): the competence matrix (JSON, XLSX, CSV) and the compliance summary of the large root (reports-bench.ts)
+    await reportScenarios({
+      base, headers: H, rootOrg, rows, say, wanted, apiPid,
+      cpuWindow: () => {
+        const groups = groupsOf(apiPid);
+        const c0 = cpuOf(groups);
+        return () => cpuUsed(c0, cpuOf(groups));
+      },
+    });
     // the calendar (issue 35): event creation, and a cancel's notices end to end (calendar-bench.ts)
     await calendarScenarios({
       base, headers: H, knex, smtp, rows, say, wanted, rounds: Number(flags['cancel-rounds']),

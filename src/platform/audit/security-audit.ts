@@ -55,6 +55,8 @@ export const SECURITY_EVENT_TYPES = [
   // bulk import (issue 36): subject is the import's id
   'import.started',
   'import.finished',
+  // reports (issue 38): a report downloaded as a file; subject is the report's name
+  'report.exported',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
