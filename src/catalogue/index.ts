@@ -54,3 +54,12 @@ export { CHILD_TYPES, isNestedType, placementProblem, misfitChildren, isWebUrl, 
 export { CatalogueTreeAuthoring, type TreeKind, type TreeNodeData } from './authoring/catalogue-tree-authoring';
 export { RoleAuthoring, type RoleData } from './authoring/role-authoring';
 export { referencesStillThere } from './authoring/concurrent-change';
+/** Certificates (issue 38): a verification code per registration and the status a verifier sees. */
+export {
+  CertificatesRepository,
+  certificateStatus,
+  CERTIFICATE_CODE,
+  type CertificateFacts,
+  type CertificateRow,
+  type CertificateStatus,
+} from './certificates/certificates.repository';

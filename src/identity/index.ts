@@ -37,3 +37,6 @@ export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apicli
 export { IdentityProvidersService, type IdentityProviderInput } from './providers/identity-providers.service';
 export { type IdentityProviderRow, type MatchField } from './providers/identity-providers.repository';
 export { OidcRelyingParty, SsoRefused } from './providers/oidc-relying-party';
+/** The tenant's Ed25519 keys for verifiable credentials (issue 38): the active one, rotation, the published JWKS. */
+export { CredentialKeys, type CredentialKeyRow, type SigningKey } from './credentialkeys/credential-keys';
+export { CredentialKeysAdmin, presentCredentialKey, type CredentialKeyView } from './credentialkeys/credential-keys-admin';

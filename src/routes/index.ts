@@ -11,6 +11,7 @@ import { signonRoutes } from './identity/signon.routes';
 import { apiClientRoutes } from './identity/apiclients.routes';
 import { identityProviderRoutes } from './identity/identity-providers.routes';
 import { ssoRoutes } from './identity/sso.routes';
+import { credentialKeyRoutes } from './identity/credential-keys.routes';
 import { configItemCheckRoutes } from './tenancy/config-item-checks.routes';
 import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
 import { configItemRoutes } from './tenancy/config-items.routes';
@@ -25,6 +26,7 @@ import { catalogueTreeRoutes } from './catalogue/catalogue-tree.routes';
 import { roleRoutes } from './catalogue/roles.routes';
 import { organisationalFunctionRoutes } from './catalogue/organisational-functions.routes';
 import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
+import { certificateRoutes } from './catalogue/certificates.routes';
 import { competenceLevelRoutes } from './catalogue/competence-level.routes';
 import { changesRoutes } from './catalogue/changes.routes';
 import { competenceAuthoringRoutes } from './catalogue/competence-authoring.routes';
@@ -47,7 +49,7 @@ import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
-export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...apiClientRoutes];
+export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...apiClientRoutes, ...credentialKeyRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
 export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
@@ -56,6 +58,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...roleRoutes,
   ...organisationalFunctionRoutes,
   ...personCompetenceRoutes,
+  ...certificateRoutes,
   ...competenceLevelRoutes,
   ...changesRoutes,
   ...competenceAuthoringRoutes,
@@ -98,5 +101,8 @@ export { platformRoutes } from './tenancy/platform.routes';
 export { filesHttp } from './courses/files.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
+/** A certificate's verification page (GET /verify/<code>) and the credential keys (GET /.well-known/jwks.json) on the tenant's host, mounted by app.ts. */
+export { verifyHttp } from './catalogue/verify.http';
+export { jwksHttp } from './identity/jwks.http';
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

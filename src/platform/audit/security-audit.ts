@@ -55,6 +55,10 @@ export const SECURITY_EVENT_TYPES = [
   // bulk import (issue 36): subject is the import's id
   'import.started',
   'import.finished',
+  // certificates and verifiable credentials (issue 38): certificate.* subject the person's user name, credential_key.* the key id
+  'certificate.issued',
+  'credential_key.created',
+  'credential_key.rotated',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
