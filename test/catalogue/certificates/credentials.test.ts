@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KNEX } from '../../../src/platform/tokens';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, importJWK, jwtVerify, type JWK } from 'jose';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, GLOBEX_PASSWORDS, loginCookie } from '../../support/login';
@@ -124,6 +126,17 @@ describe('GET /api/personcompetences/[competence_id]/credential', () => {
     const after = (await client(t, acme.host).get('/.well-known/jwks.json')).body.keys.map((k: JWK) => k.kid);
     // the key made by the second rotation signed nothing: it is gone once retired
     expect(after).toEqual([third.body.credentialkeys[0].kid, ...kids.slice(1)]);
+  });
+
+  it('a key without its private half (an archive exported without secrets) is retired and replaced on the next credential', async () => {
+    const knex = t.container.resolve<Knex>(KNEX);
+    const active = await knex.withSchema(acme.schema).table('credential_keys').whereNull('retired_at').update({ private_key: null }).returning('kid');
+    const jwt2 = await credential(ola, hse);
+    const kid = decodeProtectedHeader(jwt2).kid;
+    expect(kid).not.toBe(active[0].kid);
+    await jwtVerify(jwt2, remoteKeys(acme.host));
+    const log = await admin.get('/api/auditlog?type=credential_key.created');
+    expect(log.body.auditlog[0]).toMatchObject({ subject: kid, details: { replaced: active[0].kid } });
   });
 
   it('access as for the certificate: 403 for a stranger, 404 for another tenant\'s competence, 401 anonymous', async () => {
