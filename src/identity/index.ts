@@ -41,3 +41,6 @@ export { SamlServiceProvider } from './providers/saml-service-provider';
 export { certificateExpiries } from './providers/saml-metadata';
 export { SsoRefused } from './providers/sso-refused';
 export { ssoEndpoints, type SsoEndpoints } from './providers/sso-endpoints';
+/** The tenant's Ed25519 keys for verifiable credentials (issue 38): the active one, rotation, the published JWKS. */
+export { CredentialKeys, type CredentialKeyRow, type SigningKey } from './credentialkeys/credential-keys';
+export { CredentialKeysAdmin, presentCredentialKey, type CredentialKeyView } from './credentialkeys/credential-keys-admin';

@@ -12,6 +12,7 @@ import { apiClientRoutes } from './identity/apiclients.routes';
 import { identityProviderRoutes } from './identity/identity-providers.routes';
 import { ssoRoutes } from './identity/sso.routes';
 import { samlRoutes } from './identity/saml.routes';
+import { credentialKeyRoutes } from './identity/credential-keys.routes';
 import { configItemCheckRoutes } from './tenancy/config-item-checks.routes';
 import { configItemAdminRoutes } from './tenancy/config-items-admin.routes';
 import { configItemRoutes } from './tenancy/config-items.routes';
@@ -26,6 +27,7 @@ import { catalogueTreeRoutes } from './catalogue/catalogue-tree.routes';
 import { roleRoutes } from './catalogue/roles.routes';
 import { organisationalFunctionRoutes } from './catalogue/organisational-functions.routes';
 import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
+import { certificateRoutes } from './catalogue/certificates.routes';
 import { competenceLevelRoutes } from './catalogue/competence-level.routes';
 import { reportRoutes } from './catalogue/reports.routes';
 import { changesRoutes } from './catalogue/changes.routes';
@@ -50,7 +52,7 @@ import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
-export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes];
+export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes, ...credentialKeyRoutes];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
 export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
 export const catalogueRoutes: RouteDefinition<any>[] = [
@@ -59,6 +61,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...roleRoutes,
   ...organisationalFunctionRoutes,
   ...personCompetenceRoutes,
+  ...certificateRoutes,
   ...competenceLevelRoutes,
   ...reportRoutes,
   ...changesRoutes,
@@ -104,5 +107,8 @@ export { filesHttp } from './courses/files.http';
 export { oauthTokenHttp } from './identity/oauth-token.http';
 /** Endpoints outside the route groups whose format a standard fixes, for the OpenAPI document. */
 export const standardPaths: Readonly<Record<string, Record<string, unknown>>> = { ...oauthTokenOpenApi };
+/** A certificate's verification page (GET /verify/<code>) and the credential keys (GET /.well-known/jwks.json) on the tenant's host, mounted by app.ts. */
+export { verifyHttp } from './catalogue/verify.http';
+export { jwksHttp } from './identity/jwks.http';
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

@@ -24,11 +24,11 @@ const OWNERS: Record<string, string[]> = {
   catalogue: [
     'competences', 'competence_groups', 'categories', 'competence_categories', 'attributes', 'competence_attributes',
     'competence_organisations', 'roles', 'requirements', 'person_roles', 'organisation_roles', 'role_admins', 'person_competences',
-    'competence_deletions',
+    'competence_deletions', 'certificates',
   ],
   courses: ['events', 'event_prerequisites', 'event_deletions', 'event_results', 'locations', 'orders', 'person_events', 'survey_answers', 'files'],
   tenancy: ['imports'],
-  identity: ['identity_providers', 'api_clients'],
+  identity: ['identity_providers', 'api_clients', 'credential_keys'],
   messaging: ['messages', 'message_deliveries', 'expiry_reminders', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts'],
 };
 

@@ -4,6 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import type { RegistrationRow } from './personcompetences.repository';
+import { CertificatesRepository } from '../certificates/certificates.repository';
 
 /** A calendar date as text: pg would build a local-midnight Date that shifts in JSON. */
 const day = (db: TenantDb, col: string, as: string) => db.raw(`to_char(${col}, 'YYYY-MM-DD') as ${as}`);
@@ -72,8 +73,9 @@ export class PersonCompetenceData {
     return { personcompetences };
   }
 
-  /** A placeholder answers no role-admin question; comments may name anyone. */
+  /** A placeholder answers no role-admin question; comments may name anyone; their certificates verify as revoked. */
   async erase(tx: Transaction, personId: number): Promise<void> {
+    await tx.get(CertificatesRepository).revokeAllOf(personId, 'person_erased');
     await tx.get(TENANT_DB).table('role_admins').where('person_id', personId).delete();
     await tx.get(TENANT_DB).table('person_competences').where('person_id', personId).whereNotNull('comments').update({ comments: null });
   }

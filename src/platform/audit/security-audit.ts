@@ -57,6 +57,10 @@ export const SECURITY_EVENT_TYPES = [
   'import.finished',
   // reports (issue 38): a report downloaded as a file; subject is the report's name
   'report.exported',
+  // certificates and verifiable credentials (issue 38): certificate.* subject the person's user name, credential_key.* the key id
+  'certificate.issued',
+  'credential_key.created',
+  'credential_key.rotated',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

@@ -12,10 +12,14 @@ export function unknownTenant(host: string): ApiError {
   return new ApiError(404, isValidHostName(host) ? `unknown tenant for host ${host}` : 'unknown tenant: the Host header is not a valid host name');
 }
 
-/** Host -> tenant -> child container; then the auth schemes find the principal. */
-export function tenantMiddleware(root: DependencyContainer) {
+/**
+ * Host -> tenant -> child container; then the auth schemes find the principal. `anonymous`: a
+ * public path of the tenant's host (GET /verify, /.well-known/jwks.json) runs no auth scheme, so a
+ * cookie or an Authorization header the caller happens to send changes nothing there.
+ */
+export function tenantMiddleware(root: DependencyContainer, options: { anonymous?: boolean } = {}) {
   const resolver = root.resolve(TenantResolver);
-  const schemes: AuthScheme[] = root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
+  const schemes: AuthScheme[] = !options.anonymous && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
   return async (req: Request, _res: Response, next: NextFunction) => {
     const host = req.hostname;
     if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');

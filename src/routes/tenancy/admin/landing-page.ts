@@ -8,7 +8,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** A whole page; `stylesheet` only where the host serves /admin/*.css (a known tenant). No inline script or style. */
-function page(title: string, body: string, stylesheet = false): string {
+export function page(title: string, body: string, stylesheet = false): string {
   return [
     '<!doctype html>',
     '<html lang="en">',

@@ -25,6 +25,8 @@ export const CREDENTIAL_COLUMNS: Record<string, string[]> = {
 /** Columns that hold integration secrets (write-only for the API, issue 37); blanked unless secrets are asked for. */
 export const SECRET_COLUMNS: Record<string, string[]> = {
   identity_providers: ['client_secret'],
+  // the tenant's Ed25519 signing key of verifiable credentials (issue 38): without it a new key is made on first use
+  credential_keys: ['private_key'],
 };
 
 export const ArchiveManifest = z.object({
