@@ -119,6 +119,22 @@ describe('the person export is paged (issue 40 item 7)', () => {
   });
 });
 
+describe('lists that were whole are paged (issue 40 item 7)', () => {
+  it('GET /api/apiclients takes limit and offset like every list', async () => {
+    const admin = await asAcme(t, acme.host, 'admin');
+    for (let i = 0; i < 3; i++) {
+      const res = await admin.post('/api/apiclients').send({ apiclient_data: { name: `Sync ${i}`, scopes: ['api.read'], run_as_user_name: 'admin' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const first = (await admin.get('/api/apiclients?limit=2')).body.apiclients;
+    const rest = (await admin.get('/api/apiclients?limit=2&offset=2')).body.apiclients;
+    expect(first).toHaveLength(2);
+    expect(rest).toHaveLength(1);
+    expect(new Set([...first, ...rest].map((c: any) => c.client_id)).size).toBe(3);
+    expect((await admin.get('/api/identityproviders?limit=0')).body).toMatchObject({ errorcode: 420, parameter: 'limit' });
+  });
+});
+
 async function expectEventually(check: () => Promise<boolean>) {
   for (let i = 0; i < 100; i++) {
     if (await check()) return;
