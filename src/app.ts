@@ -76,7 +76,7 @@ function apiHandler(container: DependencyContainer): express.RequestHandler {
     inputGuard(),
     tenantCors(container),
     tenantMiddleware(container),
-    apiRateLimit(container),
+    apiRateLimit(container, allRoutes),
     csrfGuard(),
     underSegment('files', files),
     mountRoutes(allRoutes),

@@ -41,7 +41,7 @@ export async function startCheckoutApi(name: string, dir: string, databaseUrl: s
   const port = await freePort();
   const child = spawn(process.execPath, [...startFlags(dir), ...nodeArgs, '--import', 'tsx', path.join(dir, 'src/main.ts')], {
     cwd: dir,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

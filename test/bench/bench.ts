@@ -263,7 +263,7 @@ async function main() {
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN, IDENTITY_PROVIDERS_ALLOW_HTTP: '1' },
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN, IDENTITY_PROVIDERS_ALLOW_HTTP: '1', API_RATE_LIMIT_CEILING_PER_MINUTE: '0' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       children.push(api);

@@ -100,7 +100,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
   fs.chmodSync(work, 0o755);
   const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: false, fsync: false });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
-  const env = loadEnv({ LOG_LEVEL: 'warn', TENANT_SPARE_SCHEMAS: '0' });
+  const env = loadEnv({ LOG_LEVEL: 'warn', TENANT_SPARE_SCHEMAS: '0', API_RATE_LIMIT_CEILING_PER_MINUTE: '0' });
   const c = buildContainer(env, { databaseUrl: pg.url, redisUrl: redis.url });
   const knex: Knex = c.resolve(KNEX);
   const stages: Stage[] = [];
@@ -140,7 +140,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0' },
+        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0', API_RATE_LIMIT_CEILING_PER_MINUTE: '0' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       await waitFor(`${base}/readyz`);

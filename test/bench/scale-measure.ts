@@ -32,7 +32,7 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const extraEnv = JSON.parse(process.env.PROBE_ENV ?? '{}');
   const api = (globalThis as any).api = spawn(process.execPath, ['--import', 'tsx', ...(process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean), path.resolve(__dirname, '../../src/main.ts')], {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: urls.pg, REDIS_URL: urls.redis, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0', ...extraEnv },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: urls.pg, REDIS_URL: urls.redis, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   while (!(await fetch(`${base}/readyz`).then((r) => r.ok, () => false))) await sleep(250);

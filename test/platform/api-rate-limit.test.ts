@@ -46,8 +46,9 @@ describe('api.rate_limit.per_minute', () => {
     await bed.t.container.resolve(TenantStore).setConfigItem(bed.acme.tenantId, 'api.rate_limit.per_minute', null, 'test');
     await bed.t.container.resolve(TenantResolver).publishChange(bed.acme.tenantId);
     await expectEventually(async () => (await admin.get('/api/person')).status === 200);
+    // "no limit" is the platform's ceiling (API_RATE_LIMIT_CEILING_PER_MINUTE, default 6000): a tenant cannot lift it
     const free = await admin.get('/api/person');
-    expect(free.headers['ratelimit-policy']).toBeUndefined();
+    expect(free.headers['ratelimit-policy']).toBe('"minute";q=6000;w=60');
   });
 });
 

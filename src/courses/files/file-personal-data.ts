@@ -4,7 +4,7 @@ import { LOGGER, TENANT, TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
-import type { ErasureStep, PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
+import type { ErasureStep, PersonDataHolder, PersonKey, ExportPage } from '../../platform/privacy/personal-data';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
 import { presentFile, type StoredFile } from './files.service';
 
@@ -18,8 +18,8 @@ export class FileData implements PersonDataHolder {
     @inject(LOGGER) private readonly log: Logger,
   ) {}
 
-  async export(person: PersonKey) {
-    const files: StoredFile[] = await this.db.table('files').where('person_id', person.id).select('*').orderBy('id');
+  async export(person: PersonKey, page: ExportPage) {
+    const files: StoredFile[] = await this.db.table('files').where('person_id', person.id).select('*').orderBy('id').limit(page.limit).offset(page.offset);
     return { files: files.map((f) => presentFile({ ...f, user_name: person.user_name })) };
   }
 

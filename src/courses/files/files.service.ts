@@ -8,6 +8,8 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { FILE_STORE, type FileStore } from '../../platform/files/file-store';
+import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
+import { downloadContentType } from './download-type';
 import { isoDateTime } from '../events/event.presenter';
 
 export interface NewFile {
@@ -75,32 +77,70 @@ export class FilesService {
     @inject(TENANT_DB) private readonly db: TenantDb,
     @inject(TENANT) private readonly tenant: Tenant,
     @inject(FILE_STORE) private readonly store: FileStore,
+    @inject(UnitOfWork) private readonly uow: UnitOfWork,
   ) {}
 
-  /** Stores the bytes first, then the row; a failed insert removes the bytes again. */
+  /**
+   * Stores the bytes first, then the row; a failed insert removes the bytes again. The quotas
+   * (files.max_per_person, files.max_bytes_per_person, files.max_per_tenant,
+   * files.max_bytes_per_tenant) are checked before the bytes are written and again, under a
+   * transaction lock of the tenant's files, with the row's insert: past one, 413 and nothing kept.
+   */
   async save(f: NewFile): Promise<number> {
+    await this.assertWithinQuota(this.db, f.ownerId, f.data.length);
     const key = randomUUID().replace(/-/g, '');
     await this.store.put(this.tenant.schema, key, f.data);
     try {
-      const [row] = await this.db
-        .table('files')
-        .insert({
-          person_id: f.ownerId,
-          uploaded_by: f.uploadedBy,
-          event_id: f.eventId ?? null,
-          survey_answer_id: f.surveyAnswerId ?? null,
-          title: f.title ?? null,
-          file_name: f.fileName,
-          mime_type: f.mimeType,
-          size: f.data.length,
-          storage_key: key,
-        })
-        .returning('id');
-      return row.id;
+      return await this.uow.run(async (tx) => {
+        const db = tx.get(TENANT_DB);
+        await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`${this.tenant.schema}:files`]);
+        await this.assertWithinQuota(db, f.ownerId, f.data.length);
+        return this.insert(db, f, key);
+      });
     } catch (err) {
       await this.store.remove(this.tenant.schema, key).catch(() => {});
       throw err;
     }
+  }
+
+  /** What the person and the tenant keep now, and the quotas; 413 naming the item a new file of `bytes` would pass. */
+  private async assertWithinQuota(db: TenantDb, ownerId: number, bytes: number): Promise<void> {
+    const config = this.tenant.config;
+    const { rows } = await db.raw(
+      `select count(*) filter (where person_id = ?)::bigint as person_files, coalesce(sum(size) filter (where person_id = ?), 0)::bigint as person_bytes,
+              count(*)::bigint as files, coalesce(sum(size), 0)::bigint as bytes from ??`,
+      [ownerId, ownerId, db.ref('files')],
+    );
+    const now = rows[0];
+    const checks: [string, number, number, string][] = [
+      ['files.max_per_person', Number(now.person_files) + 1, config.get('files.max_per_person'), 'files for this person'],
+      ['files.max_bytes_per_person', Number(now.person_bytes) + bytes, config.get('files.max_bytes_per_person'), 'bytes of files for this person'],
+      ['files.max_per_tenant', Number(now.files) + 1, config.get('files.max_per_tenant'), 'files in this tenant'],
+      ['files.max_bytes_per_tenant', Number(now.bytes) + bytes, config.get('files.max_bytes_per_tenant'), 'bytes of files in this tenant'],
+    ];
+    for (const [item, after, limit, what] of checks) {
+      if (after > limit) {
+        throw new ApiError(413, `upload quota reached: this file would make ${after} ${what}, above ${limit} (config item ${item})`, { quota: item, limit });
+      }
+    }
+  }
+
+  private async insert(db: TenantDb, f: NewFile, key: string): Promise<number> {
+    const [row] = await db
+      .table('files')
+      .insert({
+        person_id: f.ownerId,
+        uploaded_by: f.uploadedBy,
+        event_id: f.eventId ?? null,
+        survey_answer_id: f.surveyAnswerId ?? null,
+        title: f.title ?? null,
+        file_name: f.fileName,
+        mime_type: f.mimeType,
+        size: f.data.length,
+        storage_key: key,
+      })
+      .returning('id');
+    return row.id;
   }
 
   /** Files as `f` (columns person_id, ...) with their event's instructor: StoredFile rows a flow may widen (with the owner's user name). */
@@ -125,6 +165,11 @@ export class FilesService {
     if (user.superuser || user.personId === f.person_id || user.personId === f.uploaded_by) return;
     if (f.instructor_id !== null && f.instructor_id === user.personId) return;
     throw ApiError.forbidden('not authorised to see this file: only its owner, the event instructor or a superuser may');
+  }
+
+  /** The Content-Type a download is sent with: the stored type when it is on the allow-list, else application/octet-stream. */
+  downloadType(f: StoredFile): string {
+    return downloadContentType(f.mime_type);
   }
 
   async content(f: StoredFile): Promise<Buffer> {

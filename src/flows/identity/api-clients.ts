@@ -1,3 +1,4 @@
+import type { Paging } from '../../platform/http/param-types';
 import { inject, injectable } from 'tsyringe';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
@@ -65,8 +66,8 @@ export class ApiClientsFlow {
     return { row, runAs: input.run_as_user_name ?? null, createdBy: user.userName, secret };
   }
 
-  async list(): Promise<ApiClientView[]> {
-    return Promise.all((await this.clients.list()).map((r) => this.view(r)));
+  async list(page: Paging): Promise<ApiClientView[]> {
+    return Promise.all((await this.clients.list(page)).map((r) => this.view(r)));
   }
 
   async get(clientId: string): Promise<ApiClientView> {

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
+import type { PersonDataHolder, PersonKey, ExportPage } from '../../platform/privacy/personal-data';
 import { joinPersons } from '../../people';
 import { MessageData, type MessageOfPerson } from '../../messaging';
 
@@ -12,9 +12,11 @@ import { MessageData, type MessageOfPerson } from '../../messaging';
 export class MessagePersonData implements PersonDataHolder {
   constructor(@inject(MessageData) private readonly messages: MessageData) {}
 
-  async export(person: PersonKey) {
+  async export(person: PersonKey, page: ExportPage) {
     const rows: MessageOfPerson[] = await joinPersons(joinPersons(this.messages.messagesOf(person.id), 's', 'm.sender_id', 'left'), 'r', 'm.recipient_id')
-      .select('r.user_name as user_name', 's.user_name as sender_user_name');
+      .select('r.user_name as user_name', 's.user_name as sender_user_name')
+      .limit(page.limit)
+      .offset(page.offset);
     return this.messages.export(person.id, rows);
   }
 

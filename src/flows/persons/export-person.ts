@@ -3,11 +3,17 @@ import { inject, injectAll, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { auditEntriesOf } from '../../platform/audit';
-import { PERSON_DATA, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
+import { PERSON_DATA, type ExportPage, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
 import { PersonView, type PersonWithDetails } from '../../people';
 import { PersonViews } from './person-views';
 
 const rows = (what: string) => z.array(z.record(z.string(), z.unknown())).describe(what);
+
+/** Rows of each section per page of the export: default and most (larger asks are a 420). */
+export const EXPORT_PAGE_DEFAULT = 1000;
+export const EXPORT_PAGE_MAX = 5000;
+
+const LIST_SECTIONS = ['personcompetences', 'personevents', 'surveyanswers', 'messages', 'files', 'auditlog'] as const;
 
 export const PersonExportView = z
   .object({
@@ -19,6 +25,13 @@ export const PersonExportView = z
     messages: rows('messages to and from the person (direction: received | sent) with delivery states per medium'),
     files: rows('uploaded files (metadata; download_url fetches the bytes)'),
     auditlog: rows('security event log entries where the person is actor or subject'),
+    paging: z
+      .object({
+        limit: z.number().int(),
+        offset: z.number().int(),
+        more: z.array(z.enum(LIST_SECTIONS)).describe('sections with rows past this page: ask again with offset + limit'),
+      })
+      .describe(`every list section is one page, in id order: at most limit rows (default ${EXPORT_PAGE_DEFAULT}, at most ${EXPORT_PAGE_MAX}) from offset on`),
   })
   .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.');
 
@@ -38,15 +51,18 @@ export class ExportPersonFlow {
   ) {}
 
   /** `person`: resolved and allowed by the route (the person themself or a superuser), with the full view's details. */
-  async export(person: PersonWithDetails): Promise<z.infer<typeof PersonExportView>> {
+  async export(person: PersonWithDetails, page: ExportPage = { limit: EXPORT_PAGE_DEFAULT, offset: 0 }): Promise<z.infer<typeof PersonExportView>> {
     const view = (await this.views.present(person, 'full')) as z.infer<typeof PersonView>;
     const key = { id: person.id, user_name: person.user_name };
-    const [sections, auditlog] = await Promise.all([
-      Promise.all(this.holders.map((h) => h.export?.(key) ?? {})),
-      auditEntriesOf(this.db, person.user_name),
+    // one row past the page tells whether a section goes on
+    const probe = { limit: page.limit + 1, offset: page.offset };
+    const [sections, auditRows] = await Promise.all([
+      Promise.all(this.holders.map((h) => h.export?.(key, probe) ?? {})),
+      auditEntriesOf(this.db, person.user_name, probe),
     ]);
-    const found: Partial<Record<PersonExportSection, Record<string, unknown>[]>> = Object.assign({}, ...sections);
-    const section = (name: PersonExportSection) => found[name] ?? [];
+    const found: Partial<Record<PersonExportSection | 'auditlog', Record<string, unknown>[]>> = Object.assign({ auditlog: auditRows }, ...sections);
+    const more = LIST_SECTIONS.filter((name) => (found[name]?.length ?? 0) > page.limit);
+    const section = (name: PersonExportSection | 'auditlog') => (found[name] ?? []).slice(0, page.limit);
     return {
       person: view,
       roles: view.roles ?? [],
@@ -55,7 +71,8 @@ export class ExportPersonFlow {
       surveyanswers: section('surveyanswers'),
       messages: section('messages'),
       files: section('files'),
-      auditlog,
+      auditlog: section('auditlog'),
+      paging: { limit: page.limit, offset: page.offset, more },
     };
   }
 }

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
+import type { PersonDataHolder, PersonKey, ExportPage } from '../../platform/privacy/personal-data';
 import { joinPersons } from '../../people';
 import { PersonCompetenceData, type RegistrationOfPerson } from '../../catalogue';
 
@@ -13,8 +13,8 @@ import { PersonCompetenceData, type RegistrationOfPerson } from '../../catalogue
 export class RegistrationPersonData implements PersonDataHolder {
   constructor(@inject(PersonCompetenceData) private readonly registrations: PersonCompetenceData) {}
 
-  async export(person: PersonKey) {
-    const rows: RegistrationOfPerson[] = await joinPersons(this.registrations.registrationsOf(person.id), 'rb', 'pc.registered_by', 'left').select('rb.user_name as registered_by');
+  async export(person: PersonKey, page: ExportPage) {
+    const rows: RegistrationOfPerson[] = await joinPersons(this.registrations.registrationsOf(person.id), 'rb', 'pc.registered_by', 'left').select('rb.user_name as registered_by').limit(page.limit).offset(page.offset);
     return this.registrations.export(rows);
   }
 

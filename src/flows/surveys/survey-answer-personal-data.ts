@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
-import type { PersonDataHolder, PersonKey } from '../../platform/privacy/personal-data';
+import type { PersonDataHolder, PersonKey, ExportPage } from '../../platform/privacy/personal-data';
 import { SurveyAnswersRepository } from '../../courses';
 import { joinCompetences } from '../../catalogue';
 
@@ -12,8 +12,8 @@ import { joinCompetences } from '../../catalogue';
 export class SurveyAnswerData implements PersonDataHolder {
   constructor(@inject(SurveyAnswersRepository) private readonly answers: SurveyAnswersRepository) {}
 
-  async export(person: PersonKey) {
-    const rows: Record<string, unknown>[] = await joinCompetences(this.answers.ofPerson(person.id), 'c', 'sa.survey_id').select('c.title as survey_title');
+  async export(person: PersonKey, page: ExportPage) {
+    const rows: Record<string, unknown>[] = await joinCompetences(this.answers.ofPerson(person.id), 'c', 'sa.survey_id').select('c.title as survey_title').limit(page.limit).offset(page.offset);
     // the section's columns in their documented order: the survey's title after its id
     const surveyanswers = rows.map(({ surveyanswer_id, survey_id, survey_title, ...rest }) => ({ surveyanswer_id, survey_id, survey_title, ...rest }));
     return { surveyanswers };

@@ -1,3 +1,4 @@
+import type { Paging } from '../../platform/http/param-types';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
@@ -21,8 +22,8 @@ export interface ApiClientRow {
 export class ApiClientsRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  list(): Promise<ApiClientRow[]> {
-    return this.db.table('api_clients').orderBy('id');
+  list(page: Paging): Promise<ApiClientRow[]> {
+    return this.db.table('api_clients').orderBy('id').limit(page.limit).offset(page.offset);
   }
 
   byClientId(clientId: string): Promise<ApiClientRow | undefined> {

@@ -1,3 +1,4 @@
+import type { Paging } from '../../platform/http/param-types';
 import { inject, injectable } from 'tsyringe';
 import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
@@ -37,8 +38,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class IdentityProvidersRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  list(): Promise<IdentityProviderRow[]> {
-    return this.db.table('identity_providers').select('*').orderBy('created_at');
+  list(page: Paging): Promise<IdentityProviderRow[]> {
+    return this.db.table('identity_providers').select('*').orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset);
   }
 
   /** undefined for an id that is no uuid too (another tenant's or made-up). */

@@ -1,3 +1,4 @@
+import type { Paging } from '../../platform/http/param-types';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
@@ -47,8 +48,8 @@ export class IdentityProvidersService {
     @inject(ENV) private readonly env: Env,
   ) {}
 
-  list(): Promise<IdentityProviderRow[]> {
-    return this.repo.list();
+  list(page: Paging): Promise<IdentityProviderRow[]> {
+    return this.repo.list(page);
   }
 
   async get(id: string): Promise<IdentityProviderRow> {

@@ -20,6 +20,13 @@ import { dropOldWebhookEvents } from './webhook-retention';
 /** Webhooks have a queue of their own, so a slow receiver holds up no mail; attempts mostly wait on the receiver. */
 export const WEBHOOK_QUEUE: QueueDefinition = { name: 'webhooks', concurrency: 16 };
 
+/**
+ * A tenant's share of the webhook slots of a worker process: past it, its deliveries run only while
+ * this many slots stay free for other tenants (TenantSlots), so one tenant's slow receivers hold at
+ * most 12 of the 16 slots and never delay another tenant's deliveries by a whole attempt timeout.
+ */
+export const WEBHOOK_TENANT_SLOTS = 4;
+
 /** What the sweep probes: the partial index webhook_deliveries_pending (migration 110). */
 export const WEBHOOK_OUTBOX: OutboxTable = { table: 'webhook_deliveries', pendingStates: ['pending', 'sending'] };
 

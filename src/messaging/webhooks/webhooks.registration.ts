@@ -5,10 +5,10 @@ import { BACKGROUND_WORKERS } from '../../platform/queue/worker-runtime';
 import { JOBS, QUEUES } from '../../platform/queue/job-definition';
 import { TENANT_PURGERS } from '../../platform/tenant-scope/tenant-purgers';
 import { WebhookEventWriter } from './webhook-event-writer';
-import { WebhookRelay, WEBHOOK_QUEUE } from './webhook-relay';
+import { WebhookRelay, WEBHOOK_QUEUE, WEBHOOK_TENANT_SLOTS } from './webhook-relay';
 import { WebhookSignalPurger } from './webhook-signal-purger';
 import { WebhookTargets, WEBHOOK_DNS_LOOKUP } from './webhook-targets';
-import { DEFAULT_WEBHOOK_TIMING, WEBHOOK_TIMING } from './webhook-timing';
+import { DEFAULT_WEBHOOK_TIMING, WEBHOOK_TIMING, type WebhookTiming } from './webhook-timing';
 import { deliverWebhookJob } from './deliver-webhook.job';
 
 /** Everything the webhooks feature plugs into a container (messaging's index.ts calls it). */
@@ -20,7 +20,10 @@ export function registerWebhooks(c: DependencyContainer): void {
   // the kernel's port for "tell the outside world": resolved per tenant scope (it injects TENANT), a fresh one each time
   c.register(OUTBOUND_EVENTS, { useClass: WebhookEventWriter });
   c.register(BACKGROUND_WORKERS, { useClass: WebhookRelay });
-  c.register(QUEUES, { useValue: WEBHOOK_QUEUE });
+  // fair between tenants: a tenant past its share waits about one attempt timeout before its job is tried again
+  c.register(QUEUES, {
+    useFactory: (r) => ({ ...WEBHOOK_QUEUE, tenantShare: { slots: WEBHOOK_TENANT_SLOTS, deferMs: r.resolve<WebhookTiming>(WEBHOOK_TIMING).timeoutMs } }),
+  });
   c.register(JOBS, { useValue: deliverWebhookJob });
   c.register(TENANT_PURGERS, { useClass: WebhookSignalPurger });
 }

@@ -1,4 +1,7 @@
 import { inject, injectable } from 'tsyringe';
+import { TENANT, TENANT_DB } from '../../platform/tokens';
+import type { Tenant } from '../../platform/tenant-scope/tenant';
+import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import type { Paging } from '../../platform/http/param-types';
@@ -32,6 +35,7 @@ export class WebhooksService {
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(WebhooksRepository) private readonly repo: WebhooksRepository,
     @inject(WebhookTargets) private readonly targets: WebhookTargets,
+    @inject(TENANT) private readonly tenant: Tenant,
   ) {}
 
   private async endpointFor(id: number): Promise<EndpointRow> {
@@ -52,11 +56,26 @@ export class WebhooksService {
     const url = await this.targets.check(input.url);
     const events = [...new Set(input.events)];
     const id = await this.uow.run(async (tx) => {
+      await this.assertBelowCap(tx.get(TENANT_DB));
       const newId = await tx.get(WebhooksRepository).insert({ url, events, description: input.description ?? '', secret: newWebhookSecret() });
       await tx.get(AuditTrail).record({ type: 'webhook.created', actor: user.userName, subject: String(newId), details: { url, events } });
       return newId;
     });
     return (await this.repo.byId(id))!;
+  }
+
+  /**
+   * webhooks.max_endpoints (default 20): counted under a transaction lock of the tenant's endpoints,
+   * so two creations at once cannot both take the last place. Past it 409: the tenant's state, not
+   * the request, is in the way (delete an endpoint or raise the item).
+   */
+  private async assertBelowCap(trx: TenantDb): Promise<void> {
+    const cap = this.tenant.config.get('webhooks.max_endpoints');
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${this.tenant.schema}:webhook_endpoints`]);
+    const [{ n }] = await trx.table('webhook_endpoints').count<{ n: string }[]>('* as n');
+    if (Number(n) >= cap) {
+      throw new ApiError(409, `this tenant has ${n} webhook endpoints, the most config item webhooks.max_endpoints allows (${cap}); delete one or raise the item`);
+    }
   }
 
   async update(user: Principal, id: number, input: EndpointChange): Promise<EndpointRow> {

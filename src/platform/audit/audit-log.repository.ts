@@ -36,9 +36,10 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
 }
 
 /** Every entry where the person is actor or subject, oldest first (the GDPR export). */
-export async function auditEntriesOf(db: TenantDb, userName: string): Promise<Record<string, unknown>[]> {
-  const rows = await db.table('audit_log').where((w) => w.where('actor', userName).orWhere('subject', userName))
+export async function auditEntriesOf(db: TenantDb, userName: string, page?: { limit: number; offset: number }): Promise<Record<string, unknown>[]> {
+  const query = db.table('audit_log').where((w) => w.where('actor', userName).orWhere('subject', userName))
     .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details').orderBy('audit_id');
+  const rows = await (page ? query.limit(page.limit).offset(page.offset) : query);
   return rows.map((e: { audit_id: string }) => ({ ...e, audit_id: Number(e.audit_id) }));
 }
 

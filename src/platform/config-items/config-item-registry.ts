@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/time-zone';
 import { define } from './config-item-define';
 import { SWT_CONFIG_ITEMS } from './swt-config-items';
+import { LIMIT_CONFIG_ITEMS } from './limits-config-items';
 
 export interface ConfigItemDefinition<T = unknown> {
   id: string;
@@ -220,6 +221,7 @@ export const CONFIG_ITEMS = [
     secret: false,
     readable: true,
   }),
+  ...LIMIT_CONFIG_ITEMS,
 ] as const;
 
 export type ConfigItemId = (typeof CONFIG_ITEMS)[number]['id'];

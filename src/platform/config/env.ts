@@ -141,6 +141,8 @@ export const Env = z.object({
   TENANT_DATA_CACHE_ENTRIES: z.coerce.number().int().min(1).default(100_000),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  /** The platform's ceiling on a caller's rate-limit points per minute: api.rate_limit.per_minute (or none) never goes above it; 0: no ceiling. */
+  API_RATE_LIMIT_CEILING_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),
   /** Bulk imports (POST /api/imports): the largest file and the most data rows taken (413 beyond either), rows per transaction. */
   IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(100_000),

@@ -54,6 +54,25 @@ export type RouteResult =
    */
   | { stream: (out: Writable) => Promise<unknown>; contentType: string; headers?: Record<string, string>; cookies?: undefined };
 
+/**
+ * Points of the caller's per-minute rate limit one call takes (api.rate_limit.per_minute; shown in
+ * the OpenAPI document as x-rate-limit-cost): a number, or `base` with a `heavier` weight when the
+ * parameter `when.param` is given (and, with `equals`, has that value), e.g. a list's view=full.
+ */
+export type RouteCost = number | { base: number; heavier: number; when: { param: string; equals?: string } };
+
+/** Costs of the kernel's conventions, for routes to name. */
+export const COSTS = {
+  /** A paged list whose full view reads every object's details: 1, view=full 5. */
+  fullViewList: { base: 1, heavier: 5, when: { param: 'view', equals: 'full' } },
+  /** An export of everything about something (a person's GDPR export). */
+  export: 10,
+  /** A bulk import (a file of rows). */
+  import: 20,
+  /** A report or an aggregate over a whole organisation. */
+  report: 10,
+} as const satisfies Record<string, RouteCost>;
+
 export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
   method: HttpMethod;
   /** express path, e.g. /api/persons/:user_name */
@@ -96,6 +115,8 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
    * replaying the secret.
    */
   secretInAnswer?: true;
+  /** Rate-limit points one call takes (default 1); see RouteCost and COSTS. */
+  cost?: RouteCost;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */
   errors?: ErrorCode[];
   input: S;

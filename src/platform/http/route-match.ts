@@ -36,7 +36,7 @@ function decodeParam(val: string): string {
 }
 
 /** The options express's router gives a route: any case, a trailing slash allowed, whole path. */
-function compile(path: string): MatchFunction<Record<string, string>> {
+export function compile(path: string): MatchFunction<Record<string, string>> {
   return match<Record<string, string>>(path === '/' ? path : path.replace(/\/+$/, ''), { sensitive: false, end: true, trailing: true, decode: decodeParam });
 }
 

@@ -31,8 +31,11 @@ while the first runs is 409 with Retry-After. Anonymous calls and answers that s
 
 Every /api answer carries the IETF ratelimit-headers fields, e.g. \`RateLimit-Policy: "minute";q=1200;w=60\` and
 \`RateLimit: "minute";r=1187;t=42\` (r: requests left, t: seconds until the window resets), counted per caller (the person,
-else the client address) in a one-minute window of the tenant's config item api.rate_limit.per_minute (default 1200, null: none);
-past it 429 with Retry-After.
+else the client address) in a one-minute window of the tenant's config item api.rate_limit.per_minute (default 1200), never
+above the platform's ceiling (API_RATE_LIMIT_CEILING_PER_MINUTE, default 6000, which also applies when the item is empty);
+past it 429 with Retry-After. The window counts points: a call takes its operation's x-rate-limit-cost (1 for most; more for
+exports, imports, an organisation's competence level; x-rate-limit-cost-when names the parameter that makes a call heavier,
+e.g. view=full of a list).
 
 An API client (POST /api/apiclients) gets a token from POST /oauth/token (OAuth 2.0 client credentials, RFC 6749 JSON, not the
 envelope) and sends \`Authorization: Bearer <token>\`: it acts with its run-as person's rights, GET only with api.read (else 403).

@@ -138,6 +138,7 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
     tags: [group.tag ?? route.path.split('/')[1]],
     security: security(route),
     'x-access': route.access.security,
+    ...rateLimitCost(route, group),
     parameters,
     responses: {
       ...(route.redirect ? { '302': { description: `Redirect ${route.redirect}`, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } } } } } : {}),
@@ -164,4 +165,15 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
     };
   }
   return op;
+}
+
+/**
+ * x-rate-limit-cost: the points of the caller's per-minute rate limit one call takes (the tenant API
+ * only; the operator API has no rate limit); with a heavier weight, x-rate-limit-cost-when says when.
+ */
+function rateLimitCost(route: RouteDefinition, group: RouteGroup): Record<string, unknown> {
+  if (!group.tenant) return {};
+  const cost = route.cost ?? 1;
+  if (typeof cost === 'number') return { 'x-rate-limit-cost': cost };
+  return { 'x-rate-limit-cost': cost.base, 'x-rate-limit-cost-when': { ...cost.when, cost: cost.heavier } };
 }

@@ -28,8 +28,17 @@ export interface ErasureStep {
  * What a module keeps about a person, for the rights of access and erasure (GDPR). Multi-registration:
  * every module with personal data registers one, so a new table cannot be forgotten by the export.
  */
+/**
+ * One page of every section of the export: at most `limit` rows from `offset` on, in the section's
+ * id order (a person's history can grow without end, so no section is read whole).
+ */
+export interface ExportPage {
+  limit: number;
+  offset: number;
+}
+
 export interface PersonDataHolder {
-  export?(person: PersonKey): Promise<Partial<Record<PersonExportSection, Record<string, unknown>[]>>>;
+  export?(person: PersonKey, page: ExportPage): Promise<Partial<Record<PersonExportSection, Record<string, unknown>[]>>>;
   /** Blanks or removes what identifies the person, inside the erasure's transaction. */
   erase?(tx: Transaction, personId: number): Promise<ErasureStep | void>;
 }

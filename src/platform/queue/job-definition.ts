@@ -16,6 +16,13 @@ export interface QueueDefinition {
   name: string;
   /** Jobs run at once per worker process. */
   concurrency: number;
+  /**
+   * Fairness between tenants (jobs whose data carry `tenantId`): a tenant's share of this process's
+   * slots. Past its share a tenant's job runs only while `slots` others stay free for other tenants;
+   * else it is put back (delayed by `deferMs`, plus up to as much again at random), not run, so a
+   * tenant whose jobs are slow (a tarpit webhook receiver) never holds all the slots.
+   */
+  tenantShare?: { slots: number; deferMs: number };
 }
 
 /** Every queue of the product; modules register theirs, as they do BACKGROUND_WORKERS. */

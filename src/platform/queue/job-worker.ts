@@ -1,5 +1,5 @@
 import { inject, injectAll, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client';
 import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../tokens';
@@ -36,8 +36,10 @@ export class JobWorkers implements BackgroundWorker {
   }
 
   async start(): Promise<void> {
-    for (const { name: queue, concurrency } of this.queues) {
-      const w = new Worker(queue, (job) => this.run(job), {
+    for (const def of this.queues) {
+      const { name: queue, concurrency } = def;
+      const slots = new TenantSlots(concurrency, def.tenantShare);
+      const w = new Worker(queue, (job, token) => slots.run(job, token, () => this.run(job)), {
         connection: bullConnection(this.redis, true),
         prefix: bullPrefix(this.prefix, queue, this.redis),
         concurrency,
@@ -79,5 +81,44 @@ export class JobWorkers implements BackgroundWorker {
     // BullMQ's close(true) cannot overtake a close() already waiting for its jobs, so none is tried
     if ((await Promise.race([closed, grace])) === 'late') this.logger.warn('shutdown grace over: jobs still running are left to be retried');
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A queue's slots in this process, counted per tenant (QueueDefinition.tenantShare). A job of a
+ * tenant at its share runs only while, with it, at least `share` slots stay free; else it goes back
+ * to the delayed set (BullMQ's documented manual delay: moveToDelayed, then DelayedError; no attempt
+ * is counted) and its slot takes the next job, maybe another tenant's. A tenant therefore holds at
+ * most concurrency - share slots, and any other tenant's job finds a slot as soon as it is taken
+ * from the queue, as long as fewer than concurrency / share tenants are slow at once.
+ */
+export class TenantSlots {
+  private readonly byTenant = new Map<number, number>();
+  private running = 0;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly share: { slots: number; deferMs: number } | undefined,
+  ) {}
+
+  async run(job: Job, token: string | undefined, work: () => Promise<void>): Promise<void> {
+    const tenantId = (job.data as { tenantId?: unknown } | null)?.tenantId;
+    if (!this.share || typeof tenantId !== 'number') return work();
+    const mine = this.byTenant.get(tenantId) ?? 0;
+    const freeAfter = this.concurrency - this.running - 1;
+    if (mine >= this.share.slots && freeAfter < this.share.slots) {
+      await job.moveToDelayed(Date.now() + this.share.deferMs + Math.floor(Math.random() * this.share.deferMs), token);
+      throw new DelayedError();
+    }
+    this.byTenant.set(tenantId, mine + 1);
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+      const left = (this.byTenant.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.byTenant.set(tenantId, left);
+      else this.byTenant.delete(tenantId);
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, fieldsShape } from '../../platform/http/param-types';
 import { personStateParam, policies, type TargetPerson } from '../../people';
 import { CompetenceLevelFlow } from '../../flows/catalogue/competence-level';
@@ -18,6 +18,7 @@ export const competenceLevelRoutes = [
   defineRoute({
     method: 'get',
     path: '/competencelevel',
+    cost: { base: 1, heavier: COSTS.report, when: { param: 'organisation_id' } },
     access: policies.either(
       'with organisation_id',
       (i) => i.organisation_id !== undefined,

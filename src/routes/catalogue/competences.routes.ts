@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { COMPETENCE_TYPES, COMPETENCE_TYPE_IDS, CompetencesRepository, CompetenceView } from '../../catalogue';
@@ -12,6 +12,7 @@ export const competenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/competences',
+    cost: COSTS.fullViewList,
     access: policies.userThen(
       "owner_only or instructor_only: superuser, the person's manager, self (user_name); organisation_ids: superuser, superadmin (decided with the filter)",
     ),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { COMPETENCE_TYPE_IDS, CompetenceStates, PersonCompetenceList, PersonCompetenceView, stateOf } from '../../catalogue';
@@ -16,6 +16,7 @@ export const personCompetenceRoutes = [
   defineRoute({
     method: 'get',
     path: '/personcompetences',
+    cost: COSTS.fullViewList,
     access: policies.selfOrManager('user_name', 'see the competences of {person}'),
     resource: 'personcompetences',
     summary: "A person's competences held (state=passed) or required and not held (state=missing)",

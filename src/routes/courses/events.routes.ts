@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService, EventView, customAttributeFilters, eventFilterShape, presentJoinCheck } from '../../courses';
 import { findCompetence } from '../../catalogue';
@@ -22,6 +22,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/events',
+    cost: COSTS.fullViewList,
     access: policies.when('with user_check=1', (i) => !!i.user_check, policies.selfOrManager('user_name', 'check the sign-ons of this person')),
     resource: 'events',
     summary: 'Course events (module events nested in children)',
@@ -57,6 +58,7 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/competences/:competence_id/events',
+    cost: COSTS.fullViewList,
     access: policies.when('with user_check=1', (i) => !!i.user_check, policies.selfOrManager('user_name', 'check the sign-ons of this person')),
     resource: 'events',
     summary: 'Events of a competence; same as GET /api/events with competence_id',

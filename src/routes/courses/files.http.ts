@@ -52,7 +52,9 @@ export function filesHttp(root: DependencyContainer): Router {
     const f = await files.find(id);
     files.assertVisible(user, f);
     const data = await files.content(f);
-    res.setHeader('Content-Type', f.mime_type);
+    // never rendered in the tenant's origin: an allow-listed type (else application/octet-stream), no sniffing, always a download
+    res.setHeader('Content-Type', files.downloadType(f));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(f.file_name)}`);
     res.setHeader('Cache-Control', 'private, no-store');
     res.send(data);

@@ -1,6 +1,6 @@
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { EventView, LocationView, LocationsRepository } from '../../courses';
@@ -29,6 +29,7 @@ export const locationRoutes = [
   defineRoute({
     method: 'get',
     path: '/locations',
+    cost: COSTS.fullViewList,
     access: policies.user,
     resource: 'locations',
     summary: 'Locations; with startdate and enddate only those with no event in that range',
@@ -81,6 +82,7 @@ export const locationRoutes = [
   defineRoute({
     method: 'get',
     path: '/locations/:location_id/events',
+    cost: COSTS.fullViewList,
     access: policies.user,
     resource: 'events',
     summary: 'Events at a location overlapping startdate..enddate (both required)',

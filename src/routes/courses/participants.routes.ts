@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../platform/errors/api-error';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape } from '../../platform/http/param-types';
 import { EventsService } from '../../courses';
 import { personStateParam, policies } from '../../people';
@@ -38,6 +38,7 @@ const list = (resource: string, path: string, summary: string) =>
   defineRoute({
     method: 'get',
     path,
+    cost: COSTS.fullViewList,
     access: policies.userThen("a superuser, the event's instructor, a superadmin or the owner of the event's competence: everyone; a manager: the persons in organisations they manage"),
     resource,
     summary,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p, paging, pagingShape, viewShape, fieldsShape } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { TENANT_DB } from '../../platform/tokens';
@@ -46,6 +46,7 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'get',
     path: '/surveyanswers',
+    cost: COSTS.fullViewList,
     access: policies.either(
       'with user_name',
       (i) => i.user_name !== undefined,

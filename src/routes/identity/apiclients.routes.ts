@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
-import { jsonObject, p } from '../../platform/http/param-types';
+import { jsonObject, p, paging, pagingShape } from '../../platform/http/param-types';
 import { policies } from '../../people';
 import { API_CLIENT_SCOPES } from '../../identity';
 import { ApiClientsFlow, type ApiClientView } from '../../flows/identity/api-clients';
@@ -76,10 +76,11 @@ export const apiClientRoutes = [
     access: policies.superuser('list API clients'),
     resource: 'apiclients',
     summary: "The tenant's API clients, without secrets (superusers)",
-    input: z.object({}),
+    description: 'Paged like every list (limit, default 20, at most 100; offset), in creation order.',
+    input: z.object({ ...pagingShape }),
     output: ApiClientOut,
-    async handler(ctx) {
-      return { items: (await ctx.resolve(ApiClientsFlow).list()).map(present) };
+    async handler(ctx, input) {
+      return { items: (await ctx.resolve(ApiClientsFlow).list(paging(input))).map(present) };
     },
   }),
   defineRoute({

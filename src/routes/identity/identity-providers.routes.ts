@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/define-route';
-import { jsonObject, p } from '../../platform/http/param-types';
+import { jsonObject, p, paging, pagingShape } from '../../platform/http/param-types';
 import { policies } from '../../people';
 import { IdentityProvidersService, certificateExpiries, ssoEndpoints, type IdentityProviderRow } from '../../identity';
 
@@ -116,10 +116,11 @@ export const identityProviderRoutes = [
     access: policies.superuser('list identity providers'),
     resource: 'identityproviders',
     summary: "The tenant's identity providers (superusers)",
-    input: z.object({}),
+    description: 'Paged like every list (limit, default 20, at most 100; offset), in creation order.',
+    input: z.object({ ...pagingShape }),
     output: IdentityProviderView,
-    async handler(ctx) {
-      return { items: (await ctx.resolve(IdentityProvidersService).list()).map((r) => present(r, hostOf(ctx.headers))) };
+    async handler(ctx, input) {
+      return { items: (await ctx.resolve(IdentityProvidersService).list(paging(input))).map((r) => present(r, hostOf(ctx.headers))) };
     },
   }),
   defineRoute({

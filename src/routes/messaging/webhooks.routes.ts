@@ -93,8 +93,9 @@ export const webhookRoutes = [
     access: policies.superuser('create webhooks'),
     secretInAnswer: true,
     resource: 'webhooks',
+    errors: [409],
     summary: 'Register a webhook endpoint; the answer holds its secret, shown only here and on rotation (superusers)',
-    description: `Events: ${OUTBOUND_EVENT_TYPES.join(', ')}. ${DELIVERY_RULES}`,
+    description: `Events: ${OUTBOUND_EVENT_TYPES.join(', ')}. A tenant has at most webhooks.max_endpoints endpoints (config item, default 20): past it 409. ${DELIVERY_RULES}`,
     input: z.object({ url, events, description: description.optional() }),
     output: WebhookView,
     async handler(ctx, input) {

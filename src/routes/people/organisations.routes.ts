@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { OrganisationAuthoring, OrganisationData, OrganisationsService, OrganisationView, policies } from '../../people';
 import { DeleteOrganisationFlow } from '../../flows/organisations/delete-organisation';
@@ -17,6 +17,7 @@ export const organisationRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisations',
+    cost: COSTS.fullViewList,
     access: policies.manager('list organisations'),
     resource: 'organisations',
     summary: 'Organisations. Security: superuser (all), manager (the subtrees they manage)',

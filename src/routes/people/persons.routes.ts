@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { jsonObject, p, pagingShape, paging, viewShape } from '../../platform/http/param-types';
 import { OwnViewCache, PersonCreateData, PersonUpdateData, PersonView, personRow, personStateParam, policies } from '../../people';
 import { cachedRead } from '../../platform/cache/cached-read';
@@ -64,6 +64,7 @@ export const personRoutes = [
   defineRoute({
     method: 'get',
     path: '/persons',
+    cost: COSTS.fullViewList,
     access: policies.manager('list persons'),
     resource: 'persons',
     summary: 'Persons by organisation, event, fulfilled competences or roles. Security: superuser; manager within the subtrees they manage',

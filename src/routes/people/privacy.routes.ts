@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineRoute } from '../../platform/http/define-route';
+import { COSTS, defineRoute } from '../../platform/http/define-route';
 import { p } from '../../platform/http/param-types';
 import { policies } from '../../people';
 import { personWithDetails } from '../../flows/persons/person-views';
 import { ErasePersonFlow } from '../../flows/persons/erase-person';
-import { ExportPersonFlow, PersonExportView } from '../../flows/persons/export-person';
+import { EXPORT_PAGE_DEFAULT, EXPORT_PAGE_MAX, ExportPersonFlow, PersonExportView } from '../../flows/persons/export-person';
 
 const userNameParam = p.string(200).min(1, 'must not be empty');
 
@@ -12,17 +12,24 @@ export const privacyRoutes = [
   defineRoute({
     method: 'get',
     path: '/persons/:user_name/export',
+    cost: COSTS.export,
     access: policies.selfOrSuperuser('user_name', 'export this person', personWithDetails),
     resource: 'export',
     summary: 'Everything stored about a person (GDPR access and portability). Security: superuser, self',
     description:
       'One object: person (full view), roles, personcompetences with history (superseded_at / deleted_at rows too), personevents, ' +
       'surveyanswers, messages to and from the person with delivery states, files (metadata with download_url) and the security ' +
-      'event log entries where the person is actor or subject. Never a password hash. Others: 403; unknown user_name: 404.',
-    input: z.object({ user_name: userNameParam }),
+      'event log entries where the person is actor or subject. Never a password hash. Others: 403; unknown user_name: 404. ' +
+      `Paged: every list section holds at most limit rows (default ${EXPORT_PAGE_DEFAULT}, 1 to ${EXPORT_PAGE_MAX}, else 420) from offset on, in id order; ` +
+      'paging.more names the sections that go on: ask again with offset + limit until it is empty. person and roles are in every page.',
+    input: z.object({
+      user_name: userNameParam,
+      limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(EXPORT_PAGE_MAX, `must be at most ${EXPORT_PAGE_MAX}`)).optional(),
+      offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
+    }),
     output: PersonExportView,
     async handler(ctx, input) {
-      return { items: [await ctx.resolve(ExportPersonFlow).export(ctx.target)] };
+      return { items: [await ctx.resolve(ExportPersonFlow).export(ctx.target, { limit: input.limit ?? EXPORT_PAGE_DEFAULT, offset: input.offset ?? 0 })] };
     },
   }),
   defineRoute({

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import busboy from 'busboy';
 import { z } from 'zod';
-import { defineRoute, type RouteContext } from '../../platform/http/define-route';
+import { COSTS, defineRoute, type RouteContext } from '../../platform/http/define-route';
 import { p, pagingShape, paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { ENV } from '../../platform/tokens';
@@ -64,6 +64,7 @@ export const importRoutes = [
   defineRoute({
     method: 'post',
     path: '/imports',
+    cost: COSTS.import,
     access: policies.superuser('import'),
     resource: 'imports',
     summary: 'Bulk import of persons, organisations, managers, role assignments or registrations from a CSV or XLSX file. Security: superuser',

@@ -3,7 +3,7 @@ import { createTestApp, importDemoTenant } from '../../support/test-app';
 import type { asAcme } from '../../support/login';
 import { startTestWorkers } from '../messages/delivery-peers';
 import { startWebhookReceiver } from './webhook-receiver';
-import { WEBHOOK_TIMING, DEFAULT_WEBHOOK_TIMING } from '../../../src/messaging/webhooks/webhook-timing';
+import { WEBHOOK_TIMING, DEFAULT_WEBHOOK_TIMING, type WebhookTiming } from '../../../src/messaging/webhooks/webhook-timing';
 import { OUTBOUND_EVENT_TYPES } from '../../../src/platform/outbound/outbound-events';
 import type { RelayTiming } from '../../../src/messaging/outbox/relay-timing';
 
@@ -13,13 +13,13 @@ export type Admin = Awaited<ReturnType<typeof asAcme>>;
  * The app with two tenants made from the same document, a receiver on loopback (allowed by
  * WEBHOOKS_ALLOW_PRIVATE_TARGETS=1; the address checks have their own test file) and workers.
  * `relay`: the relays' timing over the defaults (sweep hourly, in-flight tenants every 2 minutes);
- * by default a sweep every 500 ms, so lost jobs are found at once.
+ * by default a sweep every 500 ms, so lost jobs are found at once. `timing`: over the compressed schedule.
  */
-export async function startWebhookTestbed(relay: Partial<RelayTiming> = { sweepMs: 500 }) {
+export async function startWebhookTestbed(relay: Partial<RelayTiming> = { sweepMs: 500 }, timing: Partial<WebhookTiming> = {}) {
   const receiver = await startWebhookReceiver();
   const t = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' });
   // production's schedule (5 s, 30 s, ...) compressed; ages (24 h, 5 days) as in production
-  t.container.register(WEBHOOK_TIMING, { useValue: { ...DEFAULT_WEBHOOK_TIMING, timeoutMs: 1500, retryDelaysMs: [300, 600, 1200] } });
+  t.container.register(WEBHOOK_TIMING, { useValue: { ...DEFAULT_WEBHOOK_TIMING, timeoutMs: 1500, retryDelaysMs: [300, 600, 1200], ...timing } });
   const [acme, other] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'acme')]);
   const workers = await startTestWorkers(t.container, [acme.tenantId, other.tenantId], undefined, relay);
   return {

@@ -88,6 +88,7 @@ describe('tenant admin console in Chromium', () => {
     for (const s of SECTIONS) expect(await page.locator(`#${s}`).isVisible()).toBe(true);
     expect(await page.locator('#security .item').count()).toBeGreaterThan(5);
     expect(await page.locator('#courses #item-order_system\\.enabled').count()).toBe(1);
+    expect(await page.locator('#courses #item-files\\.max_bytes_per_person').count()).toBe(1);
     expect(await page.locator('#messaging #item-mail\\.from').count()).toBe(1);
     expect(await page.locator('#integrations #item-custom_attributes').count()).toBe(1);
     // keyboard navigation: the nav link moves focus into its section

@@ -108,7 +108,7 @@ function providerRow(p) {
 }
 
 async function drawProviders() {
-  const { status, data } = await api('GET', '/api/identityproviders');
+  const { status, data } = await api('GET', '/api/identityproviders?limit=100');
   const list = $('#idp-list');
   if (status !== 200) return say('idp-tool', data.message, true);
   list.replaceChildren(...data.identityproviders.map(providerRow));
@@ -180,7 +180,7 @@ function clientRow(c) {
 }
 
 async function drawClients() {
-  const { status, data } = await api('GET', '/api/apiclients');
+  const { status, data } = await api('GET', '/api/apiclients?limit=100');
   if (status !== 200) return say('apiclients-tool', data.message, true);
   const rows = data.apiclients.map(clientRow);
   $('#apiclient-rows').replaceChildren(...rows);
