@@ -22,6 +22,8 @@ export const certificateRoutes = [
   defineRoute({
     method: 'get',
     path: '/personcompetences/:competence_id/certificate',
+    // a PDF with a QR code is rendered per call
+    cost: 5,
     access: policies.selfOrManager('user_name', 'download certificates of {person}'),
     resource: 'personcompetences',
     summary: "A certificate (PDF) of a person's passed registration, with a verification code, URL and QR code",

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
-import { defineRoute, type RouteContext } from '../../platform/http/define-route';
+import { COSTS, defineRoute, type RouteContext } from '../../platform/http/define-route';
 import { p, paging, pagingShape, fieldsShape } from '../../platform/http/param-types';
 import { TenantClock, type DateParam } from '../../platform/time/tenant-clock';
 import { policies } from '../../people';
@@ -78,6 +78,7 @@ export const reportRoutes = [
   defineRoute({
     method: 'get',
     path: '/reports/competencematrix',
+    cost: COSTS.report,
     access: policies.manager('see the competence matrix'),
     resource: 'competencematrix',
     summary: 'Competence matrix: one row per person, one cell per required competence (JSON, CSV or XLSX). Security: superuser; manager for the organisations they manage',
@@ -117,6 +118,7 @@ export const reportRoutes = [
   defineRoute({
     method: 'get',
     path: '/reports/compliance',
+    cost: COSTS.report,
     access: policies.organisationManager('organisation_id', 'see the compliance of this organisation'),
     resource: 'compliance',
     summary: 'Compliance summary: per organisation, how many mandatory competences are passed, expiring, expired or missing (JSON, CSV or XLSX). Security: superuser, the organisation\'s manager',
