@@ -37,3 +37,11 @@ export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apicli
 export { IdentityProvidersService, type IdentityProviderInput } from './providers/identity-providers.service';
 export { type IdentityProviderRow, type MatchField } from './providers/identity-providers.repository';
 export { OidcRelyingParty, SsoRefused } from './providers/oidc-relying-party';
+/** SCIM 2.0 (issue 37): filters, PATCH bodies, errors, discovery documents, the links of persons and roles to SCIM attributes. */
+export { ScimError, SCIM_ERROR_SCHEMA, type ScimType } from './scim/scim-error';
+export { CORE_USER_SCHEMA, ENTERPRISE_USER_SCHEMA, CORE_GROUP_SCHEMA, canonicalAttribute } from './scim/scim-attribute-path';
+export { parseFilter, parsePath, type ScimFilter, type ScimPath, type ScimValue, type CompareOp } from './scim/scim-filter';
+export { normalizePatch, scimBoolean, PATCH_OP_SCHEMA, type PatchOperation } from './scim/scim-patch';
+export { serviceProviderConfig, resourceTypes, schemas as scimSchemas, listResponse, SCIM_MAX_RESULTS, LIST_RESPONSE_SCHEMA } from './scim/scim-discovery';
+export { project as projectScimResource } from './scim/scim-projection';
+export { ScimLinks, type ScimGroupLink } from './scim/scim-links.repository';

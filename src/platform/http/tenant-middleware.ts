@@ -12,10 +12,13 @@ export function unknownTenant(host: string): ApiError {
   return new ApiError(404, isValidHostName(host) ? `unknown tenant for host ${host}` : 'unknown tenant: the Host header is not a valid host name');
 }
 
-/** Host -> tenant -> child container; then the auth schemes find the principal. */
-export function tenantMiddleware(root: DependencyContainer) {
+/**
+ * Host -> tenant -> child container; then the auth schemes find the principal. `authenticate:
+ * false` leaves the principal null for a router that proves the caller itself (SCIM's Bearer check).
+ */
+export function tenantMiddleware(root: DependencyContainer, options: { authenticate?: boolean } = {}) {
   const resolver = root.resolve(TenantResolver);
-  const schemes: AuthScheme[] = root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
+  const schemes: AuthScheme[] = options.authenticate !== false && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
   return async (req: Request, _res: Response, next: NextFunction) => {
     const host = req.hostname;
     if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
