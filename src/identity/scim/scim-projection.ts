@@ -30,7 +30,7 @@ export function project(resource: Record<string, unknown>, attributes?: string, 
   if (!only && !not) return resource;
   const keep = (key: string) => {
     if (only) return only.some((a) => a === key || a.startsWith(`${key}.`) || key.startsWith(`${a}.`) || (a === 'enterprise' && key.startsWith('enterprise:')));
-    return !not!.includes(key) && !(not!.includes('enterprise') && key.startsWith('enterprise:'));
+    return !not!.some((a) => a === key || key.startsWith(`${a}.`) || (a === 'enterprise' && key.startsWith('enterprise:')));
   };
   const out: Record<string, unknown> = {};
   for (const [top, value] of Object.entries(resource)) {
