@@ -8,7 +8,7 @@ import { mountRoutes } from './platform/http/mount-routes';
 import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
-import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, scimHttp, SCIM_PATH } from './routes';
+import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, scimHttp, SCIM_PATH, scimOpenApi } from './routes';
 import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
@@ -40,7 +40,7 @@ export function buildApp(container: DependencyContainer): Express {
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
-  mountDocs(app, routeGroups, version);
+  mountDocs(app, routeGroups, version, scimOpenApi);
   app.use('/api', apiHandler(container));
   // API clients' access tokens (OAuth 2.0 client credentials) on the tenant's host: RFC 6749 JSON, not the envelope.
   app.use('/oauth', oauthTokenHttp(container));

@@ -99,5 +99,6 @@ export { filesHttp } from './courses/files.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
 export { scimHttp, SCIM_PATH } from './identity/scim.http';
+export { scimOpenApi } from './identity/scim-openapi';
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

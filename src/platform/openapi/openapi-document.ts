@@ -17,10 +17,20 @@ const errorEnvelope: JsonSchema = {
 };
 
 /**
+ * Paths served outside defineRoute (SCIM at /scim/v2: its own media type and error schema), described
+ * by hand by the router that serves them, with the security schemes and schemas they name.
+ */
+export interface OpenApiExtra {
+  paths?: Record<string, Record<string, unknown>>;
+  securitySchemes?: Record<string, unknown>;
+  schemas?: Record<string, JsonSchema>;
+}
+
+/**
  * OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with,
  * group by group: the tenant API under /api, the operator API under /platform.
  */
-export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { version: string; description: string }) {
+export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { version: string; description: string }, extra: OpenApiExtra = {}) {
   startCollecting();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const group of groups) {
@@ -30,6 +40,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { vers
       paths[p][route.method] = operation(route, group);
     }
   }
+  Object.assign(paths, extra.paths);
   return {
     openapi: '3.1.0',
     info: { title: 'Competence and training management API', version: info.version, description: info.description },
@@ -40,8 +51,9 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { vers
         platformToken: { type: 'http', scheme: 'bearer', description: 'PLATFORM_ADMIN_TOKEN, for the operator API under /platform' },
         tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
         swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
+        ...extra.securitySchemes,
       },
-      schemas: { ErrorEnvelope: errorEnvelope, ...collected() },
+      schemas: { ErrorEnvelope: errorEnvelope, ...collected(), ...extra.schemas },
     },
   };
 }
