@@ -30,7 +30,7 @@ export { identifierOf, type SwtIdentifier } from './sso/swt-identifier';
 export { SwtChecker, MAX_BUILT_TOKEN_SECONDS, type SwtCheckInput } from './sso/swt-checker';
 /** API clients (OAuth 2.0 client credentials): their rows, secrets, access tokens and the token endpoint's grant. */
 export { ApiClientsRepository, type ApiClientRow } from './apiclients/api-clients.repository';
-export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, type ApiClientScope } from './apiclients/client-secret';
+export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, secretMatches, type ApiClientScope } from './apiclients/client-secret';
 export { AccessTokenStore, type AccessTokenGrant } from './apiclients/access-tokens';
 export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apiclients/client-credentials';
 /** Identity providers (OIDC) of the tenant and the relying party's side of an OIDC sign-in. */

@@ -51,7 +51,7 @@ export function scimHttp(container: DependencyContainer): express.Router {
     async (req: Request, _res: Response, next: NextFunction) => {
       try {
         const scope = requestScope(req);
-        setScimCaller(req, await scope.container.resolve(ScimAuthenticator).authenticate(req.headers.authorization));
+        setScimCaller(req, await scope.container.resolve(ScimAuthenticator).authenticate(req.headers.authorization, req.ip ?? ''));
         next();
       } catch (err) {
         next(err);

@@ -44,6 +44,20 @@ describe('authentication', () => {
     expect((await bearer(bed.t, bed.acme.host, token).get('/api/persons/ola')).status).toBe(200);
   });
 
+  it('HTTP Basic with the client id and secret works for a scim client (Okta Basic Auth, Keycloak extensions); a wrong secret is 401', async () => {
+    const admin = await asAcme(bed.t, bed.acme.host, 'admin');
+    const c = await createClient(admin, { name: 'basic', scopes: ['scim'] });
+    const basic = (secret: string) => `Basic ${Buffer.from(`${c.client_id}:${secret}`).toString('base64')}`;
+    const ok = await request(bed.t.app).get('/scim/v2/Users?count=1').set('Host', bed.acme.host).set('Authorization', basic(c.client_secret));
+    expect(ok.status, ok.text).toBe(200);
+    const wrong = await request(bed.t.app).get('/scim/v2/Users?count=1').set('Host', bed.acme.host).set('Authorization', basic('cs_wrong'));
+    expectScimError(wrong, 401);
+    expect(wrong.headers['www-authenticate']).toMatch(/^Basic/);
+    const reader = await createClient(admin, { name: 'basic reader', scopes: ['api.read'], run_as_user_name: 'admin' });
+    const noScope = await request(bed.t.app).get('/scim/v2/Users').set('Host', bed.acme.host).set('Authorization', `Basic ${Buffer.from(`${reader.client_id}:${reader.client_secret}`).toString('base64')}`);
+    expectScimError(noScope, 403);
+  });
+
   it("tenant isolation: acme's token on globex's host is 401; globex's persons are never visible on acme", async () => {
     expectScimError(await scim(bed.t, globex.host, scimToken).get('/Users'), 401);
     const found = await api.get(`/Users?filter=${encodeURIComponent('userName eq "homer"')}`);
