@@ -19,6 +19,8 @@ export type PersonCondition =
   | { column: ConditionColumn; op: ConditionOp; value?: string | number | boolean | null };
 
 const CASE_INSENSITIVE = new Set<ConditionColumn>(['user_name', 'email']);
+// stored in lower case already (person-data.schema.ts): the value is lowered, the column used as it is (its index)
+const STORED_LOWER = new Set<ConditionColumn>(['email']);
 const ORDERED: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 const likeEscape = (v: string) => v.replace(/[\\%_]/g, (m) => `\\${m}`);
 
@@ -41,11 +43,12 @@ function test(q: Knex.QueryBuilder, alias: string, c: Extract<PersonCondition, {
     if (!/^\d{1,9}$/.test(String(c.value))) return void q.whereRaw(c.op === 'ne' ? 'true' : 'false');
   }
   const value = String(c.value);
-  const lhs = ci ? `lower(${col.replace('.', '."')}")` : `${col.replace('.', '."')}"`;
+  const quoted = `${col.replace('.', '."')}"`;
+  const lhs = ci && !STORED_LOWER.has(c.column) ? `lower(${quoted})` : quoted;
   const rhs = ci ? value.toLowerCase() : value;
   switch (c.op) {
     case 'eq':
-      return void q.whereRaw(`${lhs}::text = ?`, [rhs]);
+      return void q.whereRaw(c.column === 'id' ? `${lhs} = ?::integer` : `${lhs} = ?`, [rhs]);
     case 'ne':
       return void q.whereRaw(`${lhs}::text is distinct from ?`, [rhs]);
     case 'co':
