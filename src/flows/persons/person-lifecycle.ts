@@ -26,8 +26,8 @@ export interface LifecycleResult {
   message: string;
 }
 
-/** Who did it: the API (a person route) or the bulk import (`deactivate_missing=1`); written in the audit entry. */
-export type LifecycleVia = 'api' | 'import';
+/** Who did it: the API (a person route), the bulk import (`deactivate_missing=1`) or SCIM provisioning (`active`, DELETE); written in the audit entry. */
+export type LifecycleVia = 'api' | 'import' | 'scim';
 
 /**
  * PUT /api/persons/[user_name]/deactivate and /reactivate, and the bulk import's deactivate_missing:

@@ -82,7 +82,7 @@ export class ScimUsersFlow {
       if (s.manager !== null) await tx.get(ScimLinks).setManager(created.id, s.manager);
       return created;
     });
-    const final = s.active ? person : (await this.lifecycle.deactivate(caller.principal, person)).person;
+    const final = s.active ? person : (await this.lifecycle.deactivate(caller.principal, person, 'scim')).person;
     return (await this.present([final], base))[0];
   }
 
@@ -102,15 +102,15 @@ export class ScimUsersFlow {
 
   /** DELETE deactivates: the person, their history and registrations stay (a later POST of the same userName is a 409). */
   async delete(caller: ScimCaller, id: string): Promise<void> {
-    await this.lifecycle.deactivate(caller.principal, await this.person(id));
+    await this.lifecycle.deactivate(caller.principal, await this.person(id), 'scim');
   }
 
   private async write(caller: ScimCaller, person: PersonRow, before: ScimUserState, after: ScimUserState, base: string, ip: string): Promise<Json> {
     if (!after.active && before.active) {
       await this.update(caller, person, before, after, ip);
-      await this.lifecycle.deactivate(caller.principal, person);
+      await this.lifecycle.deactivate(caller.principal, person, 'scim');
     } else {
-      if (after.active && !before.active) await this.lifecycle.reactivate(caller.principal, person);
+      if (after.active && !before.active) await this.lifecycle.reactivate(caller.principal, person, 'scim');
       await this.update(caller, person, before, after, ip);
     }
     return this.get(String(person.id), base);

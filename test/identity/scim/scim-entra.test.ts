@@ -111,6 +111,9 @@ describe('Entra ID provisioning replay', () => {
     expect(json(found).Resources[0]).toMatchObject({ id: userId, active: false });
     const events = await tenantDb(bed.t, bed.acme).table('webhook_events').where({ type: 'person.deactivated' }).select('body');
     expect(events.map((e: any) => JSON.parse(e.body).data.user_name)).toContain(userName);
+    const audit = await tenantDb(bed.t, bed.acme).table('audit_log').where({ type: 'person.deactivated', subject: userName }).first('actor', 'details');
+    expect(audit.actor).toMatch(/^client:cli_/);
+    expect(audit.details.via).toBe('scim');
   });
 
   it('5. enables again with active "True"', async () => {
