@@ -8,7 +8,7 @@ import { mountRoutes } from './platform/http/mount-routes';
 import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
-import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, standardPaths, verifyHttp, jwksHttp } from './routes';
+import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, openApiExtra, verifyHttp, jwksHttp, scimHttp, SCIM_PATH } from './routes';
 import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
@@ -40,13 +40,15 @@ export function buildApp(container: DependencyContainer): Express {
   // so CORS fetches from cors.origins still work (test/identity/cors/browser-cors.test.ts proves it).
   app.use(helmet());
   // GET /api/openapi.json is here; everything else under /api is the API router's.
-  mountDocs(app, routeGroups, version, standardPaths);
+  mountDocs(app, routeGroups, version, openApiExtra);
   app.use('/api', apiHandler(container));
   // API clients' access tokens (OAuth 2.0 client credentials) on the tenant's host: RFC 6749 JSON, not the envelope.
   app.use('/oauth', oauthTokenHttp(container));
   // Certificates anyone may check (issue 38): the verification page and the credential keys, no login.
   app.use('/verify', verifyHttp(container));
   app.use('/.well-known', jwksHttp(container));
+  // SCIM 2.0 provisioning on the tenant's host: application/scim+json and SCIM errors, its own Bearer check (scope scim).
+  app.use(SCIM_PATH, scimHttp(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
   // Operator API (defineRoute routes outside any tenant, behind the operator's token) and admin page; /admin checks the host itself.

@@ -30,7 +30,7 @@ export { identifierOf, type SwtIdentifier } from './sso/swt-identifier';
 export { SwtChecker, MAX_BUILT_TOKEN_SECONDS, type SwtCheckInput } from './sso/swt-checker';
 /** API clients (OAuth 2.0 client credentials): their rows, secrets, access tokens and the token endpoint's grant. */
 export { ApiClientsRepository, type ApiClientRow } from './apiclients/api-clients.repository';
-export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, type ApiClientScope } from './apiclients/client-secret';
+export { API_CLIENT_SCOPES, newClientId, newClientSecret, sha256Hex, secretMatches, type ApiClientScope } from './apiclients/client-secret';
 export { AccessTokenStore, type AccessTokenGrant } from './apiclients/access-tokens';
 export { ClientCredentialsGrant, OAuthError, type TokenResponse } from './apiclients/client-credentials';
 /** Identity providers (OIDC, SAML) of the tenant, the relying party's side of an OIDC sign-in and the service provider's of a SAML one. */
@@ -44,3 +44,11 @@ export { ssoEndpoints, type SsoEndpoints } from './providers/sso-endpoints';
 /** The tenant's Ed25519 keys for verifiable credentials (issue 38): the active one, rotation, the published JWKS. */
 export { CredentialKeys, type CredentialKeyRow, type SigningKey } from './credentialkeys/credential-keys';
 export { CredentialKeysAdmin, presentCredentialKey, type CredentialKeyView } from './credentialkeys/credential-keys-admin';
+/** SCIM 2.0 (issue 37): filters, PATCH bodies, errors, discovery documents, the links of persons and roles to SCIM attributes. */
+export { ScimError, SCIM_ERROR_SCHEMA, type ScimType } from './scim/scim-error';
+export { CORE_USER_SCHEMA, ENTERPRISE_USER_SCHEMA, CORE_GROUP_SCHEMA, canonicalAttribute } from './scim/scim-attribute-path';
+export { parseFilter, parsePath, type ScimFilter, type ScimPath, type ScimValue, type CompareOp } from './scim/scim-filter';
+export { normalizePatch, scimBoolean, PATCH_OP_SCHEMA, type PatchOperation } from './scim/scim-patch';
+export { serviceProviderConfig, resourceTypes, schemas as scimSchemas, listResponse, SCIM_MAX_RESULTS, LIST_RESPONSE_SCHEMA } from './scim/scim-discovery';
+export { project as projectScimResource } from './scim/scim-projection';
+export { ScimLinks, type ScimGroupLink } from './scim/scim-links.repository';

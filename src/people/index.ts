@@ -30,6 +30,8 @@ export { OrganisationDirectory } from './organisations/organisation-directory';
 export { PersonManagers, type PersonContact } from './person-managers';
 /** For the person flows (src/flows/persons): reading and writing persons, the rules of a change, the erasure's part. */
 export { PersonsRepository, type PersonWithDetails } from './persons/persons.repository';
+/** SCIM's filters on persons (src/flows/scim). */
+export { CONDITION_COLUMNS, type PersonCondition, type ConditionColumn, type ConditionOp } from './persons/person-condition';
 export { PersonListScope, type OrganisationScopeQuery } from './persons/person-list-scope';
 /** For the reports (src/flows/reports, issue 38): persons in a report's scope, in list order, with their organisation's name. */
 export { ReportPersons, type ReportPersonRow, type ReportOrganisation } from './persons/report-persons';

@@ -50,6 +50,8 @@ import { orderRoutes } from './courses/orders.routes';
 import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
+import { scimOpenApi } from './identity/scim-openapi';
+import type { OpenApiExtra } from '../platform/openapi/openapi-document';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes, ...credentialKeyRoutes];
@@ -105,10 +107,16 @@ export { platformRoutes } from './tenancy/platform.routes';
 export { filesHttp } from './courses/files.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
-/** Endpoints outside the route groups whose format a standard fixes, for the OpenAPI document. */
-export const standardPaths: Readonly<Record<string, Record<string, unknown>>> = { ...oauthTokenOpenApi };
+/** Endpoints outside the route groups whose format a standard fixes (RFC 6749, SCIM), for the OpenAPI document. */
+export const openApiExtra: OpenApiExtra = {
+  paths: { ...oauthTokenOpenApi, ...scimOpenApi.paths },
+  securitySchemes: { ...scimOpenApi.securitySchemes },
+  schemas: { ...scimOpenApi.schemas },
+};
 /** A certificate's verification page (GET /verify/<code>) and the credential keys (GET /.well-known/jwks.json) on the tenant's host, mounted by app.ts. */
 export { verifyHttp } from './catalogue/verify.http';
 export { jwksHttp } from './identity/jwks.http';
+/** SCIM 2.0 provisioning at /scim/v2 on the tenant's host, mounted by app.ts. */
+export { scimHttp, SCIM_PATH } from './identity/scim.http';
 /** The tenant admin page (outside /api), mounted by app.ts. */
 export { adminPageRoutes } from './tenancy/admin/admin-page.routes';

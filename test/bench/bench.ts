@@ -26,6 +26,7 @@ import { calendarScenarios } from './calendar-bench';
 import { importScenarios } from './import-bench';
 import { reportScenarios } from './reports-bench';
 import { identityScenarios } from './identity-bench';
+import { scimScenario } from './scim-bench';
 
 /**
  * npm run bench -- [--tenants 1000] [--duration 10] [--connections 32] [--out DIR (default $TMPDIR/bench-results)]
@@ -55,6 +56,8 @@ import { identityScenarios } from './identity-bench';
  *   --noisy-rounds N    quiet + flooded pairs of the noisy-neighbour scenario (default 3; medians reported)
  *   --cancel-rounds N   cancels of a 100-participant event in the calendar's end-to-end row (default 5)
  *   --oidc-rounds N     sequential OIDC sign-ins of the identity's round-trip row (default 100)
+ *   --scim-users N      users the SCIM provisioning row creates through POST /scim/v2/Users (default 1000; 0 skips it)
+ *   --scim-concurrency N  concurrent SCIM creates (default 8)
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
  *                       the flooding tenant's connection group) or other-groups
  */
@@ -81,6 +84,8 @@ const { values: flags } = parseArgs({
     'api-log-level': { type: 'string', default: 'warn' },
     'cancel-rounds': { type: 'string', default: '5' },
     'oidc-rounds': { type: 'string', default: '100' },
+    'scim-users': { type: 'string', default: '1000' },
+    'scim-concurrency': { type: 'string', default: '8' },
   },
 });
 const T = Number(flags.tenants);
@@ -404,6 +409,15 @@ async function main() {
       base, sessions: cookies, connections: CONNECTIONS, rounds: Number(flags['oidc-rounds']), rows, say, wanted,
       signInEmail: (host) => `user@${host.split('.')[0]}.example`,
       measure: (scenario, load) => measure(scenario, load),
+      cpuWindow: () => {
+        const groups = groupsOf(apiPid);
+        const c0 = cpuOf(groups);
+        return () => cpuUsed(c0, cpuOf(groups));
+      },
+    });
+    // SCIM provisioning (issue 37): users created per second through POST /scim/v2/Users (scim-bench.ts)
+    await scimScenario({
+      base, session: cookies[0], users: Number(flags['scim-users']), concurrency: Number(flags['scim-concurrency']), rows, say, wanted,
       cpuWindow: () => {
         const groups = groupsOf(apiPid);
         const c0 = cpuOf(groups);

@@ -1,14 +1,14 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { routeGroups, standardPaths } from '../../src/routes';
+import { routeGroups, openApiExtra } from '../../src/routes';
 import { buildOpenApiDocument } from '../../src/platform/openapi/openapi-document';
 
 /**
  * Contract check run on every response the API tests receive through client():
  * a response that drifts from the OpenAPI document fails the test that got it.
  */
-const document = buildOpenApiDocument(routeGroups, { version: 'test', description: '' }, standardPaths);
+const document = buildOpenApiDocument(routeGroups, { version: 'test', description: '' }, openApiExtra);
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const errorValidator = ajv.compile(document.components.schemas.ErrorEnvelope);

@@ -37,6 +37,11 @@ export class PersonRolesStore {
     return this.db.table('person_roles').where({ person_id: personId }).whereIn('role_id', roleIds).delete();
   }
 
+  /** Ids of the persons holding the role, in id order (SCIM Group members). */
+  async holders(roleId: number): Promise<number[]> {
+    return (await this.db.table('person_roles').where({ role_id: roleId }).orderBy('person_id').select('person_id')).map((r: { person_id: number }) => r.person_id);
+  }
+
   /** Ids among `ids` that are no role. */
   missing(ids: number[]): Promise<number[]> {
     return missingIds(this.db, 'roles', ids);

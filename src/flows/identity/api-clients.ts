@@ -4,13 +4,15 @@ import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit';
-import { PersonDirectory } from '../../people';
+import { OrganisationsRepository, PersonDirectory } from '../../people';
 import { ApiClientsRepository, newClientId, newClientSecret, sha256Hex, type ApiClientRow, type ApiClientScope } from '../../identity';
 
 export interface NewApiClient {
   name: string;
   scopes: ApiClientScope[];
   run_as_user_name?: string;
+  /** SCIM: where persons whose `department` names no organisation go. */
+  scim_default_organisation_id?: number;
 }
 
 /** An API client as answered: the row, the run-as person's and the creator's user names; the secret only on creation and rotation. */
@@ -32,6 +34,7 @@ export class ApiClientsFlow {
     @inject(UnitOfWork) private readonly uow: UnitOfWork,
     @inject(ApiClientsRepository) private readonly clients: ApiClientsRepository,
     @inject(PersonDirectory) private readonly persons: PersonDirectory,
+    @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
   ) {}
 
   async create(user: Principal, input: NewApiClient): Promise<ApiClientView> {
@@ -45,9 +48,13 @@ export class ApiClientsFlow {
     } else if (needsRunAs) {
       throw ApiError.missing('apiclient_data[run_as_user_name]');
     }
+    if (input.scim_default_organisation_id !== undefined && !(await this.organisations.findById(input.scim_default_organisation_id))) {
+      throw new ApiError(404, `organisation ${input.scim_default_organisation_id} not found`, { parameter: 'apiclient_data[scim_default_organisation_id]' });
+    }
     const secret = newClientSecret();
     const row = await this.uow.run(async (tx) => {
       const r = await tx.get(ApiClientsRepository).insert({
+        scim_default_organisation_id: input.scim_default_organisation_id ?? null,
         client_id: newClientId(),
         name: input.name,
         scopes: input.scopes,
@@ -59,7 +66,7 @@ export class ApiClientsFlow {
         type: 'apiclient.created',
         actor: user.userName,
         subject: r.client_id,
-        details: { name: r.name, scopes: r.scopes, run_as_user_name: input.run_as_user_name ?? null },
+        details: { name: r.name, scopes: r.scopes, run_as_user_name: input.run_as_user_name ?? null, scim_default_organisation_id: r.scim_default_organisation_id },
       });
       return r;
     });

@@ -11,7 +11,8 @@ import { requireKnown } from './known-ids';
 
 export interface PersonCreate {
   organisation_id: number;
-  role_id: number;
+  /** Left out: no role (SCIM creates persons before their groups give them roles). */
+  role_id?: number;
   /** Further roles (a bulk import's role_ids: role_id is the first of them). */
   more_role_ids?: number[];
   person_data: PersonCreateData;
@@ -33,7 +34,7 @@ export class CreatePersonFlow {
 
   /** Answers the new person and the answer's message (whether a login was sent). */
   async create(user: Principal, input: PersonCreate, log: Logger): Promise<{ person: PersonRow; message: string }> {
-    const roleIds = [...new Set([input.role_id, ...(input.more_role_ids ?? [])])];
+    const roleIds = [...new Set([...(input.role_id === undefined ? [] : [input.role_id]), ...(input.more_role_ids ?? [])])];
     await requireKnown('role', roleIds, (ids) => this.roles.missing(ids));
     const data = input.person_data;
     assertBirthdateNotFuture(data, this.clock.today());

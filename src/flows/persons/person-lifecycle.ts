@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { LOGGER, TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
-import type { Principal } from '../../platform/auth/principal';
+import { actingPersonId, type Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { AuditTrail } from '../../platform/audit';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
@@ -26,8 +26,8 @@ export interface LifecycleResult {
   message: string;
 }
 
-/** Who did it: the API (a person route) or the bulk import (`deactivate_missing=1`); written in the audit entry. */
-export type LifecycleVia = 'api' | 'import';
+/** Who did it: the API (a person route), the bulk import (`deactivate_missing=1`) or SCIM provisioning (`active`, DELETE); written in the audit entry. */
+export type LifecycleVia = 'api' | 'import' | 'scim';
 
 /**
  * PUT /api/persons/[user_name]/deactivate and /reactivate, and the bulk import's deactivate_missing:
@@ -63,7 +63,7 @@ export class PersonLifecycleFlow {
       const row = await this.lock(tx, user, person, 'deactivate');
       if (row.deactivated_at !== null) return unchanged(row, `${row.user_name} is already deactivated; nothing changed`);
       const now = this.clock.now();
-      const updated = (await tx.get(PersonsRepository).setDeactivated(row.id, now, user.personId))!;
+      const updated = (await tx.get(PersonsRepository).setDeactivated(row.id, now, actingPersonId(user)))!;
       const { ended, promoted } = await this.endUpcomingPlaces(tx, row.id, now);
       tx.afterCommit(() =>
         this.sessions.destroyAllFor(this.tenant, row.id).catch((err) => this.log.error({ err, personId: row.id }, 'deactivation: ending sessions failed (the account refuses them anyway)')),

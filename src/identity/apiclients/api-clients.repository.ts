@@ -9,6 +9,8 @@ export interface ApiClientRow {
   name: string;
   scopes: string[];
   run_as_person_id: number | null;
+  /** SCIM: the organisation of persons whose department names none (migration 260); null: none. */
+  scim_default_organisation_id: number | null;
   secret_hash: string;
   secret_version: number;
   secret_rotated_at: Date | null;
@@ -35,7 +37,7 @@ export class ApiClientsRepository {
     return this.db.table('api_clients').where({ client_id: clientId }).forUpdate().first();
   }
 
-  async insert(row: Pick<ApiClientRow, 'client_id' | 'name' | 'scopes' | 'run_as_person_id' | 'secret_hash' | 'created_by'>): Promise<ApiClientRow> {
+  async insert(row: Pick<ApiClientRow, 'client_id' | 'name' | 'scopes' | 'run_as_person_id' | 'secret_hash' | 'created_by'> & Partial<Pick<ApiClientRow, 'scim_default_organisation_id'>>): Promise<ApiClientRow> {
     const [r] = await this.db.table('api_clients').insert(row).returning('*');
     return r;
   }

@@ -31,6 +31,14 @@ export class OrganisationsRepository {
     return this.db.table('organisations').select(COLUMNS).where({ id }).first();
   }
 
+  /** The organisation whose extern_organisation_id is `value`, else the one named `value` (case-insensitive; the lowest id of several). */
+  async byExternalIdOrName(value: string): Promise<OrganisationRow | undefined> {
+    return (
+      (await this.db.table('organisations').select(COLUMNS).where({ extern_organisation_id: value }).orderBy('id').first()) ??
+      (await this.db.table('organisations').select(COLUMNS).whereRaw('lower(name) = lower(?)', [value]).orderBy('id').first())
+    );
+  }
+
   list(filter: OrganisationFilter, page: Paging): Promise<OrganisationRow[]> {
     const q = this.db.table('organisations').select(COLUMNS).orderBy([{ column: 'name' }, { column: 'id' }]);
     if (filter.parentId === null) q.whereNull('parent_id');

@@ -6,6 +6,7 @@ import { ApiError } from '../../platform/errors/api-error';
 import type { Paging } from '../../platform/http/param-types';
 import type { PersonKey, PersonRow, PersonState } from '../person-row';
 import { inPersonState } from '../person-queries';
+import { whereCondition, type PersonCondition } from './person-condition';
 
 /** A role as a person's full view shows it. */
 export interface RoleShown {
@@ -137,6 +138,13 @@ export class PersonsRepository {
     }
     q.modify(inPersonState('p', filter.state));
     return q.limit(page.limit).offset(page.offset);
+  }
+
+  /** Persons matching `c`, deactivated ones included, in id order, and how many match in all (SCIM's GET /Users). */
+  async search(c: PersonCondition, page: Paging): Promise<{ total: number; rows: PersonRow[] }> {
+    const [{ n }] = await this.db.table('persons as p').modify((q) => whereCondition(q, 'p', c)).count({ n: '*' });
+    const rows = page.limit === 0 ? [] : await this.select().modify((q) => whereCondition(q, 'p', c)).orderBy('p.id').limit(page.limit).offset(page.offset);
+    return { total: Number(n), rows };
   }
 
   /** What the full view adds to a row read without it (after a write): one statement, on persons not at all. */

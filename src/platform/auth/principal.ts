@@ -19,6 +19,14 @@ export interface Principal {
   clientId?: string;
 }
 
+/**
+ * The person a change is written as (deactivated_by, created_by): null for an API client acting as
+ * itself (SCIM provisioning: personId 0, userName `client:<client_id>`), which is no person.
+ */
+export function actingPersonId(p: Principal): number | null {
+  return p.personId > 0 ? p.personId : null;
+}
+
 export const PASSWORD_CHANGE_MESSAGES: Record<PasswordChangeReason, string> = {
   expired: 'your password has expired; set a new one with PUT /api/persons/[your user_name]',
   changed_by_other: 'your password was set by someone else; choose your own with PUT /api/persons/[your user_name]',

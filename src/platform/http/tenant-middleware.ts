@@ -15,11 +15,13 @@ export function unknownTenant(host: string): ApiError {
 /**
  * Host -> tenant -> child container; then the auth schemes find the principal. `anonymous`: a
  * public path of the tenant's host (GET /verify, /.well-known/jwks.json) runs no auth scheme, so a
- * cookie or an Authorization header the caller happens to send changes nothing there.
+ * cookie or an Authorization header the caller happens to send changes nothing there; `authenticate:
+ * false` likewise leaves the principal null, for a router that proves the caller itself (SCIM's Bearer check).
  */
-export function tenantMiddleware(root: DependencyContainer, options: { anonymous?: boolean } = {}) {
+export function tenantMiddleware(root: DependencyContainer, options: { anonymous?: boolean; authenticate?: boolean } = {}) {
   const resolver = root.resolve(TenantResolver);
-  const schemes: AuthScheme[] = !options.anonymous && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
+  const runsSchemes = !options.anonymous && options.authenticate !== false;
+  const schemes: AuthScheme[] = runsSchemes && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
   return async (req: Request, _res: Response, next: NextFunction) => {
     const host = req.hostname;
     if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { RouteGroup } from '../http/define-route';
-import { buildOpenApiDocument, errorcodeTable } from './openapi-document';
+import { buildOpenApiDocument, errorcodeTable, type OpenApiExtra } from './openapi-document';
 
 const DESCRIPTION = `Multi-tenant HTTP JSON API. The tenant is chosen by the Host header.
 
@@ -51,13 +51,8 @@ configured). It has no rate limit, cross-site check or Idempotency-Key; bodies m
  * GET /api/openapi.json and the rendered docs at /docs; the same on every host. Added to the app
  * at their paths, not as a router of their own that every request would walk through.
  */
-export function mountDocs(
-  app: Express,
-  groups: readonly RouteGroup[],
-  version: string,
-  standardPaths: Readonly<Record<string, Record<string, unknown>>> = {},
-): void {
-  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION }, standardPaths);
+export function mountDocs(app: Express, groups: readonly RouteGroup[], version: string, extra?: OpenApiExtra): void {
+  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION }, extra);
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });

@@ -17,14 +17,20 @@ const errorEnvelope: JsonSchema = {
 };
 
 /**
+ * Paths served outside defineRoute (SCIM at /scim/v2: its own media type and error schema), described
+ * by hand by the router that serves them, with the security schemes and schemas they name.
+ */
+export interface OpenApiExtra {
+  paths?: Record<string, Record<string, unknown>>;
+  securitySchemes?: Record<string, unknown>;
+  schemas?: Record<string, JsonSchema>;
+}
+
+/**
  * OpenAPI 3.1 built from the same route definitions and zod schemas the server validates with,
  * group by group: the tenant API under /api, the operator API under /platform.
  */
-export function buildOpenApiDocument(
-  groups: readonly RouteGroup[],
-  info: { version: string; description: string },
-  standardPaths: Readonly<Record<string, Record<string, unknown>>> = {},
-) {
+export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { version: string; description: string }, extra: OpenApiExtra = {}) {
   startCollecting();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const group of groups) {
@@ -34,8 +40,8 @@ export function buildOpenApiDocument(
       paths[p][route.method] = operation(route, group);
     }
   }
-  // Endpoints whose wire format a standard fixes (RFC 6749's token endpoint) are written by hand next to their code.
-  Object.assign(paths, structuredClone(standardPaths));
+  // Endpoints whose wire format a standard fixes (RFC 6749's token endpoint, SCIM) are written by hand next to their code.
+  Object.assign(paths, structuredClone(extra.paths ?? {}));
   return {
     openapi: '3.1.0',
     info: { title: 'Competence and training management API', version: info.version, description: info.description },
@@ -57,8 +63,9 @@ export function buildOpenApiDocument(
             },
           },
         },
+        ...extra.securitySchemes,
       },
-      schemas: { ErrorEnvelope: errorEnvelope, ...collected() },
+      schemas: { ErrorEnvelope: errorEnvelope, ...collected(), ...extra.schemas },
     },
   };
 }

@@ -13,6 +13,7 @@ const ApiClientOut = z
     name: z.string(),
     scopes: z.array(z.enum(API_CLIENT_SCOPES)),
     run_as_user_name: z.string().nullable().describe('whose rights the client has on /api'),
+    scim_default_organisation_id: z.number().int().nullable().describe('SCIM: the organisation of persons whose department names none'),
     secret_set: z.boolean().describe('always true: the secret itself is never shown again'),
     client_secret: z.string().optional().describe('only in the answers of POST /api/apiclients and rotate_secret: store it now'),
     secret_rotated_at: z.string().nullable(),
@@ -28,6 +29,7 @@ function present(v: ApiClientView) {
     name: v.row.name,
     scopes: v.row.scopes as (typeof API_CLIENT_SCOPES)[number][],
     run_as_user_name: v.runAs,
+    scim_default_organisation_id: v.row.scim_default_organisation_id,
     secret_set: true,
     ...(v.secret ? { client_secret: v.secret } : {}),
     secret_rotated_at: iso(v.row.secret_rotated_at),
@@ -44,6 +46,7 @@ const ApiClientData = z.object({
     .pipe(z.array(z.enum(API_CLIENT_SCOPES, { message: `must be scopes: ${API_CLIENT_SCOPES.join(', ')}` })).min(1, 'must name at least one scope'))
     .describe(`any of ${API_CLIENT_SCOPES.join(', ')} (a list)`),
   run_as_user_name: z.string().trim().min(1).max(200).optional().describe('required for api.read and api.write'),
+  scim_default_organisation_id: p.id().optional().describe('SCIM (src/identity/scim/README.md): the organisation a provisioned person goes to when their department names no organisation (by external id, then name)'),
 });
 
 const clientId = z.string().regex(/^cli_[0-9a-f]{24}$/, 'must be an API client id (cli_ + 24 hex)');
@@ -60,7 +63,7 @@ export const apiClientRoutes = [
     access: policies.superuser('create API clients'),
     resource: 'apiclients',
     summary: 'Create an API client; the answer holds its client_secret, shown only here (superusers)',
-    description: `apiclient_data: name, scopes (${API_CLIENT_SCOPES.join(', ')}), run_as_user_name (required for the api scopes). ${USE} An Idempotency-Key repeat runs again: an answer with a secret is never stored.`,
+    description: `apiclient_data: name, scopes (${API_CLIENT_SCOPES.join(', ')}), run_as_user_name (required for the api scopes), scim_default_organisation_id (SCIM: where persons whose department names no organisation go). ${USE} An Idempotency-Key repeat runs again: an answer with a secret is never stored.`,
     input: z.object({ apiclient_data: z.preprocess(jsonObject, ApiClientData) }),
     output: ApiClientOut,
     created: true,

@@ -32,6 +32,12 @@ describe('OpenAPI document', () => {
     expect(platform.tags).toEqual(['platform']);
     expect(platform.security).toEqual([{ platformToken: [] }]);
     expect(res.body.components.securitySchemes.platformToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    // SCIM (served outside defineRoute) under its own tag, Bearer scheme and x-access.
+    const scimCreate = res.body.paths['/scim/v2/Users'].post;
+    expect(scimCreate.tags).toEqual(['scim']);
+    expect(scimCreate.security).toEqual([{ scimBearer: [] }]);
+    expect(scimCreate['x-access']).toMatch(/scope scim/);
+    expect(Object.keys(res.body.paths['/scim/v2/Groups/{id}'])).toEqual(['get', 'put', 'patch', 'delete']);
   });
 
   it('gives every operation an operationId of letters, digits and underscores only, each used once', async () => {
