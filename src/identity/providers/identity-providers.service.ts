@@ -59,6 +59,11 @@ export class IdentityProvidersService {
   }
 
   /** https only, unless IDENTITY_PROVIDERS_ALLOW_HTTP=1; no query, fragment or credentials. */
+  /** IDENTITY_PROVIDERS_ALLOW_HTTP: tests and on-premise IdPs on private addresses. */
+  get allowsPrivateAddresses(): boolean {
+    return this.env.IDENTITY_PROVIDERS_ALLOW_HTTP;
+  }
+
   checkIssuer(issuer: string): string {
     let url: URL;
     try {

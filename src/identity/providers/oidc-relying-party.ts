@@ -7,6 +7,7 @@ import type { IdentityProviderRow } from './identity-providers.repository';
 import { IdentityProvidersService } from './identity-providers.service';
 import { OidcStateStore, type PendingSignIn } from './oidc-state-store';
 import { SsoRefused } from './sso-refused';
+import { filteringAgents } from './saml-metadata-fetch';
 
 /** Discovery documents are kept this long per issuer (in this process). */
 const DISCOVERY_SECONDS = 300;
@@ -30,6 +31,9 @@ export class OidcRelyingParty {
     this.providers.checkIssuer(p.issuer);
     let hit = discovered.get(p.issuer);
     if (!hit || hit.until < Date.now()) {
+      // Every call openid-client makes to the IdP (discovery, JWKS, token) is SSRF-safe like a
+      // webhook: no loopback, private or link-local address, checked after DNS at connect time.
+      if (!this.providers.allowsPrivateAddresses) custom.setHttpOptionsDefaults({ timeout: 5000, agent: (await filteringAgents(false)).https });
       try {
         hit = { issuer: await Issuer.discover(p.issuer), until: Date.now() + DISCOVERY_SECONDS * 1000 };
       } catch (e) {

@@ -7,7 +7,8 @@ const TIMEOUT_MS = 5000;
 let agents: Promise<{ http: http.Agent; https: https.Agent }> | undefined;
 let agentsPrivate: boolean | undefined;
 
-function filteringAgents(allowPrivate: boolean): Promise<{ http: http.Agent; https: https.Agent }> {
+/** SSRF-safe agents for calls to an identity provider (metadata, OIDC discovery, JWKS, token). */
+export function filteringAgents(allowPrivate: boolean): Promise<{ http: http.Agent; https: https.Agent }> {
   if (!agents || agentsPrivate !== allowPrivate) {
     agentsPrivate = allowPrivate;
     // request-filtering-agent is an ES module; this CommonJS build loads it with import()

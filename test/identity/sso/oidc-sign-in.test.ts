@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { asAcme, loginCookie, GLOBEX_PASSWORDS } from '../../support/login';
@@ -234,5 +236,26 @@ describe('identity provider administration', () => {
     // and a provider stored with http is not used for sign-in there either
     const login = await client(strict, acme.host).get(`/api/sso/${ids.byEmail}/login`).redirects(0);
     expect(login.status).toBe(400);
+  });
+
+  it('without IDENTITY_PROVIDERS_ALLOW_HTTP discovery never reaches a loopback or private address (SSRF)', async () => {
+    const c = client(strict, acme.host, await loginCookie(strict, acme.host, 'admin', 'Acme-Admin-Pass-1'));
+    let reached = 0;
+    const trap = http.createServer((_req, res) => {
+      reached++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
+    try {
+      const port = (trap.address() as AddressInfo).port;
+      const made = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Inside', type: 'oidc', issuer: `https://127.0.0.1:${port}`, client_id: 'c' } });
+      expect(made.status).toBe(200);
+      const login = await client(strict, acme.host).get(`/api/sso/${made.body.identityproviders[0].id}/login`).redirects(0);
+      expect(login.status).toBe(503);
+      expect(login.body).toMatchObject({ valid: false, errorcode: expect.any(Number) });
+      expect(reached).toBe(0);
+    } finally {
+      trap.close();
+    }
   });
 });

@@ -141,6 +141,8 @@ function clientForm(close) {
       // the checks field yields numbers: the index into SCOPES
       { name: 'scopes', label: 'Scopes', type: 'checks', options: SCOPES.map((s, i) => ({ value: i, label: s })) },
       { name: 'run_as_user_name', label: 'Runs as (user name)', maxlength: '200', autocomplete: 'off', hint: 'whose rights the client has on /api; required for api.read and api.write' },
+      { name: 'scim_default_organisation_id', label: 'SCIM: default organisation (id)', type: 'number', min: '1', step: '1', inputmode: 'numeric',
+        hint: 'with the scim scope: where a provisioned person goes whose department matches no organisation' },
     ],
     submitLabel: 'Create API client',
     onClose: close,
