@@ -33,6 +33,8 @@ export { PersonsRepository, type PersonWithDetails } from './persons/persons.rep
 export { PersonListScope, type OrganisationScopeQuery } from './persons/person-list-scope';
 export {
   assertMayChange,
+  assertMayChangeSuperadmin,
+  changesOwnIdentityKey,
   assertBirthdateNotFuture,
   passwordToProve,
   assertNewPassword,

@@ -124,6 +124,13 @@ export const Env = z.object({
   /** API processes `npm start` and `npm run api` run on the one port (node:cluster). */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
+  /** The platform's default e-mail sender, used by a tenant without the config item mail.from (e.g. "Training <no-reply@training.example>"). */
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .max(320)
+    .regex(/^[^@\s<>]+@[^@\s<>]+$|^[^<>]*<[^@\s<>]+@[^@\s<>]+>$/, 'must be an address (name@example.com) or a name and address ("Training <no-reply@example.com>")')
+    .optional(),
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   TWILIO_BASE_URL: optionalUrl(['http://', 'https://']),

@@ -78,14 +78,21 @@ describe('SWT refusals name the failed check', () => {
     expect(rejection(() => verifySwt(dup, checks)).message).toContain('more than once');
   });
 
+  it('with an expected Issuer, a token without one is refused by the issuer check (issue 40)', () => {
+    const none = signSwt([['ExpiresOn', '1000100'], ['username', 'ola']], TEXT_KEY);
+    const err = rejection(() => verifySwt(none, checks));
+    expect([err.check, err.message]).toEqual(['issuer', expect.stringContaining('no Issuer')]);
+    expect(verifySwt(none, { ...checks, issuer: null }).get('username')).toBe('ola');
+  });
+
   it('a foreign Issuer, a past ExpiresOn beyond the clock skew, or a non-numeric ExpiresOn are refused', () => {
     const foreign = signSwt([['Issuer', 'mallory'], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(foreign, checks)).check).toBe('issuer');
-    const expired = signSwt([['ExpiresOn', String(1_000_000 - 61)], ['username', 'ola']], TEXT_KEY);
+    const expired = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 61)], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(expired, checks)).check).toBe('expiry');
-    const withinSkew = signSwt([['ExpiresOn', String(1_000_000 - 59)], ['username', 'ola']], TEXT_KEY);
+    const withinSkew = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 59)], ['username', 'ola']], TEXT_KEY);
     expect(verifySwt(withinSkew, checks).get('username')).toBe('ola');
-    const garbled = signSwt([['ExpiresOn', 'tomorrow'], ['username', 'ola']], TEXT_KEY);
+    const garbled = signSwt([['Issuer', 'snapper'], ['ExpiresOn', 'tomorrow'], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(garbled, checks)).check).toBe('expiry');
   });
 
