@@ -145,6 +145,8 @@ export const Env = z.object({
   TENANT_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Idempotency-Keys one caller (person) of a tenant may hold at once; each is kept 24 h; past it 429. */
+  IDEMPOTENCY_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   /** Bulk imports (POST /api/imports): the largest file and the most data rows taken (413 beyond either), rows per transaction. */
   IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
