@@ -42,7 +42,9 @@ describe('SWT signature (test vectors)', () => {
     const checks = { secret: 'correct horse battery staple', encoding: 'text' as const, issuer: 'snapper', clockSkewSeconds: 60, nowSeconds: 1_700_000_000 };
     const params = verifySwt(`${VECTORS[0].signed}&HMACSHA256=${encodeURIComponent(VECTORS[0].sig)}`, checks);
     expect(params.get('user_name')).toBe('ola.nordmann');
-    expect(verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, checks).get('external_person_id')).toBe('E-1001');
+    // the second names no Issuer: accepted where none is expected, refused where one is (issue 40)
+    expect(verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, { ...checks, issuer: null }).get('external_person_id')).toBe('E-1001');
+    expect(rejection(() => verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, checks)).check).toBe('issuer');
   });
 
   it("refuses the specification's example as expired, after its signature checked out", () => {
