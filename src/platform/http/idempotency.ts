@@ -123,7 +123,20 @@ export class IdempotentCall {
         Math.max(1000, Number(oldest) - now),
       );
     }
+    return this.answerOf(await this.redis.get(this.redisKey));
+  }
+
+  /**
+   * What an earlier use of the key decides, before this request is checked at all: its 2xx answer
+   * (replayed even when the access rule would now refuse, e.g. a DELETE whose object is gone: it is
+   * the caller's own answer), a 409 or 422 as in begin(); null when the key is free.
+   */
+  async earlier(): Promise<StoredAnswer | null> {
     const text = await this.redis.get(this.redisKey);
+    return text === null ? null : this.answerOf(text);
+  }
+
+  private answerOf(text: string | null): StoredAnswer {
     const earlier = text ? (JSON.parse(text) as Entry) : null;
     if (earlier && earlier.fp !== this.fp) {
       throw new KeyReused(420, `malformed parameter ${IDEMPOTENCY_HEADER}: the key was used for a different request in the last 24 hours`, { parameter: IDEMPOTENCY_HEADER });

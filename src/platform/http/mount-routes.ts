@@ -230,6 +230,9 @@ async function serve(route: RouteDefinition, req: Request, res: Response, mount:
   const raw = mergedInput(req, route);
   // Keys are the tenant's and the caller's (the tenant API); outside a tenant no call is kept.
   const call = scope.tenant && IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw, scope.container.resolve<Env>(ENV).IDEMPOTENCY_MAX_KEYS);
+  // A kept answer is the caller's own: replayed before any check (a DELETE's object may be gone by now).
+  const kept = await call?.earlier();
+  if (kept) return replay(res, kept);
   // A refused or malformed request records no key: the same key works once the input is fixed.
   const prepared = await prepare(req, route, scope, raw, mount.maxDepth);
   const earlier = await call?.begin();
