@@ -26,6 +26,7 @@ import * as m240 from './240_api_clients';
 import * as m250 from './250_saml_identity_providers';
 import * as m260 from './260_scim';
 import * as m280 from './280_certificates';
+import * as m300 from './300_credentials_that_end';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -56,4 +57,5 @@ export const tenantMigrations: Migration[] = [
   { name: '250_saml_identity_providers', up: m250.up },
   { name: '260_scim', up: m260.up },
   { name: '280_certificates', up: m280.up },
+  { name: '300_credentials_that_end', up: m300.up },
 ];

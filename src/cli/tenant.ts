@@ -71,7 +71,7 @@ program
   .requiredOption('--host <host>', 'a host name the tenant answers on (repeat for more)', collect)
   .option('--admin-user <user_name>', "the first superuser's user name (in a root organisation named after the tenant)")
   .option('--admin-email <email>', 'where the first superuser\'s password is mailed (the outbox and workers send it)')
-  .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user')
+  .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user unless MAIL_FROM is set')
   .option('--admin-firstname <name>')
   .option('--admin-lastname <name>')
   .option('--cluster <name>', 'the PostgreSQL cluster for its schema (default: the one with the fewest tenants)')

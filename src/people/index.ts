@@ -38,6 +38,8 @@ export { ReportPersons, type ReportPersonRow, type ReportOrganisation } from './
 export type { PersonFilter } from './persons/persons.repository';
 export {
   assertMayChange,
+  assertMayChangeSuperadmin,
+  changesOwnIdentityKey,
   assertBirthdateNotFuture,
   passwordToProve,
   assertNewPassword,

@@ -44,6 +44,23 @@ describe('host names', () => {
     expect(t.container.resolve(TenantResolver).cacheSizes()).toMatchObject({ unknownHosts: 0 });
   });
 
+  it('a Host whose port is not a number is an unknown tenant, not the tenant of its name (issue 40)', async () => {
+    const asked = (host: string) => request(t.app).get('/api/configitems/cors.origins').set('Host', host);
+    // the name with a real port is the tenant (401: it asks for a login)
+    expect((await asked(`${acme.host}:3000`)).status).toBe(401);
+    for (const host of [`${acme.host}:notaport`, `${acme.host}:`, `${acme.host}:99999`, `${acme.host}:80:80`]) {
+      const res = await asked(host);
+      expect(res.status, host).toBe(404);
+      expect(res.body).toEqual({ valid: false, errorcode: 404, message: 'unknown tenant: the Host header is not a valid host name' });
+    }
+    // nor does it log in there, nor grant CORS, nor serve the tenant's admin page
+    const login = await request(t.app).post('/api/login').set('Host', `${acme.host}:notaport`).send({ user_name: 'admin', password: 'Acme-Admin-Pass-1', login: 1 });
+    expect(login.status).toBe(404);
+    const preflight = await request(t.app).options('/api/person').set('Host', `${acme.host}:notaport`).set('Origin', 'https://portal.acme.example').set('Access-Control-Request-Method', 'GET');
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await request(t.app).get('/admin').set('Host', `${acme.host}:notaport`)).status).toBe(404);
+  });
+
   it('keeps the host caches within TENANT_HOST_CACHE_MAX under a flood of random hosts, and the real host cached', async () => {
     const resolver = t.container.resolve(TenantResolver);
     expect((await request(t.app).get('/api/configitems/cors.origins').set('Host', acme.host)).status).toBe(401);

@@ -50,7 +50,11 @@ export class LoginFlow {
       throw accountDeactivated(row.user_name);
     }
     if (mailed) {
-      await this.pending.promote(row.id, mailed);
+      // Gone since the read: the password, e-mail or mobile changed meanwhile; a newer password is never replaced.
+      if (!(await this.pending.promote(row.id, mailed))) {
+        await this.logins.record('login.failed', userName, ip, { reason: 'mailed password no longer valid' });
+        throw new ApiError(401, 'wrong user name or password');
+      }
       row.must_change_password = 'sent_by_mail';
     } else if (row.pending_password_hash) await this.pending.discard(row.id);
     const { sessionId, hash } = await this.logins.open(row.id);

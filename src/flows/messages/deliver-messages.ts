@@ -23,7 +23,7 @@ export class DeliverMessagesFlow {
     @inject(DeliveryService) private readonly delivery: DeliveryService,
     @inject(PendingPasswords) passwords: PendingPasswords,
   ) {
-    this.needs = { newPassword: (personId, deliveryId) => passwords.issue(personId, deliveryId), failed: recordMessageFailed };
+    this.needs = { newPassword: (personId, deliveryId, requestedAt) => passwords.issue(personId, deliveryId, requestedAt), failed: recordMessageFailed };
   }
 
   deliver(deliveryId: number): Promise<DeliveryOutcome> {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
-import { PersonChangeRecorder, assertMayChange, type PersonRow } from '../../people';
+import { PersonChangeRecorder, assertMayChange, assertMayChangeSuperadmin, type PersonRow } from '../../people';
 import { PersonRolesStore } from '../../catalogue';
 import { requireKnown } from './known-ids';
 
@@ -19,6 +19,7 @@ export class RemovePersonRolesFlow {
   /** `target`: the person as the route's access rule read them. Answers how many of the roles were held. */
   async remove(user: Principal, target: PersonRow, roleIds: number[]): Promise<number> {
     assertMayChange(user, target);
+    assertMayChangeSuperadmin(user, target, {}, true);
     await requireKnown('role', roleIds, (ids) => this.roles.missing(ids));
     return this.uow.run(async (tx) => {
       const roles = tx.get(PersonRolesStore);

@@ -13,7 +13,9 @@ import {
   PersonsRepository,
   assertBirthdateNotFuture,
   assertMayChange,
+  assertMayChangeSuperadmin,
   assertNewPassword,
+  changesOwnIdentityKey,
   changedFields,
   passwordToProve,
   updatedColumns,
@@ -59,7 +61,9 @@ export class UpdatePersonFlow {
     const data = input.person_data ?? {};
     const isSelf = user.personId === target.id;
     assertMayChange(user, target);
+    assertMayChangeSuperadmin(user, target, data, input.role_ids !== undefined);
     if (input.role_ids !== undefined) await this.access.assert(user, target, 'actingManager', 'set roles');
+    if (changesOwnIdentityKey(isSelf, target, data)) await this.access.assert(user, target, 'actingManager', 'change person_data[extern_person_id]');
     assertBirthdateNotFuture(data, this.clock.today());
     const proven = await this.proveOldPassword(target, passwordToProve(isSelf, target, data, input), ip);
     assertNewPassword(data, input, proven);

@@ -2,6 +2,7 @@ import cors, { type CorsOptions } from 'cors';
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
+import { tenantHostName } from '../../platform/tenant-scope/host-name';
 
 export const CORS_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 export const CORS_HEADERS = ['Content-Type', 'Authorization', 'X-Request-Id'];
@@ -61,7 +62,7 @@ export function tenantCors(root: DependencyContainer) {
   const resolver = root.resolve(TenantResolver);
   const middleware = cors((req, callback) => {
     const origin = req.headers.origin;
-    const hostname = (req as Request).hostname;
+    const hostname = tenantHostName(req as Request);
     if (!origin || !hostname) return callback(null, { origin: false });
     resolver.byHostName(hostname).then(
       (tenant) => callback(null, tenant && corsDecision(tenant.config.get('cors.origins'), origin).allowed ? grant(origin) : { origin: false }),

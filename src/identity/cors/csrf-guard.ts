@@ -51,14 +51,26 @@ export function originAllowed(origin: string, tenant: Tenant, requestHost: strin
  * must not come from another site. SameSite=Lax already keeps the cookie off cross-site
  * POSTs in browsers; this also covers SameSite=None deployments and same-site neighbours.
  * Requests without Origin and Referer (server to server) and SWT requests carry no ambient
- * credentials, so they pass.
+ * credentials, so they pass. POST /api/login is held to the same origins whoever calls (login CSRF,
+ * issue 40): a browser there carries an Origin; a server-to-server login carries none and passes.
  */
 export function csrfGuard() {
   return (req: Request, _res: Response, next: NextFunction) => {
     const scope = maybeRequestScope(req);
+    if (scope && isLogin(req)) {
+      // Login CSRF: a foreign page must not log the visitor's browser into an account of its choosing.
+      const origin = requestOrigin(req.headers);
+      if (origin === undefined || originAllowed(origin, scope.tenant, req.host ?? '')) return next();
+      throw new ApiError(403, 'cross-site login refused: POST /api/login from a browser must come from the tenant\'s own host or an origin in cors.origins');
+    }
     if (!WRITES.has(req.method) || scope?.principal?.via !== 'session' || CROSS_SITE_BY_DESIGN.test(req.path)) return next();
     const origin = requestOrigin(req.headers);
     if (origin === undefined || originAllowed(origin, scope.tenant, req.host ?? '')) return next();
     throw new ApiError(403, 'cross-site request refused: a session-cookie request must come from the tenant\'s own host or an origin in cors.origins');
   };
+}
+
+/** POST /api/login (as express matches it: case-insensitive, a trailing slash allowed), which opens a session without one. */
+function isLogin(req: Request): boolean {
+  return req.method === 'POST' && /^\/login\/?$/i.test(req.path);
 }

@@ -138,11 +138,11 @@ const STEPS: Step[] = [
     check: 'issuer',
     run(split, checks) {
       const issuer = split.params.get('Issuer');
-      if (issuer !== undefined && checks.issuer !== null && issuer !== checks.issuer) {
-        throw new SwtRejected('issuer', 'the Issuer is not the one configured for this tenant (api.oauth.issuer)');
-      }
       if (checks.issuer === null) return 'any Issuer is accepted (api.oauth.issuer is empty)';
-      return issuer === undefined ? 'the token has no Issuer (optional)' : 'the Issuer is the configured one';
+      // With an expected issuer a token must name it: one without Issuer is refused too (issue 40).
+      if (issuer === undefined) throw new SwtRejected('issuer', 'the token has no Issuer, which this tenant requires (api.oauth.issuer is set)');
+      if (issuer !== checks.issuer) throw new SwtRejected('issuer', 'the Issuer is not the one configured for this tenant (api.oauth.issuer)');
+      return 'the Issuer is the configured one';
     },
   },
   {

@@ -23,10 +23,17 @@ export interface BatchOutcome {
 
 /** What delivering needs from outside messaging, given by the flow that runs the delivery jobs. */
 export interface DeliveryNeeds {
-  /** The password a password mail carries: made now and kept as the person's pending password of this delivery. */
-  newPassword(personId: number, deliveryId: number): Promise<string>;
+  /**
+   * The password a password mail carries: made now and kept as the person's pending password of this
+   * delivery. `requestedAt`: when the mail was written. Null when the person's credentials changed since
+   * (the mail is void and fails for good).
+   */
+  newPassword(personId: number, deliveryId: number, requestedAt: Date | string): Promise<string | null>;
   failed: FailedDeliveryEvent;
 }
+
+/** The failure of a password mail asked for before the person's password, e-mail or mobile changed. */
+export const VOID_PASSWORD_MAIL = 'not sent: the password, e-mail or mobile changed after this password mail was asked for, so it carries no password';
 
 /** Sends of one batch in flight at once (the SMTP pool has MAIL_POOL_CONNECTIONS connections). */
 const SENDS_AT_ONCE = 10;
@@ -150,10 +157,15 @@ export class DeliveryService {
   }
 
   private async send(d: DeliveryRow, m: MessageRow, needs: DeliveryNeeds): Promise<string> {
-    const text = m.kind === 'password' ? m.text.replaceAll(PASSWORD_PLACEHOLDER, await needs.newPassword(m.recipient_id, d.id)) : m.text;
+    let text = m.text;
+    if (m.kind === 'password') {
+      const password = await needs.newPassword(m.recipient_id, d.id, m.created_at);
+      if (password === null) throw new PermanentDeliveryError(VOID_PASSWORD_MAIL);
+      text = m.text.replaceAll(PASSWORD_PLACEHOLDER, password);
+    }
     if (d.medium === 'email') {
-      const from = this.tenant.config.get('mail.from');
-      if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from)');
+      const from = this.tenant.config.get('mail.from') ?? this.env.MAIL_FROM;
+      if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from) and the platform has no default (MAIL_FROM)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
       return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId });
     }

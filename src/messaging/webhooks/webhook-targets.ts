@@ -67,9 +67,10 @@ export class WebhookTargets {
     if (this.allowPrivate) return url.toString();
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const addresses = isIP(host) ? [host] : await this.resolve(host);
-    const internal = addresses.find((a) => !isPublicAddress(a));
-    if (internal) {
-      throw ApiError.malformed('url', `${host} is not a public address (${internal}); private and loopback targets need WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`);
+    // The address itself is not said: the answer must not map a tenant's view into internal DNS (issue 40).
+    if (addresses.some((a) => !isPublicAddress(a))) {
+      const what = isIP(host) ? `${host} is a non-public address` : `${host} resolves to a non-public address`;
+      throw ApiError.malformed('url', `${what}; private and loopback targets need WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`);
     }
     return url.toString();
   }
@@ -153,11 +154,11 @@ export class WebhookTargets {
 }
 
 function describeError(err: NodeJS.ErrnoException, host: string): string {
-  // request-filtering-agent's refusal, at connect time, of an address that is not public
+  // request-filtering-agent's refusal, at connect time, of an address that is not public; the
+  // address itself is not said (the delivery log is the tenant's: no map of internal DNS)
   if (/is not allowed/.test(err.message)) {
-    const address = /DNS lookup ([^(\s]+)\(/.exec(err.message)?.[1] ?? 'an address';
-    const what = address === host ? host : `${host} resolved to ${address}, which`;
-    return `refused: ${what} is not a public address (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)`;
+    const what = isIP(host) ? `${host} is a non-public address` : `${host} resolves to a non-public address`;
+    return `refused: ${what} (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)`;
   }
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }

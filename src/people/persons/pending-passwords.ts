@@ -38,13 +38,19 @@ const MAX_EARLIER = 7;
 export class PendingPasswords {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
-  /** Generates a password for the delivery, stores its hash as pending and returns the plain text for the mail only. */
-  async issue(personId: number, deliveryId: number): Promise<string> {
+  /**
+   * Generates a password for the delivery, stores its hash as pending and returns the plain text for
+   * the mail only. `requestedAt`: when the mail was asked for. Null (no password made) when the
+   * person's password, e-mail or mobile changed since (migration 300's credentials_changed_at): the
+   * mail was asked for under credentials that no longer hold, so it must not carry a working password.
+   */
+  async issue(personId: number, deliveryId: number, requestedAt: Date | string): Promise<string | null> {
     const plain = randomPassword();
     const sameDelivery = this.db.raw('pending_password_delivery_id = ? and pending_password_hash is not null', [deliveryId]);
-    await this.db
+    const updated = await this.db
       .table('persons')
       .where({ id: personId })
+      .where((q) => q.whereNull('credentials_changed_at').orWhereRaw('credentials_changed_at <= ?::timestamptz', [requestedAt instanceof Date ? requestedAt.toISOString() : requestedAt]))
       .update({
         pending_password_earlier: this.db.raw(
           `case when ? then (array_append(coalesce(pending_password_earlier, '{}'), pending_password_hash))[greatest(1, coalesce(cardinality(pending_password_earlier), 0) + 2 - ${MAX_EARLIER}):] else null end`,
@@ -54,7 +60,7 @@ export class PendingPasswords {
         pending_password_delivery_id: deliveryId,
         pending_password_expires_at: new Date(Date.now() + PENDING_PASSWORD_HOURS * 3_600_000),
       });
-    return plain;
+    return updated ? plain : null;
   }
 
   /** The hash of the unexpired pending password that matches, or null. */
@@ -67,11 +73,16 @@ export class PendingPasswords {
     return null;
   }
 
-  /** The matching pending password becomes the password; the account must change it (418). */
-  async promote(personId: number, hash: string): Promise<void> {
-    await this.db
+  /**
+   * The matching pending password becomes the password; the account must change it (418). Only
+   * while that hash is still pending: a password, e-mail or mobile change since the login read the
+   * row cleared it (migration 300's trigger), and a newer password is never replaced. False then.
+   */
+  async promote(personId: number, hash: string): Promise<boolean> {
+    const updated = await this.db
       .table('persons')
       .where({ id: personId })
+      .where((q) => q.where('pending_password_hash', hash).orWhereRaw('? = any(pending_password_earlier)', [hash]))
       .update({
         password_hash: hash,
         ...CLEARED,
@@ -79,6 +90,7 @@ export class PendingPasswords {
         must_change_password: 'sent_by_mail',
         updated_at: this.db.fn.now(),
       });
+    return updated > 0;
   }
 
   async discard(personId: number): Promise<void> {

@@ -23,6 +23,36 @@ export function assertMayChange(user: Principal, target: Pick<PersonRow, 'id' | 
   }
 }
 
+/**
+ * A superadmin authors the whole catalogue: a manager of their organisation must not take the
+ * account over (set its password, or the e-mail or mobile a reset password is mailed to) nor change
+ * its roles. Superusers may; the superadmin themself may (with the proofs self needs).
+ */
+export function assertMayChangeSuperadmin(
+  user: Principal,
+  target: Pick<PersonRow, 'id' | 'superadmin' | 'email' | 'mobile'>,
+  data: Pick<PersonUpdateData, 'password' | 'email' | 'mobile'>,
+  setsRoles: boolean,
+): void {
+  if (!target.superadmin || user.superuser || user.personId === target.id) return;
+  const what = [
+    data.password !== undefined ? 'password' : null,
+    data.email !== undefined && data.email !== target.email ? 'e-mail' : null,
+    data.mobile !== undefined && data.mobile !== target.mobile ? 'mobile' : null,
+    setsRoles ? 'roles' : null,
+  ].filter((w): w is string => w !== null);
+  if (what.length) throw ApiError.forbidden(`not authorised to change the ${what.join(', ')} of a superadmin: only superusers may`);
+}
+
+/**
+ * person_data[extern_person_id] is an identity key (SWT sign-on finds the person by it): a person
+ * who set their own could sign on as whoever a partner's token names. Like role_ids, it is set by
+ * the person's manager or a superuser, never by the person (403). Sending the unchanged value passes.
+ */
+export function changesOwnIdentityKey(isSelf: boolean, target: Pick<PersonRow, 'extern_person_id'>, data: Pick<PersonUpdateData, 'extern_person_id'>): boolean {
+  return isSelf && data.extern_person_id !== undefined && data.extern_person_id !== target.extern_person_id;
+}
+
 // `today` is the tenant's, so a person born today in Kiritimati is not refused while UTC is still yesterday.
 export function assertBirthdateNotFuture(data: { birthdate?: string | null }, today: string): void {
   if (data.birthdate && data.birthdate > today) throw ApiError.malformed('person_data[birthdate]', 'must not be in the future');

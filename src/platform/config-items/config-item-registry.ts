@@ -18,6 +18,8 @@ export interface ConfigItemDefinition<T = unknown> {
   options?: readonly string[];
   /** Where the admin page shows it; a new item must pick one, so it never lands nowhere. */
   section: ConfigSection;
+  /** The safer value where the default keeps older tenants' behaviour; the admin page recommends it while the value differs. */
+  recommended?: T;
 }
 
 export const CONFIG_SECTIONS = ['security', 'courses', 'messaging', 'integrations'] as const;

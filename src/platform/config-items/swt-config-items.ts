@@ -39,10 +39,13 @@ export const SWT_CONFIG_ITEMS = [
   define({
     id: 'api.oauth.require_expires_on',
     section: 'security',
-    description: 'SWT tokens without ExpiresOn are refused (the SWT specification makes it optional, so off by default).',
+    description:
+      'SWT tokens without ExpiresOn are refused. Tenants created since issue 40 start with true; older tenants keep false (the SWT specification ' +
+      'makes ExpiresOn optional) until turned on, which the admin console recommends: a token without expiry is a password.',
     type: 'bool',
     schema: z.boolean(),
     default: false,
+    recommended: true,
     secret: false,
     readable: true,
   }),
@@ -107,3 +110,9 @@ export const SWT_CONFIG_ITEMS = [
     readable: true,
   }),
 ] as const;
+
+/**
+ * Values a tenant created from now on starts with, where the default stays what older tenants had
+ * (an unset item is the default, so changing a default would change every existing tenant).
+ */
+export const NEW_TENANT_CONFIG: Readonly<Record<string, unknown>> = { 'api.oauth.require_expires_on': true };

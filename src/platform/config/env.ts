@@ -124,6 +124,13 @@ export const Env = z.object({
   /** API processes `npm start` and `npm run api` run on the one port (node:cluster). */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
+  /** The platform's default e-mail sender, used by a tenant without the config item mail.from (e.g. "Training <no-reply@training.example>"). */
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .max(320)
+    .regex(/^[^@\s<>]+@[^@\s<>]+$|^[^<>]*<[^@\s<>]+@[^@\s<>]+>$/, 'must be an address (name@example.com) or a name and address ("Training <no-reply@example.com>")')
+    .optional(),
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   TWILIO_BASE_URL: optionalUrl(['http://', 'https://']),
@@ -140,6 +147,8 @@ export const Env = z.object({
   /** Cached GET answers kept per API process at most; the least recently used go first. */
   TENANT_DATA_CACHE_ENTRIES: z.coerce.number().int().min(1).default(100_000),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Idempotency-Keys one caller (person) of a tenant may hold at once; each is kept 24 h; past it 429. */
+  IDEMPOTENCY_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   /** The platform's ceiling on a caller's rate-limit points per minute: api.rate_limit.per_minute (or none) never goes above it; 0: no ceiling. */
   API_RATE_LIMIT_CEILING_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),

@@ -110,11 +110,12 @@ export interface RouteDefinition<S extends z.ZodType = z.ZodType, T = any> {
    */
   idempotencyKey?: true;
   /**
-   * The answer carries a secret shown once (an API client's client_secret): it is never kept in
-   * the Idempotency-Key store (Redis), so a repeat with the same key runs again instead of
-   * replaying the secret.
+   * The answer carries a secret shown once (an API client's client_secret, a webhook's signing
+   * secret, a built SWT token): it is never kept in the Idempotency-Key store (Redis); only that the
+   * request was done is, so a repeat with the same key is a 409 "already done: ...; <hint>". The
+   * hint says how to get a new secret (true: "rotate to see a new secret").
    */
-  secretInAnswer?: true;
+  secretInAnswer?: true | string;
   /** Rate-limit points one call takes (default 1); see RouteCost and COSTS. */
   cost?: RouteCost;
   /** Error codes the route answers besides the usual ones (documented in the OpenAPI document). */

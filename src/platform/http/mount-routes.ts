@@ -8,7 +8,8 @@ import type { RequestBody, RouteContext, RouteDefinition, RouteResult } from './
 import { requireUser } from './define-route';
 import { errorEnvelope, okEnvelope, selectFields } from './envelope';
 import { IdempotentCall, type StoredAnswer } from './idempotency';
-import { REDIS } from '../tokens';
+import { ENV, REDIS } from '../tokens';
+import type { Env } from '../config/env';
 import { zodErrorToApiError } from './zod-to-api-error';
 import { PASSWORD_CHANGE_MESSAGES, type Principal } from '../auth/principal';
 import type { Tenant } from '../tenant-scope/tenant';
@@ -121,7 +122,14 @@ function replay(res: Response, answer: StoredAnswer): void {
   res.set({ ...answer.headers, 'Idempotent-Replayed': 'true' }).status(answer.status).json(answer.body);
 }
 
-async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw: Record<string, unknown>, maxDepth: number): Promise<{ result: RouteResult; rendered: Rendered }> {
+interface Prepared {
+  parsed: unknown;
+  target: unknown;
+  resolve: <R>(token: InjectionToken<R>) => R;
+}
+
+/** Input validation (419/420), the 418 rule and the route's access rule: all before an Idempotency-Key is recorded. */
+async function prepare(req: Request, route: RouteDefinition, scope: RouteScope, raw: Record<string, unknown>, maxDepth: number): Promise<Prepared> {
   const principal = scope.principal;
   const parsed = route.input.safeParse(raw);
   if (!parsed.success) throw zodErrorToApiError(parsed.error, raw);
@@ -144,6 +152,12 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
     },
     parsed.data,
   );
+  return { parsed: parsed.data, target, resolve };
+}
+
+async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw: Record<string, unknown>, prepared: Prepared): Promise<{ result: RouteResult; rendered: Rendered }> {
+  const principal = scope.principal;
+  const { parsed, target, resolve } = prepared;
   const ctx: RouteContext = {
     get tenant() {
       return scope.tenant ?? noTenant(route);
@@ -166,7 +180,7 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
   };
   let result: RouteResult;
   try {
-    result = await route.handler(ctx, parsed.data);
+    result = await route.handler(ctx, parsed as never);
   } finally {
     // What this request changed must not be served from this process's cache to the next one.
     if (scope.tenant && route.method !== 'get' && !route.keepsCachedData) {
@@ -175,8 +189,8 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
       else cache.forgetSchema(scope.tenant.schema);
     }
   }
-  const fields = (parsed.data as { fields?: string[] })?.fields;
-  result = withNote(result, clampNote(raw, parsed.data));
+  const fields = (parsed as { fields?: string[] })?.fields;
+  result = withNote(result, clampNote(raw, parsed));
   return { result, rendered: render(route, result, fields) };
 }
 
@@ -215,25 +229,35 @@ async function serve(route: RouteDefinition, req: Request, res: Response, mount:
   checkInputValues(req.params);
   const raw = mergedInput(req, route);
   // Keys are the tenant's and the caller's (the tenant API); outside a tenant no call is kept.
-  const call = scope.tenant && IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw);
+  const call = scope.tenant && IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw, scope.container.resolve<Env>(ENV).IDEMPOTENCY_MAX_KEYS);
+  // A kept answer is the caller's own: replayed before any check (a DELETE's object may be gone by now).
+  const kept = await call?.earlier();
+  if (kept) return replay(res, kept);
+  // A refused or malformed request records no key: the same key works once the input is fixed.
+  const prepared = await prepare(req, route, scope, raw, mount.maxDepth);
   const earlier = await call?.begin();
   if (earlier) return replay(res, earlier);
   let result: RouteResult;
   let rendered: Rendered;
   try {
-    ({ result, rendered } = await run(req, route, scope, raw, mount.maxDepth));
+    ({ result, rendered } = await run(req, route, scope, raw, prepared));
   } catch (err) {
-    // Client errors are answers too (the same request gets the same 4xx); 5xx may pass on retry.
-    if (call && err instanceof ApiError && err.status < 500) await call.finish({ status: err.status, body: errorEnvelope(err), headers: err.headers });
-    else await call?.abandon();
+    // Only 2xx answers are kept: after a 4xx (a 409 of a state that may change) or a 5xx the next try runs.
+    await call?.abandon();
     throw err;
   }
   if (call) {
     // A cookie must not be handed out twice (logout clears one): such answers run each time; nor is a
-    // stream kept, nor an answer that carries a secret (route.secretInAnswer: the store is no vault).
-    if (result.cookies?.length || !('status' in rendered) || route.secretInAnswer) await call.abandon();
+    // stream kept, nor a non-2xx answer. An answer that carries a secret (route.secretInAnswer: the
+    // store is no vault) is not kept either, only that it was given: a replay is a 409 saying so.
+    if (result.cookies?.length || !('status' in rendered) || rendered.status < 200 || rendered.status >= 300) await call.abandon();
+    else if (route.secretInAnswer) await call.finishWithSecret(secretHint(route.secretInAnswer));
     else await call.finish(rendered);
   }
   if ('stream' in result) return sendStream(res, result);
   send(res, result, rendered);
+}
+
+function secretHint(flag: true | string): string {
+  return flag === true ? 'rotate to see a new secret' : flag;
 }

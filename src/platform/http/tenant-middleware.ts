@@ -4,7 +4,7 @@ import { ApiError } from '../errors/api-error';
 import { TenantResolver } from '../tenant-scope/tenant-resolver';
 import { attachRequestScope, openTenantScope } from '../tenant-scope/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
-import { isValidHostName } from '../tenant-scope/host-name';
+import { isValidHostName, tenantHostName } from '../tenant-scope/host-name';
 import { CLIENT_IP } from '../tokens';
 
 /** The same 404 for every host without a tenant; a malformed one is not echoed back. */
@@ -23,8 +23,9 @@ export function tenantMiddleware(root: DependencyContainer, options: { anonymous
   const runsSchemes = !options.anonymous && options.authenticate !== false;
   const schemes: AuthScheme[] = runsSchemes && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
   return async (req: Request, _res: Response, next: NextFunction) => {
-    const host = req.hostname;
-    if (!host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
+    if (!req.host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
+    const host = tenantHostName(req);
+    if (!host) throw unknownTenant(req.host);
     const tenant = await resolver.byHostName(host);
     if (!tenant) throw unknownTenant(host);
     if (tenant.status === 'suspended') {

@@ -25,9 +25,11 @@ two identical writes at once answer as if sent one after the other (success, or 
 An object of another tenant is not found (404), whatever its id.
 
 Every POST, PUT /api/personcompetences/[id] and the back office's PUTs and DELETEs (marked in each operation) take an \`Idempotency-Key\` header (IETF httpapi draft, 1-255 printable
-characters, kept 24 hours per tenant and caller): a repeat of the same request replays the stored 2xx/4xx answer with
+characters, kept 24 hours per tenant and caller): a repeat of the same request replays the stored 2xx answer with
 \`Idempotent-Replayed: true\` and does nothing again; the same key with another request is HTTP 422 (errorcode 420); a repeat
-while the first runs is 409 with Retry-After. Anonymous calls and answers that set a cookie are not kept.
+while the first runs is 409 with Retry-After. Input checks and the access rule run before a key is recorded, and a 4xx or 5xx
+answer is not kept (the same key with the input fixed runs). A caller holds at most IDEMPOTENCY_MAX_KEYS keys (429 past it).
+An answer that carried a secret shown once is not kept: a repeat is 409 "already done". Anonymous calls and answers that set a cookie are not kept.
 
 Every /api answer carries the IETF ratelimit-headers fields, e.g. \`RateLimit-Policy: "minute";q=1200;w=60\` and
 \`RateLimit: "minute";r=1187;t=42\` (r: requests left, t: seconds until the window resets), counted per caller (the person,

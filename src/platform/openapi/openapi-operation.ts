@@ -107,7 +107,7 @@ const IDEMPOTENCY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'IETF httpapi Idempotency-Key: 1-255 printable ASCII characters. A repeat of the same request (same caller, method, path and parameters) within 24 hours replays the stored 2xx/4xx answer with Idempotent-Replayed: true; ignored for anonymous callers and for answers that set a cookie',
+    'IETF httpapi Idempotency-Key: 1-255 printable ASCII characters. A repeat of the same request (same caller, method, path and parameters) within 24 hours replays the stored 2xx answer with Idempotent-Replayed: true (4xx and 5xx answers are not kept; input checks and the access rule run first); at most IDEMPOTENCY_MAX_KEYS live keys per caller (429 past it); an answer carrying a shown-once secret is not kept, a repeat is 409 already done; ignored for anonymous callers and for answers that set a cookie',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 

@@ -18,3 +18,15 @@ export function isValidHostName(value: string): boolean {
   if (host.length === 0 || host.length > 253) return false;
   return host.split('.').every((label) => LABEL.test(label));
 }
+
+/**
+ * The host name that chooses a request's tenant: express's `hostname` (Host, or X-Forwarded-Host
+ * behind a trusted proxy, without the port), but only when the whole value (`host`, port included)
+ * is a valid host[:port]. express cuts everything after the last colon, so `acme.localhost:notaport`
+ * would otherwise be acme; it names no tenant (issue 40). Null: no usable host.
+ */
+export function tenantHostName(req: { readonly host?: string; readonly hostname?: string }): string | null {
+  const host = req.host;
+  if (!host || !req.hostname || !isValidHostName(host)) return null;
+  return req.hostname;
+}

@@ -26,6 +26,8 @@ export const configItemCheckRoutes = [
     path: '/configitems/api.oauth.secret/check',
     access: policies.superuser('check SWT tokens'),
     resource: 'checks',
+    // a built token is a working credential: never kept in the Idempotency-Key store
+    secretInAnswer: 'send the check again with a new Idempotency-Key (or none) to build a new token',
     summary: 'Explain why the tenant accepts or refuses an SWT token, check by check (superusers)',
     description:
       'Send token, or user_name (with optional issuer and expires_in_seconds, default 300) to have one built and signed with the stored api.oauth.secret. ' +

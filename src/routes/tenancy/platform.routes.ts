@@ -35,7 +35,8 @@ const lifecycleRoutes = [
     summary: 'Create an empty tenant; with admin (and mail_from) also its first superuser',
     description:
       'Platform rows, schema and migrations in one transaction. With admin it also creates a root organisation named after the tenant and the first ' +
-      'superuser in it, and mail_from (required then) sets mail.from; the superuser is mailed a password through the outbox and must change it at first login (418). ' +
+      'superuser in it, and mail_from sets mail.from (required then unless the platform has a default sender, MAIL_FROM); the superuser is mailed a password through the outbox and must change it at first login (418). ' +
+      'A new tenant starts with api.oauth.require_expires_on = true (older tenants keep their value). ' +
       'A taken slug or host is a 409; a bad slug or host a 420. The schema goes to `cluster` when given (an unknown name is a 420), else to the cluster with ' +
       'the fewest tenants (ties: main, then TENANT_DATABASE_URLS in order); a pre-migrated spare schema is renamed when the cluster has one.',
     input: z.object({
@@ -44,7 +45,7 @@ const lifecycleRoutes = [
       hosts: p.stringList().optional().describe('its host names: hosts=a&hosts=b, hosts=a,b or a JSON array'),
       host: p.stringList().optional().describe('the same as hosts (when hosts is not given)'),
       cluster,
-      mail_from: z.string().optional().describe('config item mail.from; required with admin'),
+      mail_from: z.string().optional().describe('config item mail.from; required with admin unless MAIL_FROM (the platform default sender) is set'),
       admin: checkedBy(FirstAdmin, 'the first superuser, created in a root organisation named after the tenant and mailed a password (must be changed at first login)').optional(),
     }),
     output: TenantView,

@@ -27,6 +27,7 @@ const adminExtras = {
   section: z.enum(CONFIG_SECTIONS).describe('the admin page section that shows the item'),
   last_changed_by: z.string().nullable().optional().describe('who changed it last (user_name or "import"); null when never changed'),
   last_changed_at: z.string().nullable().optional().describe('when it was changed last, ISO 8601'),
+  recommended: z.unknown().optional().describe('the value the admin page recommends (only on items that have one, e.g. api.oauth.require_expires_on: true)'),
 };
 
 /** An item as an admin sees it: readable items in full, secrets without their value. */
@@ -62,6 +63,7 @@ export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition, last?
     section: def.section,
     last_changed_by: last?.changedBy ?? null,
     last_changed_at: last ? new Date(last.changedAt).toISOString() : null,
+    ...(def.recommended !== undefined ? { recommended: def.recommended } : {}),
   };
   if (!def.secret) return { ...presentConfigItem(tenant, def.id, 'full'), secret: false, ...extras };
   return {

@@ -2,6 +2,7 @@ import { inject, injectable, injectAll } from 'tsyringe';
 import type { Knex } from 'knex';
 import { ENV, KNEX } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
+import { NEW_TENANT_CONFIG } from '../../platform/config-items/swt-config-items';
 import { ApiError } from '../../platform/errors/api-error';
 import { PlatformDb } from '../../platform/tenant-scope/platform-db';
 import { TenantStore } from '../../platform/tenant-scope/tenant-store';
@@ -117,7 +118,7 @@ export class TenantAdminService {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (!name) throw ApiError.missing('name');
     if (!input.hosts?.length) throw ApiError.missing('hosts');
-    return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts } }, { onProgress, cluster: input.cluster });
+    return this.import({ format: 'tenant-import/1', tenant: { slug: input.slug, name, hosts: input.hosts }, config: { ...NEW_TENANT_CONFIG } }, { onProgress, cluster: input.cluster });
   }
 
   async import(document: unknown, options: ImportOverrides = {}): Promise<TenantSummary> {

@@ -4,7 +4,9 @@ import { ApiError } from '../../platform/errors/api-error';
 import { TenantStore } from '../../platform/tenant-scope/tenant-store';
 import { openTenantScope } from '../../platform/tenant-scope/request-scope';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
-import { CLIENT_IP } from '../../platform/tokens';
+import { CLIENT_IP, ENV } from '../../platform/tokens';
+import type { Env } from '../../platform/config/env';
+import { NEW_TENANT_CONFIG } from '../../platform/config-items/swt-config-items';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import { ConfigItemsAdminService } from '../config-items-admin/config-items-admin.service';
 import { TenantAdminService, type OperatorOrigin, type TenantSummary } from './tenant-admin.service';
@@ -51,8 +53,11 @@ export class TenantOperator {
     admin: unknown,
     onProgress?: (l: string) => void,
   ): Promise<{ summary: TenantSummary; admin: FirstAdmin }> {
-    // Without a sender the password mail would fail for good in the worker, after the tenant exists.
-    if (typeof input.mailFrom !== 'string' || !input.mailFrom.trim()) throw ApiError.missing('mail_from');
+    // Without a sender the password mail would fail for good in the worker, after the tenant exists:
+    // mail_from, or the platform's default sender (MAIL_FROM).
+    const mailFrom = typeof input.mailFrom === 'string' && input.mailFrom.trim() ? input.mailFrom.trim() : null;
+    if (input.mailFrom !== undefined && input.mailFrom !== null && typeof input.mailFrom !== 'string') throw ApiError.malformed('mail_from', 'must be text');
+    if (!mailFrom && !this.root.resolve<Env>(ENV).MAIL_FROM) throw ApiError.missing('mail_from');
     const parsed = FirstAdmin.safeParse(admin);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -67,7 +72,7 @@ export class TenantOperator {
       {
         format: 'tenant-import/1',
         tenant: { slug: input.slug, name, hosts: input.hosts },
-        config: { 'mail.from': input.mailFrom.trim() },
+        config: { ...NEW_TENANT_CONFIG, ...(mailFrom ? { 'mail.from': mailFrom } : {}) },
         organisations: [{ ref: 'root', name }],
         persons: [{ user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true }],
       },

@@ -56,7 +56,7 @@ describe('API clients: administration (superusers)', () => {
     expect((await admin.put(`/api/apiclients/${theirs.client_id}/rotate_secret`)).status).toBe(404);
   });
 
-  it('keeps no answer carrying a secret in the idempotency store (POST and rotate run again); DELETE replays', async () => {
+  it('keeps no answer carrying a secret in the idempotency store (a repeat of POST and rotate is 409 already done); DELETE replays', async () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const data = { apiclient_data: { name: 'idem', scopes: ['api.read'], run_as_user_name: 'admin' } };
     const first = await admin.post('/api/apiclients').set('Idempotency-Key', 'apiclient-create-1').send(data);
@@ -71,10 +71,14 @@ describe('API clients: administration (superusers)', () => {
       for (const s of secrets) expect(text).not.toContain(s);
       expect(text).not.toContain('client_secret');
     }
-    // a repeat is not a replay of the secret: it runs again (a second client)
-    const again = await admin.post('/api/apiclients').set('Idempotency-Key', 'apiclient-create-1').send(data);
+    // a repeat is neither a replay of the secret nor a second client: 409 "already done" (issue 40)
+    const repeat = await admin.post('/api/apiclients').set('Idempotency-Key', 'apiclient-create-1').send(data);
+    expect(repeat.status).toBe(409);
+    expect(repeat.body).toMatchObject({ valid: false, errorcode: 409, message: expect.stringMatching(/already done.*rotate to see a new secret/) });
+    const rotatedAgain = await admin.put(`/api/apiclients/${first.body.apiclients[0].client_id}/rotate_secret`).set('Idempotency-Key', 'apiclient-rotate-1');
+    expect([rotatedAgain.status, rotatedAgain.body.message]).toEqual([409, expect.stringContaining('already done')]);
+    const again = await admin.post('/api/apiclients').set('Idempotency-Key', 'apiclient-create-2').send(data);
     expect(again.status).toBe(201);
-    expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(again.body.apiclients[0].client_id).not.toBe(first.body.apiclients[0].client_id);
     // DELETE is kept as any idempotent write
     const del = await admin.delete(`/api/apiclients/${again.body.apiclients[0].client_id}`).set('Idempotency-Key', 'apiclient-delete-1');

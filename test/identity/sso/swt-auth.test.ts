@@ -46,10 +46,16 @@ describe('Authorization: SWT on acme', () => {
     expect(byId).toMatchObject({ userName: 'ola' });
   });
 
-  it('accepts a token without Issuer and ExpiresOn (both optional) and a raw base64 signature', async () => {
-    const token = swtToken(ACME_SWT.secret, { username: 'ola' });
+  it('accepts a token without ExpiresOn (optional while api.oauth.require_expires_on is off) and a raw base64 signature', async () => {
+    const token = swtToken(ACME_SWT.secret, { Issuer: ACME_SWT.issuer, username: 'ola' });
     expect((await get(acme, token)).status).toBe(200);
-    expect((await get(acme, decodeURIComponent(token))).status).toBe(200);
+    const rawSignature = token.replace(/HMACSHA256=(.*)$/, (_, sig: string) => `HMACSHA256=${decodeURIComponent(sig)}`);
+    expect((await get(acme, rawSignature)).status).toBe(200);
+  });
+
+  it('refuses a token without Issuer when api.oauth.issuer is set (issue 40), naming the check', async () => {
+    const res = await get(acme, swtToken(ACME_SWT.secret, { ExpiresOn: inAnHour(), username: 'ola' }));
+    expect([res.status, res.body.message]).toEqual([401, expect.stringMatching(/\(issuer\).*no Issuer/)]);
   });
 
   it('refuses a tampered token with 401 naming the signature check', async () => {

@@ -42,7 +42,9 @@ describe('SWT signature (test vectors)', () => {
     const checks = { secret: 'correct horse battery staple', encoding: 'text' as const, issuer: 'snapper', clockSkewSeconds: 60, nowSeconds: 1_700_000_000 };
     const params = verifySwt(`${VECTORS[0].signed}&HMACSHA256=${encodeURIComponent(VECTORS[0].sig)}`, checks);
     expect(params.get('user_name')).toBe('ola.nordmann');
-    expect(verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, checks).get('external_person_id')).toBe('E-1001');
+    // the second names no Issuer: accepted where none is expected, refused where one is (issue 40)
+    expect(verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, { ...checks, issuer: null }).get('external_person_id')).toBe('E-1001');
+    expect(rejection(() => verifySwt(`${VECTORS[1].signed}&HMACSHA256=${VECTORS[1].sig}`, checks)).check).toBe('issuer');
   });
 
   it("refuses the specification's example as expired, after its signature checked out", () => {
@@ -78,14 +80,21 @@ describe('SWT refusals name the failed check', () => {
     expect(rejection(() => verifySwt(dup, checks)).message).toContain('more than once');
   });
 
+  it('with an expected Issuer, a token without one is refused by the issuer check (issue 40)', () => {
+    const none = signSwt([['ExpiresOn', '1000100'], ['username', 'ola']], TEXT_KEY);
+    const err = rejection(() => verifySwt(none, checks));
+    expect([err.check, err.message]).toEqual(['issuer', expect.stringContaining('no Issuer')]);
+    expect(verifySwt(none, { ...checks, issuer: null }).get('username')).toBe('ola');
+  });
+
   it('a foreign Issuer, a past ExpiresOn beyond the clock skew, or a non-numeric ExpiresOn are refused', () => {
     const foreign = signSwt([['Issuer', 'mallory'], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(foreign, checks)).check).toBe('issuer');
-    const expired = signSwt([['ExpiresOn', String(1_000_000 - 61)], ['username', 'ola']], TEXT_KEY);
+    const expired = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 61)], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(expired, checks)).check).toBe('expiry');
-    const withinSkew = signSwt([['ExpiresOn', String(1_000_000 - 59)], ['username', 'ola']], TEXT_KEY);
+    const withinSkew = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 59)], ['username', 'ola']], TEXT_KEY);
     expect(verifySwt(withinSkew, checks).get('username')).toBe('ola');
-    const garbled = signSwt([['ExpiresOn', 'tomorrow'], ['username', 'ola']], TEXT_KEY);
+    const garbled = signSwt([['Issuer', 'snapper'], ['ExpiresOn', 'tomorrow'], ['username', 'ola']], TEXT_KEY);
     expect(rejection(() => verifySwt(garbled, checks)).check).toBe('expiry');
   });
 

@@ -68,12 +68,13 @@ it('every password generated for one delivery stays usable; a new delivery repla
   const db = scope.resolve(TENANT_DB);
   const pending = scope.resolve(PendingPasswords);
   const ola = await db.table('persons').where({ user_name: 'ola' }).first('id');
-  const first = await pending.issue(ola.id, 9001);
-  const second = await pending.issue(ola.id, 9001);
+  const now = new Date();
+  const first = (await pending.issue(ola.id, 9001, now))!;
+  const second = (await pending.issue(ola.id, 9001, now))!;
   const row = async () => db.table('persons').where({ id: ola.id }).first();
   expect(await pending.matches(await row(), first)).toBeTruthy();
   expect(await pending.matches(await row(), second)).toBeTruthy();
-  const other = await pending.issue(ola.id, 9002);
+  const other = (await pending.issue(ola.id, 9002, now))!;
   expect(await pending.matches(await row(), first)).toBeNull();
   expect(await pending.matches(await row(), other)).toBeTruthy();
   await pending.discard(ola.id);

@@ -58,10 +58,13 @@ describe('webhook targets without WEBHOOKS_ALLOW_PRIVATE_TARGETS', () => {
     const refused = async (url: string) => (await admin.post('/api/webhooks').send({ url, events: ['person.updated'] })).body;
     expect(await refused(`http://rebind.example.test:${trapPort}/hook`)).toMatchObject({ errorcode: 420, parameter: 'url', message: expect.stringContaining('must be https') });
     for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://100.64.0.1/x']) {
-      expect(await refused(url), url).toMatchObject({ errorcode: 420, parameter: 'url', message: expect.stringContaining('is not a public address') });
+      expect(await refused(url), url).toMatchObject({ errorcode: 420, parameter: 'url', message: expect.stringContaining('is a non-public address') });
     }
     // a name is resolved: localhost answers 127.0.0.1
-    expect(await refused('https://localhost/x')).toMatchObject({ errorcode: 420, message: expect.stringContaining('localhost is not a public address (127.0.0.1)') });
+    // the refusal names the host, never the address it resolves to (issue 40)
+    const local = await refused('https://localhost/x');
+    expect(local).toMatchObject({ errorcode: 420, message: expect.stringContaining('localhost resolves to a non-public address') });
+    expect(local.message).not.toContain('127.0.0.1');
     const w = (await admin.post('/api/webhooks').send({ url: `https://rebind.example.test:${trapPort}/hook`, events: ['person.updated'] })).body.webhooks[0];
     expect(w.url).toBe(`https://rebind.example.test:${trapPort}/hook`);
     expect((await admin.put(`/api/webhooks/${w.webhook_id}`).send({ url: 'https://192.168.1.10/x' })).body).toMatchObject({ errorcode: 420, parameter: 'url' });
@@ -78,7 +81,7 @@ describe('webhook targets without WEBHOOKS_ALLOW_PRIVATE_TARGETS', () => {
     await admin.post(`/api/webhooks/${w.webhook_id}/test`);
     const a = await waitFor('refused attempt', async () => (await admin.get(`/api/webhooks/${w.webhook_id}/deliveries`)).body.deliveries[0]);
     expect(a).toMatchObject({ attempt: 1, status_code: null, delivery_state: 'pending' });
-    expect(a.error).toBe('refused: rebind.example.test resolved to 127.0.0.1, which is not a public address (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)');
+    expect(a.error).toBe('refused: rebind.example.test resolves to a non-public address (WEBHOOKS_ALLOW_PRIVATE_TARGETS is off)');
     expect(lookups).toContain('rebind.example.test=127.0.0.1');
     expect(trapConnections).toBe(0);
     await admin.delete(`/api/webhooks/${w.webhook_id}`);
@@ -88,7 +91,7 @@ describe('webhook targets without WEBHOOKS_ALLOW_PRIVATE_TARGETS', () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const db = tenantDb(t, acme);
     for (const [url, error] of [
-      [`https://127.0.0.1:${trapPort}/hook`, /^refused: 127\.0\.0\.1 is not a public address \(WEBHOOKS_ALLOW_PRIVATE_TARGETS is off\)$/],
+      [`https://127.0.0.1:${trapPort}/hook`, /^refused: 127\.0\.0\.1 is a non-public address \(WEBHOOKS_ALLOW_PRIVATE_TARGETS is off\)$/],
       [`http://rebind.example.test:${trapPort}/hook`, /^refused: the endpoint URL must be https/],
     ] as const) {
       saving = true;

@@ -79,7 +79,7 @@ describe('webhook endpoints', () => {
 });
 
 describe('webhook secrets and the idempotency store', () => {
-  it('an answer carrying a signing secret is never kept: a repeat registers again instead of replaying the secret', async () => {
+  it('an answer carrying a signing secret is never kept: a repeat is 409 already done, not a replay of the secret nor a second endpoint', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const body = { url: receiver.url('/ok/idem'), events: ['person.created'], description: 'idempotent' };
     const first = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-1').send(body);
@@ -91,8 +91,15 @@ describe('webhook secrets and the idempotency store', () => {
       const text = (await redis.get(key)) ?? '';
       expect(text).not.toContain('whsec_');
     }
-    const again = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-1').send(body);
-    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    // a repeat neither replays the secret nor registers again: 409 "already done" (issue 40)
+    const repeat = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-1').send(body);
+    expect(repeat.status).toBe(409);
+    expect(repeat.body.message).toMatch(/already done.*rotate to see a new secret/);
+    expect(repeat.body.message).not.toContain('whsec_');
+    const rotatedAgain = await admin.post(`/api/webhooks/${first.body.webhooks[0].webhook_id}/rotate_secret`).set('Idempotency-Key', 'webhook-rotate-1');
+    expect(rotatedAgain.status).toBe(409);
+    const again = await admin.post('/api/webhooks').set('Idempotency-Key', 'webhook-create-2').send(body);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.webhooks[0].webhook_id).not.toBe(first.body.webhooks[0].webhook_id);
     for (const w of [first, again]) expect((await admin.delete(`/api/webhooks/${w.body.webhooks[0].webhook_id}`)).status).toBe(200);
   });

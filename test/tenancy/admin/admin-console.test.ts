@@ -112,6 +112,14 @@ describe('tenant admin console in Chromium', () => {
     expect(await item('cors.origins').locator('input.row-value').count()).toBe(3);
   });
 
+  it('Security: an existing tenant without required SWT expiry is told to turn it on; items without a recommendation say nothing (issue 40)', async () => {
+    const box = item('api.oauth.require_expires_on');
+    await expect.poll(() => box.locator('p.recommend').textContent()).toContain('Recommended: true');
+    expect(await box.locator('input[role=switch]').isChecked()).toBe(false);
+    expect(await item('password.max_age_days').locator('p.recommend').count()).toBe(0);
+    expect(await item('cors.origins').locator('p.recommend').count()).toBe(0);
+  });
+
   it('Courses: a switch toggled with the keyboard is saved', async () => {
     const sw = item('order_system.enabled').locator('input[role=switch]');
     const before = await sw.isChecked();
@@ -156,7 +164,8 @@ describe('tenant admin console in Chromium', () => {
     await expect.poll(() => item('custom_attributes').locator('.saved').textContent()).toBe('saved');
     expect(await item('custom_attributes').locator('tr.attribute').count()).toBe(rows + 1);
 
-    await page.fill('#swt-token-form textarea[name=token]', 'username=ola&HMACSHA256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D');
+    // (with the tenant's Issuer: since issue 40 a token without one fails the issuer check too where api.oauth.issuer is set)
+    await page.fill('#swt-token-form textarea[name=token]', 'Issuer=https%3A%2F%2Fidp.acme.example&username=ola&HMACSHA256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D');
     await page.click('#swt-token-form button[type=submit]');
     await expect.poll(() => page.locator('#swt-result li.fail').getAttribute('data-check')).toBe('signature');
     await page.fill('#swt-build-form input[name=user_name]', 'ola');

@@ -6,6 +6,7 @@ import { TenantResolver } from '../../../platform/tenant-scope/tenant-resolver';
 import { ApiError } from '../../../platform/errors/api-error';
 import { unknownTenant } from '../../../platform/http/tenant-middleware';
 import { sendHtml, suspendedPage, tenantLandingPage, unknownHostPage, wantsHtml } from './landing-page';
+import { tenantHostName } from '../../../platform/tenant-scope/host-name';
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
@@ -35,8 +36,8 @@ export function adminPageRoutes(container: DependencyContainer): Router {
   const router = Router();
   /** The active tenant of the host, or undefined once the refusal has been answered (as a page or by the thrown envelope). */
   const tenantOf = async (req: Request, res: Response, page: boolean) => {
-    const host = req.hostname ?? '';
-    const tenant = await resolver.byHostName(host);
+    const host = tenantHostName(req) ?? '';
+    const tenant = host ? await resolver.byHostName(host) : null;
     const html = page && wantsHtml(req);
     if (!tenant) {
       if (html) return sendHtml(res, 404, unknownHostPage(host));

@@ -24,6 +24,12 @@ async function loadHistory(item, target) {
   );
 }
 
+/** An item whose value is not the recommended one (a safer setting older tenants do not have on) says so. */
+function recommendation(item) {
+  if (item.secret || item.recommended === undefined || JSON.stringify(item.value) === JSON.stringify(item.recommended)) return null;
+  return el('p', { class: 'recommend', role: 'note' }, `Recommended: ${show(item.recommended)}. The current value is less safe; older tenants keep it until it is changed here.`);
+}
+
 function lastChange(item) {
   const who = item.last_changed_by ? `Changed by ${item.last_changed_by} on ${when(item.last_changed_at)}.` : 'Never changed.';
   if (item.secret) return who;
@@ -75,6 +81,7 @@ export function renderItem(item, note = '') {
   box.append(
     el('h3', { id: headingId }, labelled ? el('label', { for: inputId }, id) : id),
     el('p', { class: 'description' }, item.description),
+    ...[recommendation(item)].filter(Boolean),
     control,
     error,
     saved,
