@@ -241,16 +241,15 @@ describe('identity provider administration', () => {
   it('without IDENTITY_PROVIDERS_ALLOW_HTTP discovery never reaches a loopback or private address (SSRF)', async () => {
     const c = client(strict, acme.host, await loginCookie(strict, acme.host, 'admin', 'Acme-Admin-Pass-1'));
     let reached = 0;
-    const trap = http.createServer((_req, res) => {
-      reached++;
-      res.end('{}');
-    });
+    // counts TCP connections: an https attempt on this plain server would connect, then fail TLS
+    const trap = http.createServer((_req, res) => res.end('{}'));
+    trap.on('connection', () => reached++);
     await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
     try {
       const port = (trap.address() as AddressInfo).port;
       const made = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Inside', type: 'oidc', issuer: `https://127.0.0.1:${port}`, client_id: 'c' } });
-      expect(made.status).toBe(200);
-      const login = await client(strict, acme.host).get(`/api/sso/${made.body.identityproviders[0].id}/login`).redirects(0);
+      expect(made.status).toBe(201);
+      const login = await client(strict, acme.host).get(`/api/sso/${made.body.identityproviders[0].identityprovider_id}/login`).redirects(0);
       expect(login.status).toBe(503);
       expect(login.body).toMatchObject({ valid: false, errorcode: expect.any(Number) });
       expect(reached).toBe(0);
