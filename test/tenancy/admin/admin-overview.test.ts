@@ -129,8 +129,8 @@ describe('admin console: overview and matrix in Chromium', () => {
     await eventually(() => page.locator('#matrix-status').textContent()).toBe('Persons 1–25 shown.');
 
     // the links download with the session: the right type and an attachment named by the report's day
-    const heads = await page.evaluate(async (hrefs) => Promise.all(hrefs.map(async (h: string) => {
-      const r = await fetch(h);
+    const heads = await page.evaluate(async (hrefs) => Promise.all(hrefs.map(async (h) => {
+      const r = await fetch(h!);
       return { type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition') };
     })), [await page.locator('#matrix-export-csv').getAttribute('href'), await page.locator('#matrix-export-xlsx').getAttribute('href')]);
     expect(heads[0].type).toMatch(/^text\/csv/);
@@ -168,7 +168,7 @@ describe('admin console: overview and matrix in Chromium', () => {
     await eventually(() => page.locator('svg#chart-compliance .chart-label').allTextContents()).toEqual(rows.map((r) => `${r.organisation_name} `));
     expect((await cells('#table-compliance')).map((r) => r[7])).toEqual(rows.map((r) => String(r.percent_compliant)));
     expect(await page.locator('#matrix-filter select[name=organisation_id] option').allTextContents()).toEqual(['Operations', '\u00a0\u00a0Operations North', '\u00a0\u00a0Operations South']);
-    await eventually(() => page.locator('#status').textContent()).toContain('superusers only');
+    await eventually(() => page.locator('#status').textContent()).toBe('You see the organisations you manage. The other sections are for superusers only.');
     for (const s of ['catalogue', 'people', 'security', 'activity']) expect(await page.locator(`#${s}`).isVisible()).toBe(false);
     expect(await page.locator('#sections a:visible').allTextContents()).toEqual(['Overview', 'Matrix']);
     await page.locator('svg#chart-compliance a.chart-link[aria-label^="Operations North "] .chart-label').click();

@@ -42,6 +42,7 @@ async function showConsole() {
   $('#login').hidden = true;
   $('#logout').hidden = false;
   if (status !== 200) {
+    $('#status').textContent = data.message;
     // a manager: the Overview and the Matrix of the organisations they manage; the rest is for superusers
     if (status === 403 && (await showOverview({ superuser: false }))) {
       $('#status').textContent = 'You see the organisations you manage. The other sections are for superusers only.';
@@ -49,9 +50,7 @@ async function showConsole() {
       $('#console').hidden = false;
       $('#sections').hidden = false;
       goToHash();
-      return;
     }
-    $('#status').textContent = data.message;
     return;
   }
   showSettings(data.configitems);
