@@ -21,8 +21,12 @@ function showSections(all) {
   for (const s of document.querySelectorAll('#console > .section.reports, #sections li.reports')) s.hidden = false;
 }
 
-/** A link like /admin#deliveries lands on its section, /admin#matrix?organisation_id=5 on the matrix filtered. */
+/**
+ * A link like /admin#deliveries lands on its section, /admin#matrix?organisation_id=5 on the matrix
+ * filtered, once the sections are drawn; not when the user has moved focus meanwhile (it stays theirs).
+ */
 function goToHash() {
+  if (document.activeElement && document.activeElement !== document.body) return;
   const matrix = matrixParamsOf(location.hash);
   if (matrix) return openMatrix(matrix);
   if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
