@@ -12,6 +12,25 @@ import { showPeople } from './admin-people.js';
 import { showSignIn } from './admin-signin.js';
 import { forget } from './admin-lookups.js';
 import { setTimeZone } from './admin-time.js';
+import { showOverview } from './admin-overview.js';
+import { matrixParamsOf, openMatrix } from './admin-matrix.js';
+
+/** Shows the sections of a superuser (all), or of a manager (Overview and Matrix only). */
+function showSections(all) {
+  for (const s of document.querySelectorAll('#console > .section:not(.reports), #sections li:not(.reports)')) s.hidden = !all;
+  for (const s of document.querySelectorAll('#console > .section.reports, #sections li.reports')) s.hidden = false;
+}
+
+/**
+ * A link like /admin#deliveries lands on its section, /admin#matrix?organisation_id=5 on the matrix
+ * filtered, once the sections are drawn; not when the user has moved focus meanwhile (it stays theirs).
+ */
+function goToHash() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const matrix = matrixParamsOf(location.hash);
+  if (matrix) return openMatrix(matrix);
+  if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
+}
 
 function showLogin() {
   $('#console').hidden = true;
@@ -28,18 +47,37 @@ async function showConsole() {
   $('#logout').hidden = false;
   if (status !== 200) {
     $('#status').textContent = data.message;
+    // a manager: the Overview and the Matrix of the organisations they manage; the rest is for superusers
+    if (status === 403 && (await showOverview({ superuser: false }))) {
+      $('#status').textContent = 'You see the organisations you manage. The other sections are for superusers only.';
+      showSections(false);
+      $('#console').hidden = false;
+      $('#sections').hidden = false;
+      goToHash();
+    }
     return;
   }
   showSettings(data.configitems);
   showTools();
   setTimeZone(data.configitems.find((i) => i.config_item_id === 'tenant.timezone')?.value);
   forget();
+  showSections(true);
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
-  // a link like /admin#deliveries lands on its section once it exists
-  if (location.hash) document.getElementById(location.hash.slice(1))?.focus();
+  await Promise.all([showOverview({ superuser: true }), showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
+  goToHash();
 }
+
+// the Overview's links (#matrix?organisation_id=...) open the matrix filtered
+window.addEventListener('hashchange', () => {
+  const matrix = matrixParamsOf(location.hash);
+  if (matrix && !$('#console').hidden) openMatrix(matrix);
+});
+// the same link again changes no hash: open it all the same
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest?.('a[href^="#matrix?"]');
+  if (a && a.getAttribute('href') === location.hash) openMatrix(matrixParamsOf(location.hash));
+});
 
 $('#login').addEventListener('submit', async (ev) => {
   ev.preventDefault();
