@@ -24,6 +24,7 @@ import * as m220 from './220_imports';
 import * as m230 from './230_identity_providers';
 import * as m240 from './240_api_clients';
 import * as m250 from './250_saml_identity_providers';
+import * as m270 from './270_report_schedules';
 import * as m280 from './280_certificates';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
@@ -53,5 +54,6 @@ export const tenantMigrations: Migration[] = [
   { name: '230_identity_providers', up: m230.up },
   { name: '240_api_clients', up: m240.up },
   { name: '250_saml_identity_providers', up: m250.up },
+  { name: '270_report_schedules', up: m270.up },
   { name: '280_certificates', up: m280.up },
 ];
