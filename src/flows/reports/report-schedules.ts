@@ -136,7 +136,10 @@ export class ReportSchedulesFlow {
 
   async update(user: Principal, id: number, input: ScheduleInput): Promise<ScheduleView> {
     const before = await this.visible(user, id);
-    const fields = await this.checked(user, { ...inputOf(before), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) });
+    const base = inputOf(before);
+    // another frequency takes its own weekday or day (given with it), not the old one's
+    if (input.frequency && input.frequency !== base.frequency) delete base[base.frequency === 'weekly' ? 'weekday' : 'day'];
+    const fields = await this.checked(user, { ...base, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) });
     const row = await this.uow.run(async (tx) => {
       const repo = tx.get(ReportSchedulesRepository);
       if (!(await repo.hold(id))) throw ApiError.notFound(`report schedule ${id}`);

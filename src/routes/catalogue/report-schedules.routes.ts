@@ -60,15 +60,16 @@ const dayParam = z.preprocess(
 );
 
 const fields = {
-  report: z.enum(['competencematrix', 'compliance'], { message: 'must be competencematrix or compliance' }),
+  // a string first: an absent one is then a 419 (missing), a wrong one a 420
+  report: z.string().pipe(z.enum(['competencematrix', 'compliance'], { message: 'must be competencematrix or compliance' })),
   organisation_id: p.id(),
   recursive: p.bool(),
   role_ids: p.idList().describe('competencematrix only'),
   competence_ids: p.idList().describe('competencematrix only'),
   expiring_within_days: p.int().pipe(z.number().min(0, 'must be 0-3650').max(3650, 'must be 0-3650')),
   include_optional: p.bool().describe('competencematrix only'),
-  format: z.enum(['csv', 'xlsx'], { message: 'must be csv or xlsx' }),
-  frequency: z.enum(['weekly', 'monthly'], { message: 'must be weekly or monthly' }),
+  format: z.string().pipe(z.enum(['csv', 'xlsx'], { message: 'must be csv or xlsx' })),
+  frequency: z.string().pipe(z.enum(['weekly', 'monthly'], { message: 'must be weekly or monthly' })),
   weekday: p.int().pipe(z.number().min(1, 'must be 1-7 (1 Monday)').max(7, 'must be 1-7 (1 Monday)')).describe('with weekly: 1 Monday ... 7 Sunday'),
   day: dayParam.describe('with monthly: 1-28, or last'),
   time: z.string().trim().regex(TIME, 'must be HH:MM (00:00-23:59)').describe("HH:MM in the tenant's time zone"),
