@@ -164,6 +164,7 @@ export class ReportSchedulesFlow {
     const row = await this.visible(user, id);
     const outcome = await this.runner.run(row, `now:${this.clock.now().toISOString()}`, user);
     if (outcome === 'gone') throw ApiError.notFound(`report schedule ${id}`);
+    if (outcome === 'taken') throw new ApiError(409, `report schedule ${id} was changed while its report was made; nothing was sent, try again`);
     const after = (await this.schedules.find(id)) ?? row;
     if (outcome === 'refused') throw ApiError.forbidden(`report schedule ${id} was not sent: ${after.last_error ?? 'its owner may no longer see this report'}`);
     return { view: await this.view(after), outcome };

@@ -68,6 +68,8 @@ export class ScheduleRunner {
       const repo = tx.get(ReportSchedulesRepository);
       const held = await repo.hold(s.id);
       if (!held) return 'gone';
+      // changed since the file was made (a PUT in between): the next scan makes it anew
+      if (held.updated_at.getTime() !== s.updated_at.getTime()) return 'taken';
       if (!(await repo.claim(s.id, periodKey))) return 'taken';
       let outcome: RunOutcome;
       const messageIds: number[] = [];
