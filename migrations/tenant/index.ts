@@ -25,6 +25,7 @@ import * as m230 from './230_identity_providers';
 import * as m240 from './240_api_clients';
 import * as m250 from './250_saml_identity_providers';
 import * as m260 from './260_scim';
+import * as m270 from './270_report_schedules';
 import * as m280 from './280_certificates';
 import * as m300 from './300_credentials_that_end';
 
@@ -56,6 +57,7 @@ export const tenantMigrations: Migration[] = [
   { name: '240_api_clients', up: m240.up },
   { name: '250_saml_identity_providers', up: m250.up },
   { name: '260_scim', up: m260.up },
+  { name: '270_report_schedules', up: m270.up },
   { name: '280_certificates', up: m280.up },
   { name: '300_credentials_that_end', up: m300.up },
 ];

@@ -11,6 +11,7 @@ import { BearerAuthScheme } from './identity/bearer-auth-scheme';
 import { registerMessageFlows } from './messages/messages.registration';
 import { registerReminderFlows } from './reminders/reminders.registration';
 import { registerImportFlows } from './imports/imports.registration';
+import { registerReportScheduleFlows } from './reports/report-schedules.registration';
 import { SurveyAnswerData } from './surveys/survey-answer-personal-data';
 import { RegistrationPersonData } from './registrations/registration-personal-data';
 
@@ -24,6 +25,7 @@ export function registerFlows(c: DependencyContainer): void {
   registerMessageFlows(c);
   registerReminderFlows(c);
   registerImportFlows(c);
+  registerReportScheduleFlows(c);
   // Survey answers in the GDPR export carry their survey's title (catalogue), so their holder is a flow.
   c.register(PERSON_DATA, { useClass: SurveyAnswerData });
   // Registrations in the GDPR export carry their registrar's user name (people), so their holder is a flow.

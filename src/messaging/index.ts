@@ -73,6 +73,13 @@ export {
 } from './reminders/expiry-reminders.repository';
 export { reminderMessage, thresholdsDone } from './reminders/reminder-message';
 export { REMINDER_SCAN_JOB } from './reminders/reminder-scheduler';
+/** Report schedules (issue 38 item 4): their rows, periods and scan job; the reports and the scan are src/flows/reports'. */
+export {
+  ReportSchedulesRepository, timingOf, type ScheduleRow, type ScheduleFields, type ScheduledReport, type ScheduleFormat,
+} from './report-schedules/report-schedules.repository';
+export { duePeriod, nextRun, periodOf, type Timing, type Period } from './report-schedules/schedule-period';
+export { REPORT_SCHEDULE_SCAN_JOB } from './report-schedules/report-schedule-scheduler';
+export { MessageAttachments, type NewAttachment } from './messages/message-attachments';
 /** For its routes (src/routes/messaging): webhook endpoints. */
 export { WebhooksService } from './webhooks/webhooks.service';
 export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';

@@ -30,6 +30,7 @@ import { personCompetenceRoutes } from './catalogue/personcompetences.routes';
 import { certificateRoutes } from './catalogue/certificates.routes';
 import { competenceLevelRoutes } from './catalogue/competence-level.routes';
 import { reportRoutes } from './catalogue/reports.routes';
+import { reportScheduleRoutes } from './catalogue/report-schedules.routes';
 import { changesRoutes } from './catalogue/changes.routes';
 import { competenceAuthoringRoutes } from './catalogue/competence-authoring.routes';
 import { catalogueStructureRoutes } from './catalogue/catalogue-structure.routes';
@@ -66,6 +67,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...certificateRoutes,
   ...competenceLevelRoutes,
   ...reportRoutes,
+  ...reportScheduleRoutes,
   ...changesRoutes,
   ...competenceAuthoringRoutes,
   ...catalogueStructureRoutes,

@@ -5,7 +5,8 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { DeliveryRow, Medium, MessageRow } from './messages.repository';
-import { MailSender } from './mail-sender';
+import { MailSender, type MailAttachment } from './mail-sender';
+import { MessageAttachments } from './message-attachments';
 import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
@@ -44,7 +45,7 @@ export function deliveryMessageId(tenantId: number, deliveryId: number, from: st
   return `<delivery-t${tenantId}-${deliveryId}@${domain}>`;
 }
 
-type Claimed = DeliveryRow & { message: MessageRow; expired: boolean };
+type Claimed = DeliveryRow & { message: MessageRow; expired: boolean; has_attachments: boolean };
 
 /**
  * Sends deliveries at least once, one or a batch at a time. Rows move queued -> sending in one
@@ -80,17 +81,20 @@ export class DeliveryService {
   async deliverMany(deliveryIds: readonly number[], needs: DeliveryNeeds): Promise<BatchOutcome> {
     const outcomes = new Map<number, DeliveryOutcome>(deliveryIds.map((id) => [id, 'skipped']));
     const claimed = await this.claim(deliveryIds);
+    // files only for the e-mails whose message has any (one more statement, only then)
+    const withFiles = claimed.filter((c) => c.has_attachments && c.medium === 'email' && !c.expired).map((c) => c.message_id);
+    const files = withFiles.length ? await new MessageAttachments(this.db).of(withFiles) : new Map<number, MailAttachment[]>();
     const sent: { id: number; providerId: string }[] = [];
     const retry: { id: number; reason: string }[] = [];
     const failed: { id: number; reason: string; medium: Medium }[] = [];
     let unexpected: Error | undefined;
-    await eachAtMost(SENDS_AT_ONCE, claimed, async ({ message, expired, ...delivery }) => {
+    await eachAtMost(SENDS_AT_ONCE, claimed, async ({ message, expired, has_attachments: _a, ...delivery }) => {
       if (expired) {
         failed.push({ id: delivery.id, reason: expiredReason(this.env, delivery.last_error), medium: delivery.medium });
         return;
       }
       try {
-        sent.push({ id: delivery.id, providerId: await this.send(delivery, message, needs) });
+        sent.push({ id: delivery.id, providerId: await this.send(delivery, message, needs, files.get(message.id)) });
       } catch (err) {
         const reason = (err as Error).message;
         if (err instanceof TemporaryDeliveryError) retry.push({ id: delivery.id, reason });
@@ -116,10 +120,14 @@ export class DeliveryService {
          update ?? set state = 'sending', attempts = attempts + 1, updated_at = now()
           where id = any(?::int[]) and (state = 'queued' or (state = 'sending' and updated_at < now() - make_interval(secs => ?)))
           returning *)
-       select c.*, to_jsonb(m) as message, m.created_at < now() - make_interval(secs => ?) as expired
+       select c.*, to_jsonb(m) as message, m.created_at < now() - make_interval(secs => ?) as expired,
+              exists (select 1 from ?? a where a.message_id = c.message_id) as has_attachments
          from c join ?? m on m.id = c.message_id
         order by c.id`,
-      [this.db.ref('message_deliveries'), [...deliveryIds], this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env), this.db.ref('messages')],
+      [
+        this.db.ref('message_deliveries'), [...deliveryIds], this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env),
+        this.db.ref('message_attachments'), this.db.ref('messages'),
+      ],
     );
     return rows;
   }
@@ -156,7 +164,7 @@ export class DeliveryService {
     });
   }
 
-  private async send(d: DeliveryRow, m: MessageRow, needs: DeliveryNeeds): Promise<string> {
+  private async send(d: DeliveryRow, m: MessageRow, needs: DeliveryNeeds, attachments?: MailAttachment[]): Promise<string> {
     let text = m.text;
     if (m.kind === 'password') {
       const password = await needs.newPassword(m.recipient_id, d.id, m.created_at);
@@ -167,7 +175,7 @@ export class DeliveryService {
       const from = this.tenant.config.get('mail.from') ?? this.env.MAIL_FROM;
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from) and the platform has no default (MAIL_FROM)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId });
+      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId, ...(attachments ? { attachments } : {}) });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');

@@ -13,6 +13,14 @@ export interface OutgoingMail {
   text: string;
   /** Stable per delivery, so a resend is recognisable as one. */
   messageId?: string;
+  /** Files attached to the mail (message_attachments), in order. */
+  attachments?: MailAttachment[];
+}
+
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
 }
 
 /** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
@@ -34,6 +42,7 @@ export class MailSender {
         subject: mail.subject,
         text: mail.text,
         messageId: mail.messageId,
+        ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) } : {}),
       });
       return String(info.messageId ?? '');
     } catch (err) {

@@ -57,6 +57,11 @@ export const SECURITY_EVENT_TYPES = [
   'import.finished',
   // reports (issue 38): a report downloaded as a file; subject is the report's name
   'report.exported',
+  // report schedules (issue 38): subject is the schedule's id
+  'report_schedule.created',
+  'report_schedule.updated',
+  'report_schedule.deleted',
+  'report_schedule.run',
   // certificates and verifiable credentials (issue 38): certificate.* subject the person's user name, credential_key.* the key id
   'certificate.issued',
   'credential_key.created',

@@ -214,6 +214,16 @@ export const CONFIG_ITEMS = [
     readable: true,
   }),
   define({
+    id: 'reports.max_schedules',
+    section: 'messaging',
+    description: 'Most report schedules (POST /api/reports/schedules) the tenant may have; past it a new one is a 409.',
+    type: 'int_or_null',
+    schema: z.number().int().min(0).max(10_000),
+    default: 100,
+    secret: false,
+    readable: true,
+  }),
+  define({
     id: 'reminders.notify_manager',
     section: 'messaging',
     description: 'Expiry reminders by e-mail go in copy (cc) to the nearest manager above the person who has an e-mail address.',

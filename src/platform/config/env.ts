@@ -167,6 +167,10 @@ export const Env = z.object({
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
   /** How often the workers scan every tenant for registrations due an expiry reminder. */
   REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
+  /** How often the workers look for report schedules whose period's time has come (issue 38). */
+  REPORT_SCHEDULE_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Largest file attached to a mail (a scheduled report); a larger report is mailed without it, saying so. */
+  MAIL_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   /** Lifetime of an API client's access token (POST /oauth/token, client credentials). */
