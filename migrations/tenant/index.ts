@@ -25,6 +25,7 @@ import * as m230 from './230_identity_providers';
 import * as m240 from './240_api_clients';
 import * as m250 from './250_saml_identity_providers';
 import * as m280 from './280_certificates';
+import * as m320 from './320_calendar';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -54,4 +55,5 @@ export const tenantMigrations: Migration[] = [
   { name: '240_api_clients', up: m240.up },
   { name: '250_saml_identity_providers', up: m250.up },
   { name: '280_certificates', up: m280.up },
+  { name: '320_calendar', up: m320.up },
 ];

@@ -155,7 +155,7 @@ export class DeliveryService {
       const from = this.tenant.config.get('mail.from');
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId });
+      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId, calendar: m.calendar });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');

@@ -3,6 +3,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { ENV } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
+import { calendarMailOptions } from './calendar-mail';
 
 export interface OutgoingMail {
   from: string;
@@ -13,6 +14,8 @@ export interface OutgoingMail {
   text: string;
   /** Stable per delivery, so a resend is recognisable as one. */
   messageId?: string;
+  /** An iCalendar object (issue 39): sent as the text/calendar alternative and an .ics attachment. */
+  calendar?: string | null;
 }
 
 /** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
@@ -34,6 +37,7 @@ export class MailSender {
         subject: mail.subject,
         text: mail.text,
         messageId: mail.messageId,
+        ...calendarMailOptions(mail.calendar),
       });
       return String(info.messageId ?? '');
     } catch (err) {
