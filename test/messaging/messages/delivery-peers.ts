@@ -17,6 +17,8 @@ export interface ReceivedMail {
   rcptTo: string[];
   headers: Record<string, string>;
   body: string;
+  /** The message as received (RFC 822 source), for MIME parsing. */
+  raw: string;
 }
 
 function parseMail(raw: string): { headers: Record<string, string>; body: string } {
@@ -67,6 +69,7 @@ export async function startSmtpSink() {
               mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               rcptTo: session.envelope.rcptTo.map((r) => r.address),
               ...parseMail(raw),
+              raw,
             });
             callback();
           };
