@@ -10,6 +10,9 @@ export const feedTokenHash = (token: string) => createHash('sha256').update(toke
 const ENTRY_COLUMNS = `e.id, e.parent_id, e.title, e.description, e.starts_at, e.ends_at, e.calendar_sequence as sequence, e.cancelled,
   nullif(concat_ws(', ', l.name, nullif(l.address, '')), '') as location`;
 
+/** A module event without a location of its own is held at its course event's. */
+const LOCATION_JOIN = 'left join ?? ce on ce.id = e.parent_id left join ?? l on l.id = coalesce(e.location_id, ce.location_id)';
+
 type EntryRow = CalendarEntry & { parent_id: number | null };
 
 /**
@@ -30,9 +33,9 @@ export class CalendarRepository {
   /** The course event first, then its module events by start: one entry per date. */
   async entries(courseEventId: number): Promise<CalendarEntry[]> {
     const { rows } = await this.db.raw<{ rows: EntryRow[] }>(
-      `select ${ENTRY_COLUMNS} from ?? e left join ?? l on l.id = e.location_id
+      `select ${ENTRY_COLUMNS} from ?? e ${LOCATION_JOIN}
         where e.id = ? or e.parent_id = ? order by (e.parent_id is not null), e.starts_at, e.id`,
-      [this.db.ref('events'), this.db.ref('locations'), courseEventId, courseEventId],
+      [this.db.ref('events'), this.db.ref('events'), this.db.ref('locations'), courseEventId, courseEventId],
     );
     return rows.map(({ parent_id: _p, ...e }) => e);
   }
@@ -62,10 +65,10 @@ export class CalendarRepository {
       `with c as (
          select e.id from ?? pe join ?? e on e.id = pe.event_id
           where pe.person_id = ? and pe.status = 'signed_on' and not e.cancelled and e.ends_at > ?)
-       select ${ENTRY_COLUMNS} from ?? e left join ?? l on l.id = e.location_id
+       select ${ENTRY_COLUMNS} from ?? e ${LOCATION_JOIN}
         where (e.id in (select id from c) or e.parent_id in (select id from c)) and not e.cancelled
         order by e.starts_at, e.id`,
-      [this.db.ref('person_events'), this.db.ref('events'), personId, now, this.db.ref('events'), this.db.ref('locations')],
+      [this.db.ref('person_events'), this.db.ref('events'), personId, now, this.db.ref('events'), this.db.ref('events'), this.db.ref('locations')],
     );
     return rows.map(({ parent_id: _p, ...e }) => e);
   }
