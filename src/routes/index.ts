@@ -48,6 +48,7 @@ import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
 import { orderRoutes } from './courses/orders.routes';
 import { calendarFeedRoutes } from './courses/calendar.routes';
+import { calendarFeedOpenApi } from './courses/calendar-feed.openapi';
 import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
@@ -109,7 +110,7 @@ export { calendarFeedHttp } from './courses/calendar-feed.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
 /** Endpoints outside the route groups whose format a standard fixes, for the OpenAPI document. */
-export const standardPaths: Readonly<Record<string, Record<string, unknown>>> = { ...oauthTokenOpenApi };
+export const standardPaths: Readonly<Record<string, Record<string, unknown>>> = { ...oauthTokenOpenApi, ...calendarFeedOpenApi };
 /** A certificate's verification page (GET /verify/<code>) and the credential keys (GET /.well-known/jwks.json) on the tenant's host, mounted by app.ts. */
 export { verifyHttp } from './catalogue/verify.http';
 export { jwksHttp } from './identity/jwks.http';
