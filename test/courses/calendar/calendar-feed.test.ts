@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useCalendarBed, createEvent, addPersons, daysAhead } from '../authoring/authoring-support';
 import { importDemoTenant, type DemoTenant } from '../../support/test-app';
 import { tenantDb } from '../events/events-support';
-import { vevents } from './calendar-support';
+import { invite, mailTo, vevents } from './calendar-support';
 
 const bed = useCalendarBed();
 let globex: DemoTenant;
@@ -73,6 +73,10 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     // a deactivated person's feed stops, and comes back with them
     expect((await admin.put('/api/persons/feed1/deactivate')).status).toBe(200);
     expect((await fetchFeed(url.pathname)).status).toBe(404);
+    // the deactivation ended the coming seat: its invite is withdrawn
+    const withdrawn = await invite(await mailTo(bed, 'feed1@acme.example', 'Signed off: Feed: seat'));
+    expect(withdrawn.method).toBe('CANCEL');
+    expect(withdrawn.events[0].uid).toBe(`event-${seat.event_id}-person-${feed1}@${bed.acme.host}`);
     expect((await admin.put('/api/persons/feed1/reactivate')).status).toBe(200);
     expect((await fetchFeed(url.pathname)).status).toBe(200);
 
