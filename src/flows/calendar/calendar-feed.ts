@@ -4,6 +4,7 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import type { Principal } from '../../platform/auth/principal';
 import { TenantClock } from '../../platform/time/tenant-clock';
+import { AuditTrail } from '../../platform/audit';
 import { CalendarRepository, calendarParty, calendarText } from '../../courses';
 import { PersonDirectory, erasedUserName } from '../../people';
 
@@ -39,6 +40,7 @@ export class CalendarFeedFlow {
     return this.uow.run(async (tx) => {
       const repo = tx.get(CalendarRepository);
       const made = await repo.issueFeed(person.id, user.personId ?? null);
+      if (made) await tx.get(AuditTrail).record({ type: 'calendar_feed.created', actor: user.userName, subject: person.user_name, details: { person_id: person.id } });
       if (made) return { user_name: person.user_name, feed_url: `${origin}${feedPath(made.token)}`, created: true, created_at: made.created_at.toISOString() };
       const existing = (await repo.feedOf(person.id))!;
       return { user_name: person.user_name, feed_url: null, created: false, created_at: new Date(existing.created_at).toISOString() };
@@ -46,8 +48,12 @@ export class CalendarFeedFlow {
   }
 
   /** Revokes the person's feed; whether there was one. */
-  revoke(person: { id: number }): Promise<boolean> {
-    return this.calendar.revokeFeed(person.id);
+  revoke(user: Principal, person: { id: number; user_name: string }): Promise<boolean> {
+    return this.uow.run(async (tx) => {
+      if (!(await tx.get(CalendarRepository).revokeFeed(person.id))) return false;
+      await tx.get(AuditTrail).record({ type: 'calendar_feed.revoked', actor: user.userName, subject: person.user_name, details: { person_id: person.id } });
+      return true;
+    });
   }
 
   /**

@@ -51,7 +51,7 @@ export const calendarFeedRoutes = [
     input: z.object({ user_name: userNameParam }),
     idempotencyKey: true,
     async handler(ctx, input) {
-      if (!(await ctx.resolve(CalendarFeedFlow).revoke(ctx.target))) throw ApiError.notFound(`calendar feed of ${input.user_name}`);
+      if (!(await ctx.resolve(CalendarFeedFlow).revoke(ctx.user, ctx.target))) throw ApiError.notFound(`calendar feed of ${input.user_name}`);
       return { items: [], message: `calendar feed of ${input.user_name} revoked` };
     },
   }),

@@ -89,6 +89,14 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     expect(fresh.body.calendar[0].created).toBe(true);
     expect(fresh.body.calendar[0].feed_url).not.toBe(view.feed_url);
 
+    const entries = async (type: string) => {
+      const res = await admin.get(`/api/auditlog?type=${type}&limit=100`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.auditlog as any[]).filter((e) => e.subject === 'feed1').map((e) => e.actor).sort();
+    };
+    expect(await entries('calendar_feed.created')).toEqual(['admin', 'kari']);
+    expect(await entries('calendar_feed.revoked')).toEqual(['kari']);
+
     // self may have one too
     const own = await ola.get('/api/persons/ola/calendar');
     expect(own.status).toBe(200);
