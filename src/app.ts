@@ -8,7 +8,7 @@ import { mountRoutes } from './platform/http/mount-routes';
 import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
-import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, openApiExtra, verifyHttp, jwksHttp, scimHttp, SCIM_PATH } from './routes';
+import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, openApiExtra, verifyHttp, jwksHttp, scimHttp, SCIM_PATH, calendarFeedHttp } from './routes';
 import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';
@@ -49,6 +49,8 @@ export function buildApp(container: DependencyContainer): Express {
   app.use('/.well-known', jwksHttp(container));
   // SCIM 2.0 provisioning on the tenant's host: application/scim+json and SCIM errors, its own Bearer check (scope scim).
   app.use(SCIM_PATH, scimHttp(container));
+  // Personal calendar feeds (issue 39): GET /calendar/<token>.ics, no login, rate limited.
+  app.use('/calendar', calendarFeedHttp(container));
   app.use(healthRoutes(container));
   app.use(metricsRoutes(container));
   // Operator API (defineRoute routes outside any tenant, behind the operator's token) and admin page; /admin checks the host itself.

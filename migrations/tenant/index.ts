@@ -28,6 +28,7 @@ import * as m260 from './260_scim';
 import * as m270 from './270_report_schedules';
 import * as m280 from './280_certificates';
 import * as m300 from './300_credentials_that_end';
+import * as m320 from './320_calendar';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -60,4 +61,5 @@ export const tenantMigrations: Migration[] = [
   { name: '270_report_schedules', up: m270.up },
   { name: '280_certificates', up: m280.up },
   { name: '300_credentials_that_end', up: m300.up },
+  { name: '320_calendar', up: m320.up },
 ];

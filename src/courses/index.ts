@@ -9,6 +9,7 @@ import { PERSON_DATA } from '../platform/privacy/personal-data';
 import { FilesPurger } from './files/files-purger';
 import { Attendance } from './personevents/person-attendance';
 import { FileData } from './files/file-personal-data';
+import { CalendarFeedData } from './calendar/calendar-feed-data';
 
 export const coursesModule: AppModule = {
   name: 'courses',
@@ -16,6 +17,7 @@ export const coursesModule: AppModule = {
     c.register(TENANT_PURGERS, { useClass: FilesPurger });
     c.register(PERSON_DATA, { useClass: Attendance });
     c.register(PERSON_DATA, { useClass: FileData });
+    c.register(PERSON_DATA, { useClass: CalendarFeedData });
   },
 };
 
@@ -59,3 +61,6 @@ export { SurveyAnswerView, presentAnswer, type AnswerRow } from './surveyanswers
 export { surveyData, validateItems, walkItems, type SurveyData } from './surveyanswers/survey-data.schema';
 /** Files: stored bytes and rows, who may see them, their description. */
 export { FilesService, FileView, presentFile, type FileRow } from './files/files.service';
+/** Calendar invites and personal feeds (issue 39): the iCalendar text, its entries, SEQUENCE and the feed tokens. */
+export { CalendarRepository } from './calendar/calendar.repository';
+export { calendarText, calendarParty, calendarUid, type CalendarDocument, type CalendarEntry, type CalendarMethod, type CalendarParty } from './calendar/calendar-ics';

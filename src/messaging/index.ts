@@ -65,6 +65,7 @@ export { PasswordMailer, type PasswordMailReason } from './messages/password-mai
 export { WaitlistPromotionNotice, type SeatPromotion } from './messages/waitlist-promotion-notice';
 /** The notices of a cancelled event, to participants and their managers (EventCancellationFlow, src/flows/events). */
 export { EventCancellationNotice, type EventCancellation, type CancelledPlace, type NoticeContact } from './messages/event-cancellation-notice';
+export { CalendarNotice, type CalendarNoticeItem } from './messages/calendar-notice';
 /** Messages in a person's export and erasure (MessagePersonData). */
 export { MessageData, type MessageOfPerson } from './messages/message-personal-data';
 /** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */

@@ -48,6 +48,8 @@ import { locationAuthoringRoutes } from './courses/location-authoring.routes';
 import { surveyAnswerRoutes } from './courses/surveyanswers.routes';
 import { fileRoutes } from './courses/files.routes';
 import { orderRoutes } from './courses/orders.routes';
+import { calendarFeedRoutes } from './courses/calendar.routes';
+import { calendarFeedOpenApi } from './courses/calendar-feed.openapi';
 import { operatorRoutes } from './tenancy/platform.routes';
 import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
@@ -84,6 +86,7 @@ export const coursesRoutes: RouteDefinition<any>[] = [
   ...locationAuthoringRoutes,
   ...surveyAnswerRoutes,
   ...fileRoutes,
+  ...calendarFeedRoutes,
 ];
 
 /** Every route, in one place (paths are relative to /api); the kernel's security event log last. */
@@ -107,11 +110,12 @@ export const routeGroups: readonly RouteGroup[] = [
 export { platformRoutes } from './tenancy/platform.routes';
 /** Multipart upload and raw download of files, mounted before the routes (see app.ts). */
 export { filesHttp } from './courses/files.http';
+export { calendarFeedHttp } from './courses/calendar-feed.http';
 /** The OAuth 2.0 token endpoint of API clients (POST /oauth/token on the tenant's host), mounted by app.ts. */
 export { oauthTokenHttp } from './identity/oauth-token.http';
 /** Endpoints outside the route groups whose format a standard fixes (RFC 6749, SCIM), for the OpenAPI document. */
 export const openApiExtra: OpenApiExtra = {
-  paths: { ...oauthTokenOpenApi, ...scimOpenApi.paths },
+  paths: { ...oauthTokenOpenApi, ...calendarFeedOpenApi, ...scimOpenApi.paths },
   securitySchemes: { ...scimOpenApi.securitySchemes },
   schemas: { ...scimOpenApi.schemas },
 };

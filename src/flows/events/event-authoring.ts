@@ -12,6 +12,8 @@ import { EventWrites, EventsRepository, eventCustomAttributes, type EventColumns
 import { EventChecks } from './event-checks';
 import { EventListingFlow } from './event-listing';
 import { promoteFromWaitlist } from '../sign-on/waitlist-promotion';
+import { CourseCalendar } from '../calendar/calendar-invites';
+import { CalendarRepository } from '../../courses';
 
 /**
  * Writes the calendar's webhook event (the event's simple view, read in the transaction after the
@@ -114,6 +116,15 @@ export class EventAuthoringFlow {
       const writes = tx.get(EventWrites);
       if (Object.keys(c).length) await writes.update(event.id, c);
       if (d.prerequisite_competence_ids !== undefined) await writes.setPrerequisites(event.id, await checks.prerequisites(d.prerequisite_competence_ids));
+      // a new time or place: SEQUENCE up and an update of the invite to every seat (issue 39)
+      const moved =
+        (c.starts_at !== undefined && c.starts_at.getTime() !== event.starts_at.getTime()) ||
+        (c.ends_at !== undefined && c.ends_at.getTime() !== event.ends_at.getTime()) ||
+        (c.location_id !== undefined && c.location_id !== event.location_id);
+      if (moved) {
+        await tx.get(CalendarRepository).bumpSequence(event.id);
+        if (!event.cancelled) await (await CourseCalendar.of(tx, event.id))?.updateSeats();
+      }
       const raised = c.max_participants !== undefined && event.max_participants !== null && (c.max_participants === null || c.max_participants > event.max_participants);
       const promoted = raised ? await promoteFromWaitlist(tx, next) : [];
       const fields = Object.keys(d);

@@ -8,6 +8,7 @@ import { EventWrites, EventsRepository, type EventRow } from '../../courses';
 import { PersonDirectory, PersonManagers } from '../../people';
 import { EventCancellationNotice } from '../../messaging';
 import { recordEventChange } from './event-authoring';
+import { CourseCalendar } from '../calendar/calendar-invites';
 
 export interface CancelResult {
   message: string;
@@ -49,6 +50,8 @@ export class EventCancellationFlow {
       const contacts = await tx.get(PersonManagers).contacts(personIds);
       const managers = await tx.get(PersonManagers).nearest(personIds);
       const names = await tx.get(PersonDirectory).userNames(personIds);
+      // the seats' invites withdrawn: METHOD:CANCEL, every date STATUS:CANCELLED (the event is cancelled now)
+      const calendar = await CourseCalendar.of(tx, id);
       const notices = await tx.get(EventCancellationNotice).write({
         eventTitle: event.title,
         startsAt: event.starts_at,
@@ -56,7 +59,12 @@ export class EventCancellationFlow {
         places: places.flatMap((p) => {
           const contact = contacts.get(p.person_id);
           if (!contact) return [];
-          return [{ participant: { ...contact, user_name: names.get(p.person_id) ?? String(p.person_id) }, status: p.status, managers: managers.get(p.person_id) ?? [] }];
+          return [{
+            participant: { ...contact, user_name: names.get(p.person_id) ?? String(p.person_id) },
+            status: p.status,
+            managers: managers.get(p.person_id) ?? [],
+            calendar: p.status === 'signed_on' ? calendar?.textFor(contact, 'CANCEL') : null,
+          }];
         }),
       });
       await recordEventChange(tx, user, 'event.cancelled', id, { fields: ['cancelled'], reason, module_events: cancelled.filter((e) => e !== id), places_ended: places.length });

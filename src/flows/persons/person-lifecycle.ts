@@ -9,10 +9,11 @@ import { AuditTrail } from '../../platform/audit';
 import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonsRepository, assertMayChange, presentPersonSimple, type PersonRow } from '../../people';
-import { EventsRepository, PersonEventsRepository, presentPersonEvent } from '../../courses';
+import { CalendarRepository, EventsRepository, PersonEventsRepository, presentPersonEvent } from '../../courses';
 import { SessionStore } from '../../identity';
 import { SignOnViewsFlow } from '../sign-on/sign-on-views';
 import { promoteFromWaitlist } from '../sign-on/waitlist-promotion';
+import { CourseCalendar } from '../calendar/calendar-invites';
 
 export interface LifecycleResult {
   /** The person's row as it is now (deactivated_at set or null). */
@@ -124,7 +125,10 @@ export class PersonLifecycleFlow {
         const event = await tx.get(EventsRepository).findForUpdate(eventId);
         const live = event && (await repo.liveId(personId, eventId));
         if (!event || live === undefined) continue;
+        const seat = await tx.get(CalendarRepository).hasSeat(personId, eventId);
         await repo.signOff(live);
+        // the seat's calendar invite withdrawn (METHOD:CANCEL), as on a sign-off
+        if (seat) await (await CourseCalendar.of(tx, eventId))?.withdrawSeat(personId);
         ended++;
         await tx.get(OUTBOUND_EVENTS).record('personevent.signed_off', async () => presentPersonEvent(await tx.get(SignOnViewsFlow).byId(live)));
         promoted += (await promoteFromWaitlist(tx, event)).length;

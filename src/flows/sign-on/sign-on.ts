@@ -23,6 +23,8 @@ import {
 import { missingPrerequisites } from './missing-prerequisites';
 import { SignOnViewsFlow } from './sign-on-views';
 import { promoteFromWaitlist } from './waitlist-promotion';
+import { CourseCalendar } from '../calendar/calendar-invites';
+import { CalendarRepository } from '../../courses';
 
 /** Facts that block nothing: checkJoin with them judges only what needs no table. */
 const NOTHING_BLOCKS: JoinFacts = {
@@ -124,6 +126,8 @@ export class SignOnFlow {
       };
       // a wait-list place too: data.status says which
       await tx.get(OUTBOUND_EVENTS).record('personevent.signed_on', presentPersonEvent(row));
+      // the confirmation with its calendar invite (a wait-list place gets it when promoted)
+      if (status === 'signed_on') await (await CourseCalendar.of(tx, event.id))?.confirmSeat(person.id);
       return row;
     });
     const head = personEvent.status === 'waitlist' ? `${person.user_name} is on the wait list` : `${person.user_name} is signed on`;
@@ -148,7 +152,10 @@ export class SignOnFlow {
       const repo = tx.get(PersonEventsRepository);
       const live = await repo.liveId(person.id, eventId);
       if (live === undefined) throw ApiError.notFound(`sign-on of ${person.user_name} to event ${eventId}`);
+      const seat = await tx.get(CalendarRepository).hasSeat(person.id, eventId);
       await repo.signOff(live);
+      // a seat's invite is withdrawn (METHOD:CANCEL); a wait-list place had none
+      if (seat) await (await CourseCalendar.of(tx, eventId))?.withdrawSeat(person.id);
       await this.recordEvent(tx, 'personevent.signed_off', live);
       const promoted = await promoteFromWaitlist(tx, event);
       return { id: live, promoted };

@@ -4,6 +4,7 @@ import { PersonEventsRepository, presentPersonEvent, type EventRow } from '../..
 import { PersonDirectory } from '../../people';
 import { WaitlistPromotionNotice } from '../../messaging';
 import { SignOnViewsFlow } from './sign-on-views';
+import { CourseCalendar } from '../calendar/calendar-invites';
 
 /**
  * Gives every free seat of `event` (as it is in `tx`, locked by the caller: its max_participants
@@ -18,11 +19,13 @@ export async function promoteFromWaitlist(tx: Transaction, event: Pick<EventRow,
   const free = event.max_participants === null ? Infinity : event.max_participants - (await repo.seatsTaken(event.id));
   if (free <= 0) return [];
   const promoted: number[] = [];
+  const calendar = await CourseCalendar.of(tx, event.id);
   for (const waiting of await repo.waiting(event.id, free === Infinity ? null : free)) {
     await repo.promote(waiting.id);
     // in the same transaction: a crash after the commit cannot lose the notice
     const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'email', 'mobile']);
-    if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at });
+    // with the sign-on's calendar invite (REQUEST): the seat is theirs now
+    if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at, calendar: calendar?.textFor(recipient, 'REQUEST') });
     await tx.get(OUTBOUND_EVENTS).record('personevent.promoted', async () => presentPersonEvent(await tx.get(SignOnViewsFlow).byId(waiting.id)));
     promoted.push(waiting.id);
   }

@@ -175,7 +175,7 @@ export class DeliveryService {
       const from = this.tenant.config.get('mail.from') ?? this.env.MAIL_FROM;
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from) and the platform has no default (MAIL_FROM)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId, ...(attachments ? { attachments } : {}) });
+      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId, calendar: m.calendar, ...(attachments ? { attachments } : {}) });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');

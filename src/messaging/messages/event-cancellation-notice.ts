@@ -16,6 +16,8 @@ export interface NoticeContact {
 /** Whose place on which event a cancellation ended, and whom to copy. */
 export interface CancelledPlace {
   participant: NoticeContact & { user_name: string };
+  /** The METHOD:CANCEL calendar the participant's e-mail carries (a seat's invite withdrawn); none for the wait list. */
+  calendar?: string | null;
   /** signed_on or waitlist, before the cancellation. */
   status: 'signed_on' | 'waitlist';
   /** The participant's managers (people's nearest managers): each gets a copy of their own. */
@@ -51,15 +53,15 @@ export class EventCancellationNotice {
 
   /** Writes the notices; returns how many messages were written. */
   async write(c: EventCancellation): Promise<number> {
-    const rows: { recipient_id: number; title: string; text: string; medium: Medium; address: string }[] = [];
+    const rows: { recipient_id: number; title: string; text: string; medium: Medium; address: string; calendar: string | null }[] = [];
     const why = c.reason ? ` Reason: ${c.reason}` : '';
-    const add = (to: NoticeContact, title: string, text: string) => {
+    const add = (to: NoticeContact, title: string, text: string, calendar: string | null = null) => {
       const medium: Medium | null = to.email ? 'email' : to.mobile ? 'sms' : null;
-      if (medium) rows.push({ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)! });
+      if (medium) rows.push({ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)!, calendar: medium === 'email' ? calendar : null });
     };
     for (const place of c.places) {
       const held = place.status === 'waitlist' ? 'your place on the wait list' : 'your seat';
-      add(place.participant, `Cancelled: ${c.eventTitle}`, `"${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${held} has ended.${why}`);
+      add(place.participant, `Cancelled: ${c.eventTitle}`, `"${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${held} has ended.${why}`, place.calendar ?? null);
       for (const manager of place.managers) {
         add(
           manager,
@@ -74,10 +76,10 @@ export class EventCancellationNotice {
     await db.raw(
       `with x as (
          select nextval(pg_get_serial_sequence(?, 'id'))::int as id, r.* from jsonb_to_recordset(?::jsonb)
-           as r(recipient_id int, title text, text text, medium text, address text)),
+           as r(recipient_id int, title text, text text, medium text, address text, calendar text)),
        m as (
-         insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium)
-         select id, 'message', null, recipient_id, title, text, medium from x returning id)
+         insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar)
+         select id, 'message', null, recipient_id, title, text, medium, calendar from x returning id)
        insert into ?? (message_id, medium, address, priority) select x.id, x.medium, x.address, 0 from x join m on m.id = x.id`,
       [db.ref('messages'), JSON.stringify(rows), db.ref('messages'), db.ref('message_deliveries')],
     );

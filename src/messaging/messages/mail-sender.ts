@@ -3,6 +3,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { ENV } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
+import { calendarMailOptions } from './calendar-mail';
 
 export interface OutgoingMail {
   from: string;
@@ -15,12 +16,21 @@ export interface OutgoingMail {
   messageId?: string;
   /** Files attached to the mail (message_attachments), in order. */
   attachments?: MailAttachment[];
+  /** An iCalendar object (issue 39): sent as the text/calendar alternative and an .ics attachment. */
+  calendar?: string | null;
 }
 
 export interface MailAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
+}
+
+/** nodemailer options of a calendar invite, with the message's own files after its .ics. */
+function withAttachments(options: { icalEvent?: object; attachments?: object[] }, files: MailAttachment[] | undefined) {
+  if (!files?.length) return options;
+  const own = files.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content }));
+  return { ...options, attachments: [...(options.attachments ?? []), ...own] };
 }
 
 /** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
@@ -42,7 +52,8 @@ export class MailSender {
         subject: mail.subject,
         text: mail.text,
         messageId: mail.messageId,
-        ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) } : {}),
+        // a calendar invite brings its own .ics attachment; files of the message (reports) follow it
+        ...withAttachments(calendarMailOptions(mail.calendar), mail.attachments),
       });
       return String(info.messageId ?? '');
     } catch (err) {

@@ -15,6 +15,8 @@ export interface MessageRow {
   reply_to: string | null;
   send_medium: SendMedium;
   created_at: Date;
+  /** The iCalendar object (METHOD REQUEST or CANCEL) an e-mail carries (migration 320); null for other messages. */
+  calendar?: string | null;
 }
 
 export interface DeliveryRow {

@@ -4,12 +4,15 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
+import { CalendarNotice } from './calendar-notice';
 
 /** Who moved from the wait list onto a seat of which event, and how to reach them. */
 export interface SeatPromotion {
   recipient: { id: number; email: string | null; mobile: string | null };
   eventTitle: string;
   startsAt: Date;
+  /** The METHOD:REQUEST calendar the e-mail carries (issue 39), built by the flow; none: plain text. */
+  calendar?: string | null;
 }
 
 /**
@@ -25,16 +28,22 @@ export class WaitlistPromotionNotice {
     @inject(TRANSACTION) private readonly tx: Transaction,
   ) {}
 
-  async write({ recipient, eventTitle, startsAt }: SeatPromotion): Promise<void> {
+  async write({ recipient, eventTitle, startsAt, calendar }: SeatPromotion): Promise<void> {
     const medium = recipient.email ? 'email' : recipient.mobile ? 'sms' : null;
     // nobody to tell: the promotion stands without a notice
     if (!medium) return;
+    const title = `You have a seat: ${eventTitle}`;
+    const text = `A seat became free and you were moved from the wait list onto "${eventTitle}", starting ${new Date(startsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
+    if (calendar) {
+      await this.tx.get(CalendarNotice).write([{ recipient, title, text: `${text} The calendar entry is attached.`, calendar }]);
+      return;
+    }
     await this.tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: recipient.id,
-      title: `You have a seat: ${eventTitle}`,
-      text: `A seat became free and you were moved from the wait list onto "${eventTitle}", starting ${new Date(startsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      title,
+      text,
       cc: [],
       reply_to: null,
       send_medium: medium,

@@ -66,6 +66,9 @@ export const SECURITY_EVENT_TYPES = [
   'certificate.issued',
   'credential_key.created',
   'credential_key.rotated',
+  // personal calendar feeds (issue 39): subject the person's user name
+  'calendar_feed.created',
+  'calendar_feed.revoked',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

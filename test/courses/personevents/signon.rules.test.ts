@@ -5,7 +5,10 @@ import { PersonEventsRepository } from '../../../src/courses/personevents/person
 import { EventsRepository, type EventRow } from '../../../src/courses/events/events.repository';
 import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
 import { PersonDirectory } from '../../../src/people';
-import { WaitlistPromotionNotice, type SeatPromotion } from '../../../src/messaging';
+import { WaitlistPromotionNotice, CalendarNotice, type SeatPromotion, type CalendarNoticeItem } from '../../../src/messaging';
+import { CalendarRepository } from '../../../src/courses';
+import { PersonManagers } from '../../../src/people';
+import { TENANT } from '../../../src/platform/tokens';
 import type { Principal } from '../../../src/platform/auth/principal';
 import { ApiError } from '../../../src/platform/errors/api-error';
 import { clockAt, fakeUnitOfWork, tenantConfig } from '../../support/fakes';
@@ -89,7 +92,17 @@ const contacts = new Map([1, 2, 3, 4, 5, 6].map((id) => [id, { id, email: `p${id
 function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
   const store = new Store();
   const told: SeatPromotion[] = [];
+  /** Notices with a calendar (sign-on confirmations, sign-offs): their METHOD by recipient. */
+  const invites: { to: number; method: string | undefined }[] = [];
   const uow = fakeUnitOfWork([
+    [TENANT, { hosts: ['acme.test'], slug: 'acme', name: 'Acme', config: tenantConfig({ 'mail.from': 'Acme <training@acme.example>' }) }],
+    [CalendarRepository, {
+      courseOf: async (id: number) => (id === ev.id ? ev.id : undefined),
+      entries: async () => [{ id: ev.id, title: ev.title, description: null, starts_at: ev.starts_at, ends_at: ev.ends_at, location: null, sequence: 0, cancelled: ev.cancelled }],
+      hasSeat: async (personId: number, eventId: number) => store.rows.some((r) => r.person_id === personId && r.event_id === eventId && r.status === 'signed_on'),
+    }],
+    [PersonManagers, { contacts: async (ids: number[]) => new Map(ids.map((id) => [id, contacts.get(id)!])) }],
+    [CalendarNotice, { write: async (items: CalendarNoticeItem[]) => void invites.push(...items.map((i) => ({ to: i.recipient.id, method: /METHOD:(\w+)/.exec(i.calendar)?.[1] }))) }],
     [EventsRepository, { findForUpdate: async (id: number) => (id === ev.id ? ev : undefined) }],
     [PersonEventsRepository, store.personEvents],
     [JoinCheckRepository, store.joinFacts],
@@ -98,18 +111,20 @@ function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
     [WaitlistPromotionNotice, { write: async (promotion: SeatPromotion) => void told.push(promotion) }],
   ]);
   const service = new SignOnFlow(uow, { config: tenantConfig(config) }, store.views, { facts: () => store.joinFacts }, clockAt('2030-11-20T12:00:00Z'));
-  return { store, service, told };
+  return { store, service, told, invites };
 }
 
 const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: ApiError) => ({ errorcode: e.errorcode, message: e.message, extra: e.extra }));
 
 describe('sign-on rules', () => {
   it('takes a free seat, then puts the next person on the wait list with a note', async () => {
-    const { store, service } = setUp(event({ max_participants: 1 }));
+    const { store, service, invites } = setUp(event({ max_participants: 1 }));
     expect((await service.signOn(person(1, 'ola'), 7, {})).message).toBe('ola is signed on');
     const full = await service.signOn(person(2, 'nils'), 7, {});
     expect(full.message).toBe('nils is on the wait list; the event is full: placed on the wait list');
     expect(store.rows.map((r) => [r.person_id, r.status])).toEqual([[1, 'signed_on'], [2, 'waitlist']]);
+    // the seat's confirmation carries the invite; the wait list gets none
+    expect(invites).toEqual([{ to: 1, method: 'REQUEST' }]);
   });
 
   it('refuses a module event and an event check_join refuses, naming the reasons (409)', async () => {
@@ -134,7 +149,7 @@ describe('sign-on rules', () => {
 
 describe('wait-list promotion rules', () => {
   it('a sign-off gives the freed seat to the longest-waiting person and writes their notice with their contact', async () => {
-    const { store, service, told } = setUp(event({ max_participants: 2 }));
+    const { store, service, told, invites } = setUp(event({ max_participants: 2 }));
     store.add(1, 7, 'signed_on');
     store.add(2, 7, 'signed_on');
     const first = store.add(3, 7, 'waitlist');
@@ -143,7 +158,10 @@ describe('wait-list promotion rules', () => {
     expect(r.message).toBe('ola is signed off; 1 person(s) moved from the wait list to a seat');
     expect(store.rows.find((x) => x.id === first.id)!.status).toBe('signed_on');
     expect(store.rows.filter((x) => x.status === 'waitlist').map((x) => x.person_id)).toEqual([4]);
-    expect(told).toEqual([{ recipient: contacts.get(3), eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z') }]);
+    expect(told).toEqual([{ recipient: contacts.get(3), eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z'), calendar: expect.stringContaining('METHOD:REQUEST') }]);
+    expect(told[0].calendar).toContain('UID:event-7-person-3@acme.test');
+    // the seat given up: its invite withdrawn
+    expect(invites).toEqual([{ to: 1, method: 'CANCEL' }]);
   });
 
   it('fills every free seat (a raised limit), all of them without a limit, none on a cancelled event', async () => {

@@ -17,7 +17,7 @@ export interface ReceivedMail {
   rcptTo: string[];
   headers: Record<string, string>;
   body: string;
-  /** The message as received (for a MIME parser: attachments). */
+  /** The message as received (RFC 822 source), for MIME parsing. */
   raw: string;
 }
 

@@ -27,6 +27,8 @@ export const SECRET_COLUMNS: Record<string, string[]> = {
   identity_providers: ['client_secret'],
   // the tenant's Ed25519 signing key of verifiable credentials (issue 38): without it a new key is made on first use
   credential_keys: ['private_key'],
+  // personal calendar feed tokens (issue 39): only their SHA-256 is stored, still a key to the feed
+  calendar_feeds: ['token_hash'],
 };
 
 export const ArchiveManifest = z.object({
