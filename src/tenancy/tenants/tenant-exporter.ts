@@ -6,6 +6,7 @@ import { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { PlatformDb } from '../../platform/tenant-scope/platform-db';
 import { configItemDefinition } from '../../platform/config-items/config-item-registry';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
+import { oneQueryAtATime } from '../../platform/db/one-query-at-a-time';
 import { PERSON_TEXT_FIELDS, type TenantImport } from './tenant-import.schema';
 
 export interface ExportOptions {
@@ -53,7 +54,11 @@ export class TenantExporter {
     // config items live in the platform database: one snapshot with the tenant's rows on main only
     const main = this.clusters.checked(tenant.cluster) === MAIN_CLUSTER;
     return this.clusters.admin(tenant.cluster).transaction(
-      async (trx) => new Snapshot(new TenantDb(trx, tenant.schema), main ? trx : this.knex).build(tenant, options.secrets ?? true),
+      async (raw) => {
+        // the snapshot reads its tables together (Promise.all): one query at a time on the one connection
+        const trx = oneQueryAtATime(raw);
+        return new Snapshot(new TenantDb(trx, tenant.schema), main ? trx : this.knex).build(tenant, options.secrets ?? true);
+      },
       { isolationLevel: 'repeatable read' },
     );
   }
