@@ -23,6 +23,7 @@ import * as m210 from './210_person_lifecycle';
 import * as m220 from './220_imports';
 import * as m230 from './230_identity_providers';
 import * as m240 from './240_api_clients';
+import * as m290 from './290_audit_person_ids';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -50,4 +51,5 @@ export const tenantMigrations: Migration[] = [
   { name: '220_imports', up: m220.up },
   { name: '230_identity_providers', up: m230.up },
   { name: '240_api_clients', up: m240.up },
+  { name: '290_audit_person_ids', up: m290.up },
 ];

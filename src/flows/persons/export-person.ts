@@ -43,7 +43,7 @@ export class ExportPersonFlow {
     const key = { id: person.id, user_name: person.user_name };
     const [sections, auditlog] = await Promise.all([
       Promise.all(this.holders.map((h) => h.export?.(key) ?? {})),
-      auditEntriesOf(this.db, person.user_name),
+      auditEntriesOf(this.db, person.id),
     ]);
     const found: Partial<Record<PersonExportSection, Record<string, unknown>[]>> = Object.assign({}, ...sections);
     const section = (name: PersonExportSection) => found[name] ?? [];

@@ -11,6 +11,7 @@ import { schemaVersion } from '../../platform/migrations/migration-runner';
 import { migrateAll, type MigrateAllReport } from '../../platform/migrations/migrate-all';
 import type { Readable, Writable } from 'node:stream';
 import { ImportError, TenantImporter, type ImportOptions } from './tenant-importer';
+import { ImportTooLargeError } from './tenant-import-error';
 import { ArchiveExporter } from './archive/archive-exporter';
 import { ArchiveImporter } from './archive/archive-importer';
 import type { ArchiveEnd } from './archive/tenant-archive.format';
@@ -223,6 +224,7 @@ export class TenantAdminService {
       if (audited && placed) await this.recordOperator(placed, 'imported', { slug: options.slug ?? null, cluster: placed.cluster });
       return this.summary(r.tenantId);
     } catch (err) {
+      if (err instanceof ImportTooLargeError) throw new ApiError(413, err.message);
       if (err instanceof ImportError) {
         throw new ApiError(/already (exists|belongs)/.test(err.message) ? 409 : 420, err.message);
       }
