@@ -20,4 +20,20 @@ export async function up(trx: Knex.Transaction): Promise<void> {
     'mobile.changed', 'roles.changed', 'person.erased', 'person.deactivated', 'person.reactivated', 'manager.added', 'manager.removed',
     'participant.result_recorded')`);
   await trx.raw("set local app.audit_erasure = 'off'");
+  // new entries: the trigger fills the ids from the names as they are at that moment (the kernel's writer names no people table)
+  await trx.raw(`
+    create function audit_log_person_ids() returns trigger language plpgsql as $$
+    begin
+      if new.actor_id is null and new.actor not in ('operator', 'anonymous', 'system') then
+        execute format('select id from %I.persons where user_name = $1', tg_table_schema) into new.actor_id using new.actor;
+      end if;
+      if new.subject_id is null and new.subject is not null and new.type in (
+        'login.succeeded', 'login.failed', 'login.throttled', 'login.sso', 'logout', 'password.changed', 'password.reset', 'email.changed',
+        'mobile.changed', 'roles.changed', 'person.erased', 'person.deactivated', 'person.reactivated', 'manager.added', 'manager.removed',
+        'participant.result_recorded') then
+        execute format('select id from %I.persons where user_name = $1', tg_table_schema) into new.subject_id using new.subject;
+      end if;
+      return new;
+    end $$`);
+  await trx.raw('create trigger audit_log_person_ids before insert on audit_log for each row execute function audit_log_person_ids()');
 }
