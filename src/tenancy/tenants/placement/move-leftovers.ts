@@ -48,7 +48,7 @@ export class MoveLeftovers {
       .whereIn('m.state', [...LEFTOVER_STATES])
       .where((w) => w.whereNot('m.state', 'switched').orWhere('m.started_at', '<', new Date(Date.now() - graceMs)))
       .orderBy('m.id')
-      .select('m.id', 'm.tenant_id', 'm.from_cluster', 'm.to_cluster', 'm.state', 't.schema', 't.cluster');
+      .select('m.id', 'm.tenant_id', 'm.from_cluster', 'm.to_cluster', 'm.state', 't.schema_name as schema', 't.cluster');
     const done: string[] = [];
     for (const row of rows) {
       const guard = new Client({ connectionString: this.clusters.url(MAIN_CLUSTER) });
