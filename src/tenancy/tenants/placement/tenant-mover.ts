@@ -76,7 +76,11 @@ export class TenantMover {
       if (!rows[0].ok) throw new ApiError(409, `a move of tenant ${slug} is already running`);
       // what earlier movers left (a killed one's triggers, partial or old copies), this tenant's included
       await guard.query('select pg_advisory_unlock(hashtext($1))', [`tenant-move:${tenant.id}`]);
-      for (const line of await this.leftovers.sweep(0).catch(() => [])) say(line);
+      const swept = await this.leftovers.sweep(0).catch((err: Error) => {
+        this.logger.warn({ err: err.message }, 'move: sweeping earlier leftovers failed; the workers try again');
+        return [] as string[];
+      });
+      for (const line of swept) say(line);
       const { rows: again } = await guard.query('select pg_try_advisory_lock(hashtext($1)) as ok', [`tenant-move:${tenant.id}`]);
       if (!again[0].ok) throw new ApiError(409, `a move of tenant ${slug} is already running`);
       const [row] = await this.moves().insert({ tenant_id: tenant.id, from_cluster: from, to_cluster: to, state: 'copying' }).returning('id');
