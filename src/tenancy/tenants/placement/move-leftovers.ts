@@ -87,8 +87,9 @@ export class MoveLeftovers {
 
   private async clean(row: MoveRow): Promise<string | null> {
     const placedOn = row.cluster ?? MAIN_CLUSTER;
-    if (row.state === 'switched') {
-      // the tenant went to to_cluster; the fenced old copy on from_cluster goes
+    // 'switched', or a move that failed at the switch without knowing its outcome ('failed' with the
+    // tenant placed on to_cluster after all): the tenant went to to_cluster; the fenced old copy on from_cluster goes
+    if (row.state === 'switched' || (placedOn === row.to_cluster && placedOn !== row.from_cluster)) {
       if (placedOn === row.from_cluster || !this.clusters.has(row.from_cluster)) return null;
       await this.dropCopy(row.from_cluster, row.schema);
       await this.forgetChanges(row.from_cluster, row.schema);

@@ -87,6 +87,15 @@ describe('move leftovers', () => {
     expect((await moves().where({ id }).first('state')).state).toBe('done');
   });
 
+  it('drops the old copy of a move that failed at the switch but did switch (outcome unknown to the mover)', async () => {
+    const tenant = await importOn(bed.t, 'acme', 'b');
+    await migrateSchema(admin('main'), tenant.schema, tenantMigrations.slice(0, 5));
+    const [{ id }] = await moves().insert({ tenant_id: tenant.tenantId, from_cluster: 'main', to_cluster: 'b', state: 'failed', error: 'could not tell whether tenant was switched' }).returning('id');
+    expect((await bed.t.container.resolve(MoveLeftovers).sweep()).join('\n')).toContain(`move ${id}`);
+    expect([await schemaOn('main', tenant.schema), await schemaOn('b', tenant.schema)]).toEqual([false, true]);
+    expect((await moves().where({ id }).first('state')).state).toBe('done');
+  });
+
   it("deleting a tenant drops the copy a move left on another cluster", async () => {
     const tenant = await importOn(bed.t, 'acme', 'main');
     await killedWhileCopying(tenant.schema, tenant.tenantId);
