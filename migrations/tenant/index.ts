@@ -27,6 +27,7 @@ import * as m250 from './250_saml_identity_providers';
 import * as m260 from './260_scim';
 import * as m270 from './270_report_schedules';
 import * as m280 from './280_certificates';
+import * as m290 from './290_audit_person_ids';
 import * as m300 from './300_credentials_that_end';
 import * as m320 from './320_calendar';
 
@@ -60,6 +61,7 @@ export const tenantMigrations: Migration[] = [
   { name: '260_scim', up: m260.up },
   { name: '270_report_schedules', up: m270.up },
   { name: '280_certificates', up: m280.up },
+  { name: '290_audit_person_ids', up: m290.up },
   { name: '300_credentials_that_end', up: m300.up },
   { name: '320_calendar', up: m320.up },
 ];

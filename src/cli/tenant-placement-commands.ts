@@ -3,7 +3,7 @@ import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { DependencyContainer } from 'tsyringe';
 import { CLUSTERS } from '../platform/clusters/clusters';
-import { BulkProvisioner, SpareSchemas, TenantMover, TenantPlacement } from '../tenancy';
+import { BulkProvisioner, MoveLeftovers, SpareSchemas, TenantMover, TenantPlacement } from '../tenancy';
 import { CliError, progress, runWithContainer } from './cli-runtime';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -39,7 +39,7 @@ function readLines(file: string): Promise<unknown[]> {
   );
 }
 
-/** `move`, `clusters`, `spares` and `create-many` (src/tenancy/tenants/placement/README.md). */
+/** `move`, `sweep-moves`, `clusters`, `spares` and `create-many` (src/tenancy/tenants/placement/README.md). */
 export function registerPlacementCommands(program: Command): void {
   program
     .command('move')
@@ -53,6 +53,16 @@ export function registerPlacementCommands(program: Command): void {
         if (!Number.isFinite(seconds) || seconds < 0) throw new CliError('--drop-after must be a number of seconds');
         const r = await c.resolve(TenantMover).move(slug, o.to, { onProgress: progress, dropAfterMs: seconds * 1000 });
         out(`${r.slug} moved from ${r.from} to ${r.to}: ${r.tables} tables, ${r.rows} rows (${r.changedRows} copied again), write pause ${r.writePauseMs} ms, ${r.seconds.toFixed(1)} s in all`);
+      }),
+    );
+
+  program
+    .command('sweep-moves')
+    .description("Clean up what killed movers left (capture triggers, partial copies, old copies); the workers do it every minute")
+    .action(() =>
+      runWithContainer(async (c) => {
+        const lines = await c.resolve(MoveLeftovers).sweep(0);
+        out(lines.length ? lines.join('\n') : 'nothing left behind by moves');
       }),
     );
 

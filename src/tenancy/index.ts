@@ -9,6 +9,7 @@ import type { AppModule } from '../platform/module';
 import { BACKGROUND_WORKERS } from '../platform/queue/worker-runtime';
 import { QUEUES } from '../platform/queue/job-definition';
 import { SpareKeeper } from './tenants/placement/spare-keeper';
+import { MoveSweeper } from './tenants/placement/move-leftovers';
 import { IMPORT_QUEUE } from './imports/import-queue';
 
 export const tenancyModule: AppModule = {
@@ -16,6 +17,8 @@ export const tenancyModule: AppModule = {
   register(c) {
     // Keeps each cluster's spare (pre-migrated) schemas topped up, in the worker process.
     c.register(BACKGROUND_WORKERS, { useClass: SpareKeeper });
+    // Cleans up after killed tenant movers (triggers, partial copies, old copies), in the worker process.
+    c.register(BACKGROUND_WORKERS, { useClass: MoveSweeper });
     // Bulk imports (POST /api/imports) run on their own queue; the job is src/flows/imports'.
     c.register(QUEUES, { useValue: IMPORT_QUEUE });
   },
@@ -37,6 +40,7 @@ export { ARCHIVE_FORMAT } from './tenants/archive/tenant-archive.format';
 export { TenantImporter } from './tenants/tenant-importer';
 /** Placement over PostgreSQL clusters (npm run tenant -- move | clusters | spares | create-many). */
 export { TenantMover } from './tenants/placement/tenant-mover';
+export { MoveLeftovers } from './tenants/placement/move-leftovers';
 export { SpareSchemas } from './tenants/placement/spare-schemas';
 export { TenantPlacement } from './tenants/placement/placement';
 export { BulkProvisioner } from './tenants/placement/bulk-provisioner';

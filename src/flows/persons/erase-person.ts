@@ -39,15 +39,17 @@ export class ErasePersonFlow {
       if (await anonymiser.nameTaken(name, person.id)) {
         throw new ApiError(409, `user name "${name}" is taken by another person; rename that person first`);
       }
+      // what identified the person, read before it is blanked: holders look for copies of it
+      const identifiers = await anonymiser.identifiers(person.id);
+      const formerNames = await renameInAuditLog(tx.get(TENANT_DB), person.id, name);
       await anonymiser.anonymise(person.id, name);
       // Failures here leave no personal data readable through the API (the rows are gone); they are logged for a retry by hand.
       tx.afterCommit(() => this.sessions.destroyAllFor(this.tenant, person.id).catch((err) => this.log.error({ err, personId: person.id }, 'erasure: ending sessions failed')));
       const steps: ErasureStep[] = [];
       for (const holder of this.holders) {
-        const step = await holder.erase?.(tx, person.id);
+        const step = await holder.erase?.(tx, person.id, { placeholder: name, identifiers: [...new Set([...identifiers, ...formerNames])] });
         if (step) steps.push(step);
       }
-      await renameInAuditLog(tx.get(TENANT_DB), userName, name);
       const details = Object.assign({ person_id: person.id }, ...steps.map((s) => s.details ?? {}));
       await tx.get(AuditTrail).record({ type: 'person.erased', actor: user.userName, subject: name, details });
       return name;

@@ -58,7 +58,7 @@ export class ExportPersonFlow {
     const probe = { limit: page.limit + 1, offset: page.offset };
     const [sections, auditRows] = await Promise.all([
       Promise.all(this.holders.map((h) => h.export?.(key, probe) ?? {})),
-      auditEntriesOf(this.db, person.user_name, probe),
+      auditEntriesOf(this.db, person.id, probe),
     ]);
     const found: Partial<Record<PersonExportSection | 'auditlog', Record<string, unknown>[]>> = Object.assign({ auditlog: auditRows }, ...sections);
     const more = LIST_SECTIONS.filter((name) => (found[name]?.length ?? 0) > page.limit);

@@ -46,12 +46,14 @@ export class WebhookDeliverer {
   async deliver(deliveryId: number): Promise<WebhookOutcome> {
     const d = await this.claim(deliveryId);
     if (!d) return { outcome: 'skipped' };
-    if (!d.enabled) {
+    // An endpoint restored from an archive without secrets has none: it signs nothing until its secret is rotated.
+    if (!d.enabled || !d.secret) {
+      const why = d.enabled ? 'the endpoint has no signing secret (restored without secrets): rotate its secret' : 'the endpoint is disabled';
       // listed with the attempts, so the admin sees why the event never went out
       await this.uow.run(async (tx) => {
         const trx = tx.get(TENANT_DB);
-        await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: 'not sent: the endpoint is disabled', duration_ms: 0 });
-        await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: 'endpoint disabled', updated_at: trx.fn.now() });
+        await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: `not sent: ${why}`, duration_ms: 0 });
+        await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: d.enabled ? 'no signing secret' : 'endpoint disabled', updated_at: trx.fn.now() });
       });
       return { outcome: 'failed' };
     }

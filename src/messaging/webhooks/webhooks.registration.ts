@@ -10,6 +10,8 @@ import { WebhookSignalPurger } from './webhook-signal-purger';
 import { WebhookTargets, WEBHOOK_DNS_LOOKUP } from './webhook-targets';
 import { DEFAULT_WEBHOOK_TIMING, WEBHOOK_TIMING, type WebhookTiming } from './webhook-timing';
 import { deliverWebhookJob } from './deliver-webhook.job';
+import { PERSON_DATA } from '../../platform/privacy/personal-data';
+import { WebhookEventPersonalData } from './webhook-personal-data';
 
 /** Everything the webhooks feature plugs into a container (messaging's index.ts calls it). */
 export function registerWebhooks(c: DependencyContainer): void {
@@ -26,4 +28,6 @@ export function registerWebhooks(c: DependencyContainer): void {
   });
   c.register(JOBS, { useValue: deliverWebhookJob });
   c.register(TENANT_PURGERS, { useClass: WebhookSignalPurger });
+  // erasure rewrites the event bodies that name the person
+  c.register(PERSON_DATA, { useClass: WebhookEventPersonalData });
 }

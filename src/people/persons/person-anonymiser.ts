@@ -6,8 +6,13 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 const PERSONAL_COLUMNS = [
   'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'birthdate', 'extern_person_id', 'address', 'postcode', 'city',
   'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
-  'password_hash', 'password_changed_at', 'must_change_password', 'pending_password_hash', 'pending_password_expires_at',
+  'password_hash', 'password_changed_at', 'must_change_password',
+  // every column of a mailed password not used yet (migrations 020 and 090)
+  'pending_password_hash', 'pending_password_expires_at', 'pending_password_delivery_id', 'pending_password_earlier',
 ] as const;
+
+/** Values that name the person where they are copied as text (user name, contact details, names, codes). */
+const IDENTIFYING_COLUMNS = ['user_name', 'email', 'mobile', 'phone', 'extern_person_id', 'employee_code', 'firstname', 'lastname'] as const;
 
 export const erasedUserName = (personId: number) => `erased-${personId}`;
 
@@ -28,6 +33,14 @@ export class PersonAnonymiser {
   /** Someone other than the person already holds the name. */
   async nameTaken(userName: string, personId: number): Promise<boolean> {
     return Boolean(await this.db.table('persons').where('user_name', userName).whereNot('id', personId).first('id'));
+  }
+
+  /** The person's identifying values as they are now (before anonymise), at least 3 characters long each. */
+  async identifiers(personId: number): Promise<string[]> {
+    const row = await this.db.table('persons').where('id', personId).first(...IDENTIFYING_COLUMNS);
+    const values = IDENTIFYING_COLUMNS.map((c) => row?.[c]).filter((v): v is string => typeof v === 'string' && v.trim().length >= 3);
+    const full = row?.firstname && row?.lastname ? [`${row.firstname} ${row.lastname}`] : [];
+    return [...new Set([...values, ...full])];
   }
 
   /** Blanks the personal columns, renames the person `placeholder` and ends what they managed (a placeholder manages nothing). */

@@ -35,9 +35,12 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
   return rows.map((r: any) => ({ ...r, audit_id: Number(r.audit_id), at: new Date(r.at).toISOString() }));
 }
 
-/** Every entry where the person is actor or subject, oldest first (the GDPR export). */
-export async function auditEntriesOf(db: TenantDb, userName: string, page?: { limit: number; offset: number }): Promise<Record<string, unknown>[]> {
-  const query = db.table('audit_log').where((w) => w.where('actor', userName).orWhere('subject', userName))
+/**
+ * Every entry where the person is actor or subject, oldest first (the GDPR export): by person id,
+ * so entries under a former user name are in and a former holder of the person's user name's are not.
+ */
+export async function auditEntriesOf(db: TenantDb, personId: number, page?: { limit: number; offset: number }): Promise<Record<string, unknown>[]> {
+  const query = db.table('audit_log').where((w) => w.where('actor_id', personId).orWhere('subject_id', personId))
     .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details').orderBy('audit_id');
   const rows = await (page ? query.limit(page.limit).offset(page.offset) : query);
   return rows.map((e: { audit_id: string }) => ({ ...e, audit_id: Number(e.audit_id) }));
@@ -48,9 +51,15 @@ export async function auditEntriesOf(db: TenantDb, userName: string, page?: { li
  * earlier entries naming the person name the placeholder. `set local` scopes the escape to the
  * erasure's transaction, so no other statement can use it.
  */
-export async function renameInAuditLog(trx: TenantDb, oldName: string, placeholder: string): Promise<void> {
+export async function renameInAuditLog(trx: TenantDb, personId: number, placeholder: string): Promise<string[]> {
   await trx.raw("set local app.audit_erasure = 'on'");
-  await trx.table('audit_log').where('actor', oldName).update({ actor: placeholder });
-  await trx.table('audit_log').where('subject', oldName).update({ subject: placeholder });
+  // every name the person was logged under (a former user name too), found by id
+  const names = (await trx.raw(
+    'select actor as name from ?? where actor_id = ? union select subject from ?? where subject_id = ? and subject is not null',
+    [trx.ref('audit_log'), personId, trx.ref('audit_log'), personId],
+  )).rows.map((r: { name: string }) => r.name).filter((n: string) => n !== placeholder);
+  await trx.table('audit_log').where('actor_id', personId).update({ actor: placeholder });
+  await trx.table('audit_log').where('subject_id', personId).update({ subject: placeholder });
   await trx.raw("set local app.audit_erasure = 'off'");
+  return names;
 }

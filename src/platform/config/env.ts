@@ -156,6 +156,14 @@ export const Env = z.object({
   IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(100_000),
   IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
+  /**
+   * Tenant archive import (npm run tenant -- import, POST /platform/tenants/import): the gzip'd body, the
+   * bytes unpacked in all, one entry's bytes and the number of entries taken (413 beyond any of them).
+   */
+  ARCHIVE_IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(8 * 1024 ** 3),
+  ARCHIVE_IMPORT_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1).default(32 * 1024 ** 3),
+  ARCHIVE_IMPORT_MAX_ENTRY_BYTES: z.coerce.number().int().min(1).default(1024 ** 3),
+  ARCHIVE_IMPORT_MAX_ENTRIES: z.coerce.number().int().min(3).default(1_000_000),
   /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
   DEMO_TENANTS: booleanFlag.optional(),
   TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),

@@ -1,5 +1,8 @@
+import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { InjectionToken } from 'tsyringe';
 
 /**
@@ -11,6 +14,11 @@ import type { InjectionToken } from 'tsyringe';
  */
 export interface FileStore {
   put(namespace: string, key: string, data: Buffer): Promise<void>;
+  /**
+   * Stores the bytes of a stream as they come (never held whole in memory); resolves with their
+   * number. On any error nothing is stored under the key and nothing half-written is left.
+   */
+  putStream(namespace: string, key: string, data: Readable | AsyncIterable<Buffer>): Promise<number>;
   /** null when the object is gone. */
   get(namespace: string, key: string): Promise<Buffer | null>;
   remove(namespace: string, key: string): Promise<void>;
@@ -39,6 +47,26 @@ export class LocalFileStore implements FileStore {
     // Write then rename, so a reader never sees half a file.
     await writeFile(`${target}.part`, data);
     await rename(`${target}.part`, target);
+  }
+
+  async putStream(namespace: string, key: string, data: Readable | AsyncIterable<Buffer>): Promise<number> {
+    const target = this.path(namespace, key);
+    await mkdir(join(this.root, namespace), { recursive: true });
+    let bytes = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(data, count, createWriteStream(`${target}.part`, { mode: 0o600 }));
+      await rename(`${target}.part`, target);
+    } catch (err) {
+      await rm(`${target}.part`, { force: true });
+      throw err;
+    }
+    return bytes;
   }
 
   async get(namespace: string, key: string): Promise<Buffer | null> {

@@ -20,6 +20,16 @@ export type PersonExportSection = 'personcompetences' | 'personevents' | 'survey
  * What a module did for an erasure: details for the person.erased audit entry. What cannot roll
  * back with the transaction (file bytes) it registers with tx.afterCommit, logging its failures.
  */
+/**
+ * The person being erased as they were before: the placeholder user name they get, and every
+ * value that identified them (current and former user names, e-mail, mobile, names, codes), for
+ * holders that keep copies of those values in free form (webhook event bodies).
+ */
+export interface ErasedPerson {
+  placeholder: string;
+  identifiers: string[];
+}
+
 export interface ErasureStep {
   details?: Record<string, unknown>;
 }
@@ -40,6 +50,6 @@ export interface ExportPage {
 export interface PersonDataHolder {
   export?(person: PersonKey, page: ExportPage): Promise<Partial<Record<PersonExportSection, Record<string, unknown>[]>>>;
   /** Blanks or removes what identifies the person, inside the erasure's transaction. */
-  erase?(tx: Transaction, personId: number): Promise<ErasureStep | void>;
+  erase?(tx: Transaction, personId: number, person: ErasedPerson): Promise<ErasureStep | void>;
 }
 export const PERSON_DATA: InjectionToken<PersonDataHolder> = Symbol('PersonData');

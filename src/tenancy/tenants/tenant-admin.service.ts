@@ -12,6 +12,7 @@ import { schemaVersion } from '../../platform/migrations/migration-runner';
 import { migrateAll, type MigrateAllReport } from '../../platform/migrations/migrate-all';
 import type { Readable, Writable } from 'node:stream';
 import { ImportError, TenantImporter, type ImportOptions } from './tenant-importer';
+import { ImportTooLargeError } from './tenant-import-error';
 import { ArchiveExporter } from './archive/archive-exporter';
 import { ArchiveImporter } from './archive/archive-importer';
 import type { ArchiveEnd } from './archive/tenant-archive.format';
@@ -22,6 +23,7 @@ import { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { recordSecurityEvent } from '../../platform/audit/security-audit';
 import { CLUSTERS, type Clusters } from '../../platform/clusters/clusters';
 import { platformAndTenant } from '../../platform/clusters/cluster-transaction';
+import { MoveLeftovers } from './placement/move-leftovers';
 
 /** Where an operator action came from, for the tenant's security event log. */
 export interface OperatorOrigin {
@@ -84,6 +86,7 @@ export class TenantAdminService {
     @inject(ArchiveImporter) private readonly archiveImporter: ArchiveImporter,
     @injectAll(TENANT_PURGERS) private readonly purgers: TenantPurger[],
     @inject(CLUSTERS) private readonly clusters: Clusters,
+    @inject(MoveLeftovers) private readonly moveLeftovers: MoveLeftovers,
   ) {}
 
   /** The /platform API says so; the CLI is the default. */
@@ -192,11 +195,15 @@ export class TenantAdminService {
   /** Drops the schema, the platform rows, then everything the purgers know of (Redis keys, queued jobs). */
   async delete(slug: string, onProgress: Progress = () => {}): Promise<DeleteReport> {
     const tenant = await this.tenant(slug);
+    // clusters its moves touched (their rows go with the tenant's): an old or partial copy may be left there
+    const moved = await this.platform.table('tenant_moves').where({ tenant_id: tenant.id }).select('from_cluster', 'to_cluster');
     await platformAndTenant(this.clusters, tenant.cluster, async (trx, tenantTrx) => {
       await tenantTrx.raw('drop schema if exists ?? cascade', [tenant.schema]);
       await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).delete();
     });
     onProgress(`${slug}: schema ${tenant.schema} and platform rows dropped`);
+    const copies = await this.moveLeftovers.purgeTenant(tenant.schema, tenant.cluster ?? 'main', moved.flatMap((m: { from_cluster: string; to_cluster: string }) => [m.from_cluster, m.to_cluster]));
+    for (const line of copies) onProgress(`${slug}: move leftovers: ${line}`);
     await this.resolver.publishChange(tenant.id);
     const purged: string[] = [];
     for (const purger of this.purgers) {
@@ -204,7 +211,7 @@ export class TenantAdminService {
       purged.push(`${purger.name}: ${line}`);
       onProgress(`${slug}: ${purger.name}: ${line}`);
     }
-    return { slug, purged };
+    return { slug, purged: copies.length ? [`move-leftovers: ${copies.join('; ')}`, ...purged] : purged };
   }
 
   migrateAll(onProgress?: Progress): Promise<MigrateAllReport> {
@@ -224,6 +231,7 @@ export class TenantAdminService {
       if (audited && placed) await this.recordOperator(placed, 'imported', { slug: options.slug ?? null, cluster: placed.cluster });
       return this.summary(r.tenantId);
     } catch (err) {
+      if (err instanceof ImportTooLargeError) throw new ApiError(413, err.message);
       if (err instanceof ImportError) {
         throw new ApiError(/already (exists|belongs)/.test(err.message) ? 409 : 420, err.message);
       }

@@ -20,17 +20,37 @@ import {
   tableEntry,
   type ArchiveEnd,
   type ArchiveManifest,
+  type SecretsHeld,
 } from './tenant-archive.format';
 
 export interface ArchiveExportOptions {
-  /** Secret config item values (api.oauth.secret) and integration secrets (identity_providers.client_secret). */
+  /** Secret config item values (api.oauth.secret) and every SECRET_COLUMNS column (webhook, API-client and identity-provider secrets, mailed passwords). */
   secrets: boolean;
-  /** persons.password_hash and pending_password_hash; without them nobody can log in after a restore. */
+  /** The CREDENTIAL_COLUMNS (persons.password_hash, ...); without them nobody can log in after a restore. */
   passwordHashes: boolean;
   onProgress?: (line: string) => void;
 }
 
 type Pack = tar.Pack;
+
+/** The secret and credential columns of a table this export leaves out. */
+function blanked(t: CatalogTable, o: ArchiveExportOptions): string[] {
+  return [...(o.passwordHashes ? [] : (CREDENTIAL_COLUMNS[t.name] ?? [])), ...(o.secrets ? [] : (SECRET_COLUMNS[t.name] ?? []))];
+}
+
+/** For the manifest: every secret or credential column the export carries, with the rows that hold a value in it. */
+async function heldColumns(trx: Knex.Transaction, schema: string, tables: CatalogTable[], o: ArchiveExportOptions): Promise<Record<string, number>> {
+  const held: Record<string, number> = {};
+  for (const t of tables) {
+    const out = blanked(t, o);
+    const carried = [...new Set([...(CREDENTIAL_COLUMNS[t.name] ?? []), ...(SECRET_COLUMNS[t.name] ?? [])])].filter((c) => t.columns.includes(c) && !out.includes(c));
+    for (const c of carried) {
+      const r = await trx.raw("select count(*)::int as n from ??.?? where ?? is not null and ??::text <> ''", [schema, t.name, c, c]);
+      held[`${t.name}.${c}`] = r.rows[0].n;
+    }
+  }
+  return held;
+}
 
 function entry(pack: Pack, name: string, data: Buffer): Promise<void> {
   // The callback fires once the pack has taken the bytes, which follows the reader's pace.
@@ -97,6 +117,15 @@ export class ArchiveExporter {
     }
     const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name')) as string[];
     const platform = await platformDb.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
+    const items = await platformDb.raw(
+      'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',
+      [PlatformDb.SCHEMA, tenant.id],
+    );
+    const kept = (items.rows as { item_id: string; j: string }[]).filter((r) => o.secrets || !configItemDefinition(r.item_id)?.secret);
+    const secretsHeld: SecretsHeld = {
+      columns: await heldColumns(trx, schema, tables, o),
+      config_items: kept.filter((r) => configItemDefinition(r.item_id)?.secret).map((r) => r.item_id),
+    };
     const manifest: ArchiveManifest = {
       format: ARCHIVE_FORMAT,
       exported_at: new Date().toISOString(),
@@ -104,6 +133,7 @@ export class ArchiveExporter {
       schema: { version: migrations.at(-1) ?? null, migrations },
       secrets: o.secrets,
       password_hashes: o.passwordHashes,
+      secrets_held: secretsHeld,
       tables: tables.map((t) => ({ name: t.name, columns: t.columns })),
       sequences,
     };
@@ -113,11 +143,6 @@ export class ArchiveExporter {
       end.tables[t.name] = await this.writeTable(trx, schema, t, pack, o, (rows) => progress(`${tenant.slug}: ${t.name}: ${rows} rows`));
     }
 
-    const items = await platformDb.raw(
-      'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',
-      [PlatformDb.SCHEMA, tenant.id],
-    );
-    const kept = (items.rows as { item_id: string; j: string }[]).filter((r) => o.secrets || !configItemDefinition(r.item_id)?.secret);
     await entry(pack, 'platform/config_items.jsonl', lines(kept.map((r) => r.j)));
     // Secret changes carry no values (config_item_changes stores none), so history is always complete.
     const changes = await platformDb.raw(
@@ -133,8 +158,9 @@ export class ArchiveExporter {
 
   /** One table through a server-side cursor, in entries of at most CHUNK_ROWS rows / CHUNK_BYTES. */
   private async writeTable(trx: Knex.Transaction, schema: string, t: CatalogTable, pack: Pack, o: ArchiveExportOptions, progress: (rows: number) => void): Promise<number> {
-    const blank = [...(o.passwordHashes ? [] : (CREDENTIAL_COLUMNS[t.name] ?? [])), ...(o.secrets ? [] : (SECRET_COLUMNS[t.name] ?? []))];
-    const select = t.columns.map((c) => (blank.includes(c) ? 'null as ??' : 't.??')).join(', ');
+    const blank = blanked(t, o);
+    // NULL, or '' where the column is NOT NULL (the import must take the row; '' matches no secret)
+    const select = t.columns.map((c) => (!blank.includes(c) ? 't.??' : t.notNull.includes(c) ? "'' as ??" : 'null as ??')).join(', ');
     // Primary key order makes two exports of equal data equal; link tables keep their physical order.
     const order = t.primaryKey.length ? t.primaryKey.map(() => 't.??').join(', ') : 't.ctid';
     await trx.raw(`declare archive_rows no scroll cursor for select row_to_json(x)::text as j from (select ${select} from ??.?? t order by ${order}) x`, [

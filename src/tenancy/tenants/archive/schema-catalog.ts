@@ -9,6 +9,8 @@ export interface CatalogTable {
   insertable: string[];
   /** Primary key columns; empty for link tables without one. */
   primaryKey: string[];
+  /** Columns declared NOT NULL. */
+  notNull: string[];
 }
 
 export interface CatalogSequence {
@@ -29,7 +31,7 @@ export const NOT_DATA = new Set(['schema_migrations']);
  */
 export async function catalogTables(db: Knex | Knex.Transaction, schema: string): Promise<CatalogTable[]> {
   const cols = await db.raw(
-    `select c.relname as table, a.attname as column, a.attgenerated <> '' as generated,
+    `select c.relname as table, a.attname as column, a.attgenerated <> '' as generated, a.attnotnull as not_null,
             coalesce(a.attnum = any(i.indkey::int2[]), false) as pk
        from pg_class c
        join pg_namespace n on n.oid = c.relnamespace
@@ -40,12 +42,13 @@ export async function catalogTables(db: Knex | Knex.Transaction, schema: string)
     [schema],
   );
   const tables = new Map<string, CatalogTable>();
-  for (const r of cols.rows as { table: string; column: string; generated: boolean; pk: boolean }[]) {
+  for (const r of cols.rows as { table: string; column: string; generated: boolean; not_null: boolean; pk: boolean }[]) {
     if (NOT_DATA.has(r.table)) continue;
-    const t = tables.get(r.table) ?? { name: r.table, columns: [], insertable: [], primaryKey: [] };
+    const t = tables.get(r.table) ?? { name: r.table, columns: [], insertable: [], primaryKey: [], notNull: [] };
     t.columns.push(r.column);
     if (!r.generated) t.insertable.push(r.column);
     if (r.pk) t.primaryKey.push(r.column);
+    if (r.not_null) t.notNull.push(r.column);
     tables.set(r.table, t);
   }
   const fks = await db.raw(

@@ -17,19 +17,40 @@ export const ARCHIVE_FORMAT = 'tenant-archive/1';
 export const CHUNK_ROWS = 5000;
 export const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** Columns that hold credentials; blanked unless password hashes are asked for. */
+/**
+ * Columns that hold login credentials; blanked unless password hashes are asked for
+ * (`--no-password-hashes`, `password_hashes=0`). A mailed password not used yet is in SECRET_COLUMNS too.
+ */
 export const CREDENTIAL_COLUMNS: Record<string, string[]> = {
-  persons: ['password_hash', 'pending_password_hash'],
+  persons: ['password_hash', 'pending_password_hash', 'pending_password_earlier'],
 };
 
-/** Columns that hold integration secrets (write-only for the API, issue 37); blanked unless secrets are asked for. */
+/**
+ * Every column that holds a secret: integration secrets (write-only for the API, issue 37), webhook
+ * signing secrets, API-client secret hashes and the material of mailed passwords not used yet.
+ * Blanked unless secrets are asked for (`--no-secrets`, `secrets=0`): NULL, or '' where the column
+ * is NOT NULL (an API client's '' hash matches no secret; a webhook endpoint without a secret sends
+ * nothing until its secret is rotated). A new secret column goes here: the archive test greps a
+ * secret-free archive for every secret a tenant can hold. Secret config items (api.oauth.secret, the
+ * SWT key) are the config item registry's `secret: true`.
+ */
 export const SECRET_COLUMNS: Record<string, string[]> = {
   identity_providers: ['client_secret'],
   // the tenant's Ed25519 signing key of verifiable credentials (issue 38): without it a new key is made on first use
   credential_keys: ['private_key'],
   // personal calendar feed tokens (issue 39): only their SHA-256 is stored, still a key to the feed
   calendar_feeds: ['token_hash'],
+  webhook_endpoints: ['secret', 'previous_secret'],
+  api_clients: ['secret_hash'],
+  persons: ['pending_password_hash', 'pending_password_earlier', 'pending_password_expires_at', 'pending_password_delivery_id'],
 };
+
+/** What secrets and credentials an archive holds: `table.column` with the rows that have a value, and the secret config items set. */
+export const SecretsHeld = z.object({
+  columns: z.record(z.string(), z.number().int()),
+  config_items: z.array(z.string()),
+});
+export type SecretsHeld = z.infer<typeof SecretsHeld>;
 
 export const ArchiveManifest = z.object({
   format: z.literal(ARCHIVE_FORMAT),
@@ -47,6 +68,8 @@ export const ArchiveManifest = z.object({
   }),
   secrets: z.boolean(),
   password_hashes: z.boolean(),
+  /** Since issue 40; absent from older archives. */
+  secrets_held: SecretsHeld.optional(),
   tables: z.array(z.object({ name: z.string(), columns: z.array(z.string()) })),
   sequences: z.array(
     z.object({ sequence: z.string(), table: z.string(), column: z.string(), last_value: z.string(), is_called: z.boolean() }),

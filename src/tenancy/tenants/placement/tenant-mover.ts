@@ -14,6 +14,7 @@ import type { Tenant } from '../../../platform/tenant-scope/tenant';
 import { catalogSequences, catalogTables, type CatalogTable } from '../archive/schema-catalog';
 import { captureTriggerSql, fenceTriggerSql, installMoveHelpers, removeMoveTriggers, withTableLocks } from './move-triggers';
 import { changedTables, copyChanges, copyRows, copySequences, countRows } from './move-copy';
+import { MoveLeftovers } from './move-leftovers';
 
 export interface MoveOptions {
   onProgress?: (line: string) => void;
@@ -34,6 +35,8 @@ export interface MoveReport {
   /** From the source's tables locked to every process told of the switch. */
   writePauseMs: number;
   seconds: number;
+  /** False when the old copy could not be dropped: the move stays `switched` and the sweeper drops it. */
+  oldCopyDropped: boolean;
 }
 
 type Step = (line: string) => void;
@@ -53,6 +56,7 @@ export class TenantMover {
     @inject(TenantStore) private readonly store: TenantStore,
     @inject(TenantResolver) private readonly resolver: TenantResolver,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(MoveLeftovers) private readonly leftovers: MoveLeftovers,
   ) {}
 
   async move(slug: string, to: string, options: MoveOptions = {}): Promise<MoveReport> {
@@ -70,13 +74,25 @@ export class TenantMover {
     try {
       const { rows } = await guard.query('select pg_try_advisory_lock(hashtext($1)) as ok', [`tenant-move:${tenant.id}`]);
       if (!rows[0].ok) throw new ApiError(409, `a move of tenant ${slug} is already running`);
+      // what earlier movers left (a killed one's triggers, partial or old copies), this tenant's included
+      await guard.query('select pg_advisory_unlock(hashtext($1))', [`tenant-move:${tenant.id}`]);
+      const swept = await this.leftovers.sweep(0).catch((err: Error) => {
+        this.logger.warn({ err: err.message }, 'move: sweeping earlier leftovers failed; the workers try again');
+        return [] as string[];
+      });
+      for (const line of swept) say(line);
+      const { rows: again } = await guard.query('select pg_try_advisory_lock(hashtext($1)) as ok', [`tenant-move:${tenant.id}`]);
+      if (!again[0].ok) throw new ApiError(409, `a move of tenant ${slug} is already running`);
       const [row] = await this.moves().insert({ tenant_id: tenant.id, from_cluster: from, to_cluster: to, state: 'copying' }).returning('id');
       try {
         const report = await this.run(tenant, from, to, row.id, say, options);
-        await this.moves().where({ id: row.id }).update({ state: 'done', finished_at: this.knex.fn.now() });
+        // 'done' only once the old copy is gone; otherwise the row stays 'switched' for the sweeper
+        if (report.oldCopyDropped) await this.moves().where({ id: row.id }).update({ state: 'done', finished_at: this.knex.fn.now() });
         return report;
       } catch (err) {
-        await this.moves().where({ id: row.id }).update({ state: 'failed', finished_at: this.knex.fn.now(), error: (err as Error).message.slice(0, 2000) }).catch(() => {});
+        // 'failed' records the leftovers (triggers on `from`, a partial copy on `to`) until they are removed
+        const cleaned = (err as { cleanedUp?: boolean }).cleanedUp === true;
+        await this.moves().where({ id: row.id }).update({ state: cleaned ? 'rolled_back' : 'failed', finished_at: this.knex.fn.now(), error: (err as Error).message.slice(0, 2000) }).catch(() => {});
         throw err;
       }
     } finally {
@@ -169,16 +185,18 @@ export class TenantMover {
       const wait = o.dropAfterMs ?? 15_000;
       if (wait > 0) say(`${tenant.slug}: dropping the old copy on ${from} in ${Math.round(wait / 1000)} s`);
       await new Promise((r) => setTimeout(r, wait));
+      let oldCopyDropped = true;
       try {
         await src.query(`drop schema if exists ${src.escapeIdentifier(schema)} cascade`);
         await src.query('delete from tenant_moves.changes where schema_name = $1', [schema]);
         say(`${tenant.slug}: old copy dropped from ${from}`);
       } catch (err) {
-        say(`${tenant.slug}: could not drop the old copy on ${from} (${(err as Error).message}); it is fenced: drop schema ${schema} there by hand`);
+        oldCopyDropped = false;
+        say(`${tenant.slug}: could not drop the old copy on ${from} (${(err as Error).message}); it is fenced, and recorded: the sweeper drops it`);
       }
-      return { slug: tenant.slug, from, to, tables: tables.length, rows, changedRows, writePauseMs, seconds: (Date.now() - started) / 1000 };
+      return { slug: tenant.slug, from, to, tables: tables.length, rows, changedRows, writePauseMs, seconds: (Date.now() - started) / 1000, oldCopyDropped };
     } catch (err) {
-      if (!switched && !fenceMustStay) await this.undo(src, schema, tables, to, say);
+      if (!switched && !fenceMustStay && (await this.undo(src, schema, tables, to, say))) Object.assign(err as object, { cleanedUp: true });
       throw err;
     } finally {
       await Promise.all([src.end().catch(() => {}), dst.end().catch(() => {})]);
@@ -210,13 +228,15 @@ export class TenantMover {
   }
 
   /** Back to where it was: capture and fence off the source, the partial copy dropped. */
-  private async undo(src: Client, schema: string, tables: CatalogTable[], to: string, say: Step): Promise<void> {
+  private async undo(src: Client, schema: string, tables: CatalogTable[], to: string, say: Step): Promise<boolean> {
     try {
       await removeMoveTriggers(src, schema, tables);
       await this.clusters.admin(to).raw('drop schema if exists ?? cascade', [schema]);
       say(`${schema}: move abandoned; the tenant stays where it was`);
+      return true;
     } catch (err) {
-      this.logger.error({ err: (err as Error).message, schema }, 'move: could not clean up after a failed move; run the move again to clean up');
+      this.logger.error({ err: (err as Error).message, schema }, 'move: could not clean up after a failed move; recorded as failed: the sweeper cleans up');
+      return false;
     }
   }
 
