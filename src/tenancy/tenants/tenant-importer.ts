@@ -25,6 +25,21 @@ export async function assertTenantFree(store: TenantStore, slug: string, hosts: 
   }
 }
 
+/**
+ * Inserts the tenant's row and hosts. Two creates of the same slug or host at once both pass
+ * assertTenantFree; the second one's unique violation is the same refusal, not a database error.
+ */
+export async function insertFreeTenant(store: TenantStore, trx: Knex.Transaction, t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string }): Promise<number> {
+  try {
+    return await store.insert(trx, t);
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string };
+    if (e.code === '23505' && e.constraint?.startsWith('tenants_slug')) throw new ImportError(`tenant "${t.slug}" already exists`);
+    if (e.code === '23505' && e.constraint?.startsWith('tenant_hosts')) throw new ImportError(`a host of "${t.slug}" already belongs to a tenant`);
+    throw err;
+  }
+}
+
 export interface ImportOptions {
   /** Override the document's slug / hosts (import a copy as another tenant). */
   slug?: string;
@@ -67,7 +82,7 @@ export class TenantImporter {
     let spare = false;
     let data: DataImport;
     const tenantId = await platformAndTenant(this.clusters, cluster, async (trx, tenantTrx) => {
-      const id = await this.store.insert(trx, { slug, name: doc.tenant.name, schema, hosts, cluster });
+      const id = await insertFreeTenant(this.store, trx, { slug, name: doc.tenant.name, schema, hosts, cluster });
       for (const [itemId, value] of Object.entries(doc.config)) {
         if (!configItemDefinition(itemId)) throw new ImportError(`config: unknown config item "${itemId}"`);
         try {

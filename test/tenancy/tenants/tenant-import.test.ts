@@ -59,6 +59,20 @@ describe('tenant import', () => {
     await nothingLeftOf(slug);
   });
 
+  it('creates of the same slug at once: one tenant, every other one "already exists" (never a database error)', async () => {
+    const slug = `twice-${randomBytes(3).toString('hex')}`;
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        t.container
+          .resolve(TenantImporter)
+          .import({ format: 'tenant-import/1', tenant: { slug, name: 'Twice', hosts: [`${slug}-${i}.test`] } } as any, { onProgress: () => {} })
+          .then(() => 'created', (err: Error) => err.message),
+      ),
+    );
+    expect(results.filter((r) => r === 'created')).toHaveLength(1);
+    for (const r of results.filter((x) => x !== 'created')) expect(r).toBe(`tenant "${slug}" already exists`);
+  });
+
   it('refuses a document of another format', async () => {
     const { error } = await importBroken((doc) => {
       doc.format = 'tenant-import/2';

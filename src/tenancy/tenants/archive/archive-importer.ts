@@ -18,7 +18,7 @@ import { schemaNameForSlug } from '../../../platform/tenant-scope/tenant-db';
 import { migrateSchema } from '../../../platform/migrations/migration-runner';
 import { tenantMigrations } from '../../../../migrations/tenant';
 import { FILE_STORE, type FileStore } from '../../../platform/files/file-store';
-import { ImportError, assertTenantFree, type ImportOptions } from '../tenant-importer';
+import { ImportError, assertTenantFree, insertFreeTenant, type ImportOptions } from '../tenant-importer';
 import { ImportTooLargeError } from '../tenant-import-error';
 import { catalogTables } from './schema-catalog';
 import { HostName, TenantSlug } from '../tenant-import.schema';
@@ -181,7 +181,7 @@ export class ArchiveImporter {
       const tenantSchema = schema;
       const cluster = await this.placement.choose(options.cluster);
       const tenantId = await platformAndTenant(this.clusters, cluster, async (platformTrx, trx) => {
-        const id = await this.store.insert(platformTrx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts, cluster });
+        const id = await insertFreeTenant(this.store, platformTrx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts, cluster });
         await platformTrx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
         try {
           await assertSchemaFree(trx, tenantSchema);
