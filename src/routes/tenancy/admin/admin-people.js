@@ -162,8 +162,10 @@ async function choose(id, focusPanel) {
     el('p', { class: 'saved', id: 'manager-status', role: 'status' }),
     el('div', { id: 'person-box' }));
   panel.hidden = false;
-  await Promise.all([drawManagers(node), showPersons($('#person-box'), node)]);
+  // focus moves before the managers and persons load: moved after them, it would take the focus
+  // back from a keyboard user who already went on (into the editor, say)
   if (focusPanel) $('#h-org-detail').focus();
+  await Promise.all([drawManagers(node), showPersons($('#person-box'), node)]);
 }
 
 export async function showPeople() {
