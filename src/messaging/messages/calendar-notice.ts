@@ -5,6 +5,7 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { OutboxSignal } from '../outbox/outbox-signal';
 import type { Medium } from './message-rows';
+import { insertSystemNotices } from './system-notice-rows';
 import type { NoticeContact } from './event-cancellation-notice';
 
 /** A notice that carries a calendar object (issue 39): the sign-on confirmation, an event's change, a sign-off. */
@@ -40,17 +41,7 @@ export class CalendarNotice {
       return [{ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)!, calendar: medium === 'email' ? calendar : null }];
     });
     if (!rows.length) return 0;
-    const { db } = this;
-    await db.raw(
-      `with x as (
-         select nextval(pg_get_serial_sequence(?, 'id'))::int as id, r.* from jsonb_to_recordset(?::jsonb)
-           as r(recipient_id int, title text, text text, medium text, address text, calendar text)),
-       m as (
-         insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar)
-         select id, 'message', null, recipient_id, title, text, medium, calendar from x returning id)
-       insert into ?? (message_id, medium, address, priority) select x.id, x.medium, x.address, 0 from x join m on m.id = x.id`,
-      [db.ref('messages'), JSON.stringify(rows), db.ref('messages'), db.ref('message_deliveries')],
-    );
+    await insertSystemNotices(this.db, rows);
     this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
     return rows.length;
   }
