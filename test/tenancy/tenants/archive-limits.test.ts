@@ -17,6 +17,8 @@ import { OPERATOR_TOKEN, operator, readArchive } from './archive-support';
  * the unpacked bytes, each entry and the number of entries are capped (ARCHIVE_IMPORT_MAX_*):
  * 413, and nothing is left behind (no tenant, no schema, no file, no half-written file).
  */
+// Bounds well below what buffering the 100 MiB entry costs (before the fix: +185 MiB RSS, 100 MiB of
+// Buffers), with room for what the rest of the test process holds meanwhile (seen: 39 MiB of Buffers).
 const MiB = 1024 * 1024;
 // large bodies on a shared, loaded machine: no timing is asserted, so give them time
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
@@ -163,8 +165,8 @@ describe('archive bomb', () => {
     expect(res.body).toMatchObject({ valid: false, errorcode: 420 });
     expect(res.body.message).toMatch(/incomplete: 1 files, end.json says 0/);
     // buffered whole, the importer grew by 200 MiB and more (the parts and their concatenation)
-    expect(rss, 'RSS growth').toBeLessThan(64 * MiB);
-    expect(buffers, 'Buffers held').toBeLessThan(32 * MiB);
+    expect(rss, 'RSS growth').toBeLessThan(128 * MiB);
+    expect(buffers, 'Buffers held').toBeLessThan(64 * MiB);
     await nothingLeftOf(t, slug);
   });
 
@@ -173,8 +175,8 @@ describe('archive bomb', () => {
     const { slug, request } = importAs(t, archive);
     const { result: res, rss, buffers } = await peakMemory(async () => request);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(rss, 'RSS growth').toBeLessThan(64 * MiB);
-    expect(buffers, 'Buffers held').toBeLessThan(32 * MiB);
+    expect(rss, 'RSS growth').toBeLessThan(128 * MiB);
+    expect(buffers, 'Buffers held').toBeLessThan(64 * MiB);
     expect(statSync(join(dataDir, 'files', schemaNameForSlug(slug), 'large')).size).toBe(100 * MiB);
   });
 });
