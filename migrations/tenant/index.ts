@@ -30,6 +30,7 @@ import * as m280 from './280_certificates';
 import * as m290 from './290_audit_person_ids';
 import * as m300 from './300_credentials_that_end';
 import * as m320 from './320_calendar';
+import * as m330 from './330_person_language';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -64,4 +65,5 @@ export const tenantMigrations: Migration[] = [
   { name: '290_audit_person_ids', up: m290.up },
   { name: '300_credentials_that_end', up: m300.up },
   { name: '320_calendar', up: m320.up },
+  { name: '330_person_language', up: m330.up },
 ];

@@ -85,3 +85,4 @@ export { MessageAttachments, type NewAttachment } from './messages/message-attac
 export { WebhooksService } from './webhooks/webhooks.service';
 export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';
 export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';
+export { NOTICE_TYPES, SECURITY_NOTICE_TYPES, type NoticeType } from './notices/notice-types';
