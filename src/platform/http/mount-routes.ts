@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -16,6 +14,7 @@ import type { Tenant } from '../tenant-scope/tenant';
 import { requestLog, requestScope } from '../tenant-scope/request-scope';
 import { routeMatcher } from './route-match';
 import { firstSegment } from './middleware-series';
+import { sendStream } from './send-stream';
 import { PrincipalCache } from '../auth/principal-cache';
 import { MAX_INPUT_DEPTH, checkInputValues } from './input-guard';
 import { LIMIT_MAX } from './param-types';
@@ -97,27 +96,6 @@ function send(res: Response, result: RouteResult, rendered: Rendered): void {
  * stream work has returned: what it does after its last byte (the export's audit entry) is done
  * before the client sees the end, so a client that reads on at once finds it.
  */
-async function sendStream(res: Response, result: Extract<RouteResult, { stream: unknown }>): Promise<void> {
-  const headers = { 'Content-Type': result.contentType, ...result.headers };
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  const body = new PassThrough();
-  const drained = once(body, 'end');
-  drained.catch(() => undefined); // a failure is met in the catch below
-  body.pipe(res, { end: false });
-  try {
-    await result.stream(body);
-    if (!body.writableEnded) body.end();
-    await drained;
-  } catch (err) {
-    body.unpipe(res);
-    body.destroy();
-    if (res.headersSent) return void res.destroy(err as Error);
-    for (const name of Object.keys(headers)) res.removeHeader(name);
-    throw err;
-  }
-  res.end();
-}
-
 function replay(res: Response, answer: StoredAnswer): void {
   res.set({ ...answer.headers, 'Idempotent-Replayed': 'true' }).status(answer.status).json(answer.body);
 }
