@@ -47,6 +47,7 @@ export class CourseCalendar {
       personId: person.id,
       organizer: calendarParty(tenant.config.get('mail.from') as string | null),
       attendee: { name: null, email: person.email },
+      timeZone: tenant.config.get('tenant.timezone') as string | null,
       entries: this.entries,
     });
   }
