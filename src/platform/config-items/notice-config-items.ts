@@ -17,9 +17,9 @@ export const NOTICE_CONFIG_ITEMS = [
     id: 'messages.required_notices',
     section: 'messaging',
     description:
-      'Notice types persons cannot turn off in their notification preferences (PUT /api/persons/[user_name]/notificationpreferences: ' +
-      '`none` for one is a 420), e.g. ["expiry_reminder"]. They may still choose e-mail, SMS or both. The security notices ' +
-      '(login_created, password_reset, contact_changed) are always required. Default: none beyond those.',
+      'Notice types persons cannot turn off in their notification preferences (choosing none for one is a 420), e.g. expiry_reminder. ' +
+      'They may still choose e-mail, SMS or both. The security notices (login_created, password_reset, contact_changed) are always required. ' +
+      'Default: none beyond those.',
     type: 'string_list',
     schema: z
       .array(z.enum(REQUIRABLE_NOTICE_TYPES, { message: `must be one of ${REQUIRABLE_NOTICE_TYPES.join(', ')}` }))
