@@ -93,6 +93,11 @@ describe('GET and PUT /api/persons/[user_name]/notificationpreferences', () => {
     // the medium of a security notice may still be chosen
     expect((await choose(ola, 'ola', { password_reset: 'sms' })).status).toBe(200);
     expect((await choose(ola, 'ola', { password_reset: 'default' })).status).toBe(200);
+    // the bracket form of a form post, as person_data takes it
+    const form = await ola.put('/api/persons/ola/notificationpreferences').type('form').send('preferences[event_changed]=both');
+    expect(form.status, JSON.stringify(form.body)).toBe(200);
+    expect(byType(form.body).event_changed).toMatchObject({ medium: 'both', chosen: true });
+    expect((await choose(ola, 'ola', { event_changed: '' })).status).toBe(200);
   });
 
   it('a notice the tenant requires (messages.required_notices) cannot be turned off either', async () => {
@@ -202,5 +207,10 @@ describe('delivery follows the preference (expiry reminders, Twilio stand-in and
     const exp = await admin.get('/api/persons/kari/export');
     expect(exp.status, JSON.stringify(exp.body)).toBe(200);
     expect(exp.body.export[0].notificationpreferences).toMatchObject([{ notice_type: 'expiry_reminder', medium: 'both' }]);
+    const db = tenantDb(t, acme);
+    const kariId = (await db.table('persons').where('user_name', 'kari').first('id')).id;
+    const erased = await admin.post('/api/persons/kari/erase').send({ confirm: 'kari' });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect(await db.table('notification_preferences').where('person_id', kariId)).toEqual([]);
   });
 });
