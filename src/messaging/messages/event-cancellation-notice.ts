@@ -38,7 +38,8 @@ const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T',
  * The notices of a cancelled event, through the outbox: one message to each participant (seat or
  * wait list) and a copy to each of that participant's managers, as a message of its own whose
  * recipient is the manager (so it is in the manager's GET /api/messages and goes by the manager's
- * medium). Everyone by e-mail, else SMS; nobody without either. All of them in one statement of the
+ * medium). Each by their notification preference for event_cancelled (by default e-mail, else SMS;
+ * a missing address falls back; `both` two deliveries; `none` nothing); nobody without either. All of them in one statement of the
  * cancellation's transaction (`tx.get`): the cancellation and its notices commit together, and a
  * notice that cannot be written rolls the cancellation back. The delivery is woken after the commit.
  */

@@ -40,7 +40,7 @@ export class PasswordMailer {
   ) {}
 
   /**
-   * Writes the mail (SMS when the person has a mobile but no e-mail) and its audit entry.
+   * Writes the mail (by the person's preference: e-mail, else SMS by default; one delivery) and its audit entry.
    * `validHours`: how long the pending password works. False when the person has neither e-mail nor mobile.
    */
   async write(person: Recipient, reason: PasswordMailReason, validHours: number): Promise<boolean> {
