@@ -203,7 +203,7 @@ export const CONFIG_ITEMS = [
     section: 'messaging',
     description:
       'Expiry reminders: days before a registration\'s valid_until (in the tenant\'s calendar) at which the person is reminded, e.g. [30, 7]. ' +
-      'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (by the person's notification preference for expiry_reminder: e-mail by default, SMS when the person has only a mobile); ' +
+      'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (by the notification preference of the person for expiry_reminder: e-mail by default, SMS when the person has only a mobile); ' +
       'the thresholds it passed at once count as done too. A renewal starts afresh. Empty list: no reminders.',
     type: 'int_list',
     schema: z

@@ -93,4 +93,24 @@ describe('calendar invites and feed in the tenant time zone', () => {
     expect(await messages('pref1')).toEqual([]);
     expect(bed.smtp.mails.filter((m) => m.rcptTo.includes('pref1@acme.example'))).toEqual([]);
   });
+
+  it("a cancellation's notices follow each one's preference for event_cancelled: the participant's SMS, the manager's copy turned off", async () => {
+    const [admin, kari] = [await bed.as('admin'), await bed.as('kari')];
+    await addPersons(bed, ['canc1'], 'Operations North');
+    const db = tenantDb(bed.t, bed.acme);
+    await db.table('persons').where('user_name', 'canc1').update({ mobile: '+4790000078' });
+    expect((await admin.put('/api/persons/canc1/notificationpreferences').send({ preferences: { event_cancelled: 'sms' } })).status).toBe(200);
+    expect((await admin.put('/api/persons/kari/notificationpreferences').send({ preferences: { event_cancelled: 'none' } })).status).toBe(200);
+    const course = await bed.idOf('competences', { title: 'Calendar course' });
+    const event = await createEvent(kari, { competence_id: course, title: 'Cancel run', startdate: daysAhead(620, 9), enddate: daysAhead(620, 15) });
+    expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: 'canc1' })).status).toBe(200);
+    expect((await kari.put(`/api/events/${event.event_id}/cancel`).send({ reason: 'no trainer' })).status).toBe(200);
+    const notices = await db.table('messages as m').join('persons as p', 'p.id', 'm.recipient_id').where('m.title', 'like', 'Cancelled: Cancel run%')
+      .select('p.user_name', 'm.id', 'm.send_medium', 'm.calendar');
+    expect(notices.map((n: any) => [n.user_name, n.send_medium])).toEqual([['canc1', 'sms']]);
+    // an SMS carries no calendar
+    expect(notices[0].calendar).toBeNull();
+    expect(await db.table('message_deliveries').where('message_id', notices[0].id).select('medium', 'address')).toEqual([{ medium: 'sms', address: '+4790000078' }]);
+    await admin.put('/api/persons/kari/notificationpreferences').send({ preferences: { event_cancelled: 'default' } });
+  });
 });
