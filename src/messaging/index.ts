@@ -20,6 +20,8 @@ import { SmsSender } from './messages/sms-sender';
 import { MESSAGE_QUEUES } from './messages/message-queues';
 import { registerReminders } from './reminders/reminders.registration';
 import { registerWebhooks } from './webhooks/webhooks.registration';
+import { PERSON_DATA } from '../platform/privacy/personal-data';
+import { NotificationPreferenceData } from './notices/notification-preference-data';
 
 export const messagingModule: AppModule = {
   name: 'messaging',
@@ -37,6 +39,8 @@ export const messagingModule: AppModule = {
     c.register(TENANT_PURGERS, { useClass: QueuedJobsPurger });
     registerReminders(c);
     registerWebhooks(c);
+    // a person's notification preferences in their export and erasure
+    c.register(PERSON_DATA, { useClass: NotificationPreferenceData });
   },
 };
 
@@ -86,3 +90,8 @@ export { WebhooksService } from './webhooks/webhooks.service';
 export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';
 export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';
 export { NOTICE_TYPES, SECURITY_NOTICE_TYPES, type NoticeType } from './notices/notice-types';
+/** Persons' notification preferences (issue 39 item 5): the one reader every producer of a notice asks for its deliveries. */
+export {
+  NotificationPreferences, deliveriesFor, DEFAULT_PREFERENCE, PREFERENCE_MEDIA, type PreferenceView, type PreferenceMedium, type NoticeDelivery, type Reachable,
+} from './notices/notification-preferences';
+export { sendMediumOf } from './notices/notice-media';

@@ -25,6 +25,8 @@ export interface PersonRow {
   profile_image: string | null;
   source: string | null;
   code: string | null;
+  /** BCP 47 language tag, canonical (issue 39); null: the tenant's language. */
+  language: string | null;
   organisation_id: number | null;
   superuser: boolean;
   superadmin: boolean;

@@ -1,4 +1,6 @@
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import { DateTime } from 'luxon';
+import { tzlib_get_ical_block } from 'timezones-ical-library';
 
 /** One date of a course: the course event itself or one of its module events. */
 export interface CalendarEntry {
@@ -35,6 +37,22 @@ export interface CalendarDocument {
   entries: CalendarEntry[];
   /** The feed's display name (X-WR-CALNAME). */
   name?: string;
+  /** The tenant's IANA time zone (tenant.timezone): DTSTART/DTEND carry its TZID and a VTIMEZONE is added; UTC or none: UTC times. */
+  timeZone?: string | null;
+}
+
+/**
+ * The VTIMEZONE of an IANA zone (timezones-ical-library: the IANA rules as iCalendar, kept up to
+ * date by its maintainers), written under the zone's own name: the library answers a zone that
+ * shares another's rules since 1970 (Europe/Oslo) with that one's block (Europe/Berlin), so its
+ * TZID and X-LIC-LOCATION are renamed to agree with the events' TZID. Null for UTC, or a zone the
+ * library does not know (the times are then written in UTC).
+ */
+export function vtimezoneOf(zone: string | null | undefined): { tzid: string; block: string } | null {
+  if (!zone || zone === 'UTC' || zone === 'Etc/UTC') return null;
+  const found = tzlib_get_ical_block(zone);
+  if (!Array.isArray(found) || typeof found[0] !== 'string' || !found[0].startsWith('BEGIN:VTIMEZONE')) return null;
+  return { tzid: zone, block: found[0].replace(/^TZID:.*$/m, `TZID:${zone}`).replace(/^X-LIC-LOCATION:.*$/m, `X-LIC-LOCATION:${zone}`) };
 }
 
 /** The stable UID of one event in one person's calendar: the same in every invite, update, cancel and in the feed. */
@@ -50,12 +68,16 @@ export function calendarParty(from: string | null | undefined): CalendarParty | 
 
 /**
  * An RFC 5545 calendar (ical-generator): one VEVENT per entry, UID per (event, person), DTSTART and
- * DTEND in UTC, SEQUENCE from the event, LOCATION, ORGANIZER and the person as ATTENDEE. With method
+ * DTEND in the tenant's time zone (TZID, with its VTIMEZONE; UTC when the tenant has none), SEQUENCE from the event, LOCATION, ORGANIZER and the person as ATTENDEE. With method
  * CANCEL every VEVENT is STATUS:CANCELLED (RFC 5546 3.2.5); with REQUEST or in a feed, a cancelled
  * entry is left out.
  */
 export function calendarText(doc: CalendarDocument): string {
+  const zone = vtimezoneOf(doc.timeZone);
   const cal = ical({ prodId: { company: 'competence-platform', product: 'calendar', language: 'EN' }, name: doc.name ?? null, timezone: null });
+  // ical-generator writes the VTIMEZONE the generator gives; the times are luxon DateTimes in the zone (a JS Date would use the process's zone)
+  if (zone) cal.timezone({ name: null, generator: () => zone.block });
+  const at = (d: Date) => (zone ? DateTime.fromJSDate(new Date(d)).setZone(zone.tzid) : d);
   if (doc.method) cal.method(doc.method === 'CANCEL' ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST);
   const cancel = doc.method === 'CANCEL';
   for (const e of doc.entries) {
@@ -63,8 +85,9 @@ export function calendarText(doc: CalendarDocument): string {
     cal.createEvent({
       id: calendarUid(e.id, doc.personId, doc.host),
       sequence: e.sequence,
-      start: e.starts_at,
-      end: e.ends_at,
+      start: at(e.starts_at),
+      end: at(e.ends_at),
+      timezone: zone?.tzid ?? null,
       summary: e.title,
       description: e.description ?? null,
       location: e.location ?? null,

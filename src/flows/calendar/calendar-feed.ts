@@ -74,6 +74,7 @@ export class CalendarFeedFlow {
       personId: person.id,
       organizer: calendarParty(this.tenant.config.get('mail.from') as string | null),
       attendee: person.email ? { name: null, email: person.email } : null,
+      timeZone: this.tenant.config.get('tenant.timezone') as string | null,
       entries: await this.calendar.upcoming(person.id, this.clock.now()),
       name: `${this.tenant.name}: courses`,
     });

@@ -2,7 +2,7 @@ import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { TENANT } from '../../platform/tokens';
 import { CalendarRepository, calendarParty, calendarText, type CalendarEntry, type CalendarMethod } from '../../courses';
 import { PersonManagers } from '../../people';
-import { CalendarNotice, type NoticeContact } from '../../messaging';
+import { CalendarNotice, type NoticeContact, type NoticeType } from '../../messaging';
 
 const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -47,6 +47,7 @@ export class CourseCalendar {
       personId: person.id,
       organizer: calendarParty(tenant.config.get('mail.from') as string | null),
       attendee: { name: null, email: person.email },
+      timeZone: tenant.config.get('tenant.timezone') as string | null,
       entries: this.entries,
     });
   }
@@ -54,17 +55,19 @@ export class CourseCalendar {
   /**
    * Writes one notice per person with the calendar attached (messaging's CalendarNotice, in the
    * transaction): `REQUEST` for a seat (new or changed), `CANCEL` for one ended. Returns how many.
+   * `type`: the notice type whose preference decides each person's medium.
    */
-  async notify(personIds: readonly number[], method: CalendarMethod, notice: { title: string; text: string }): Promise<number> {
+  async notify(personIds: readonly number[], method: CalendarMethod, notice: { type: NoticeType; title: string; text: string }): Promise<number> {
     if (!personIds.length || !this.entries.length) return 0;
     const contacts = await this.tx.get(PersonManagers).contacts(personIds);
-    const items = [...contacts.values()].map((c) => ({ recipient: c, title: notice.title, text: notice.text, calendar: this.textFor(c, method) ?? '' }));
+    const items = [...contacts.values()].map((c) => ({ type: notice.type, recipient: c, title: notice.title, text: notice.text, calendar: this.textFor(c, method) ?? '' }));
     return this.tx.get(CalendarNotice).write(items);
   }
 
   /** The sign-on confirmation of a seat. */
   confirmSeat(personId: number): Promise<number> {
     return this.notify([personId], 'REQUEST', {
+      type: 'sign_on',
       title: `Signed on: ${this.title}`,
       text: `You are signed on to "${this.title}", starting ${when(this.startsAt)}. The calendar entry is attached.`,
     });
@@ -73,6 +76,7 @@ export class CourseCalendar {
   /** A sign-off of a seat: the invite withdrawn. */
   withdrawSeat(personId: number): Promise<number> {
     return this.notify([personId], 'CANCEL', {
+      type: 'sign_off',
       title: `Signed off: ${this.title}`,
       text: `You are signed off from "${this.title}", starting ${when(this.startsAt)}. The calendar entry is withdrawn.`,
     });
@@ -82,6 +86,7 @@ export class CourseCalendar {
   async updateSeats(): Promise<number> {
     const seated = await this.tx.get(CalendarRepository).seated(this.courseEventId);
     return this.notify(seated, 'REQUEST', {
+      type: 'event_changed',
       title: `Changed: ${this.title}`,
       text: `The time or place of "${this.title}" has changed: it now starts ${when(this.startsAt)}. The updated calendar entry is attached.`,
     });

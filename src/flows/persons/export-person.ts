@@ -13,7 +13,7 @@ const rows = (what: string) => z.array(z.record(z.string(), z.unknown())).descri
 export const EXPORT_PAGE_DEFAULT = 1000;
 export const EXPORT_PAGE_MAX = 5000;
 
-const LIST_SECTIONS = ['personcompetences', 'personevents', 'surveyanswers', 'messages', 'files', 'auditlog'] as const;
+const LIST_SECTIONS = ['personcompetences', 'personevents', 'surveyanswers', 'messages', 'files', 'notificationpreferences', 'auditlog'] as const;
 
 export const PersonExportView = z
   .object({
@@ -24,6 +24,7 @@ export const PersonExportView = z
     surveyanswers: rows('survey answers given by or for the person, with their items'),
     messages: rows('messages to and from the person (direction: received | sent) with delivery states per medium'),
     files: rows('uploaded files (metadata; download_url fetches the bytes)'),
+    notificationpreferences: rows('notification preferences the person chose: notice_type, medium (email, sms, both, none), updated_at'),
     auditlog: rows('security event log entries where the person is actor or subject'),
     paging: z
       .object({
@@ -71,6 +72,7 @@ export class ExportPersonFlow {
       surveyanswers: section('surveyanswers'),
       messages: section('messages'),
       files: section('files'),
+      notificationpreferences: section('notificationpreferences'),
       auditlog: section('auditlog'),
       paging: { limit: page.limit, offset: page.offset, more },
     };

@@ -85,8 +85,10 @@ export class UpdatePersonFlow {
       if (input.role_ids) await roles.replace(target.id, [...new Set(input.role_ids)]);
       const recorder = tx.get(PersonChangeRecorder);
       const noticed = await recorder.changed({ user, target, changes, rolesBefore, rolesAfter: input.role_ids });
-      if (noticed.length && target.email) {
-        await tx.get(ContactChangeNotice).write({ personId: target.id, userName: target.user_name, oldEmail: target.email, fields: noticed, changedBy: user.userName });
+      if (noticed.length && (target.email || target.mobile)) {
+        await tx.get(ContactChangeNotice).write({
+          personId: target.id, userName: target.user_name, oldEmail: target.email, oldMobile: target.mobile, fields: noticed, changedBy: user.userName,
+        });
       }
       await recorder.updated(row, changedFields(changes, input.role_ids !== undefined));
       if (data.password !== undefined) {

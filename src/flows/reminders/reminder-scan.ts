@@ -80,7 +80,7 @@ export class ReminderScan {
       return 'busy';
     }
     const started = Date.now();
-    const sum: ScanSummary = { tenants: 0, failedTenants: 0, stoppedEarly: false, email: 0, sms: 0, noContact: 0, taken: 0 };
+    const sum: ScanSummary = { tenants: 0, failedTenants: 0, stoppedEarly: false, email: 0, sms: 0, noContact: 0, turnedOff: 0, taken: 0 };
     try {
       const rows = (await this.store.list()).filter((row) => row.status === 'active' && (!this.options.onlyTenants || this.options.onlyTenants.includes(row.id)));
       const candidates = await this.candidates(rows);
@@ -97,6 +97,7 @@ export class ReminderScan {
           sum.email += r.email;
           sum.sms += r.sms;
           sum.noContact += r.noContact;
+          sum.turnedOff += r.turnedOff;
           sum.taken += r.taken;
         } catch (err) {
           // one tenant's failure (schema mid-migration, statement timeout) must not stop the others

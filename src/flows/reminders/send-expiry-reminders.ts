@@ -8,7 +8,8 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory } from '../../people';
 import { holdRegistration } from '../../catalogue';
 import {
-  ExpiryRemindersRepository, MessagesRepository, OutboxSignal, RECIPIENT_COLUMNS, reminderMessage, thresholdsDone, type DueRegistration, type Medium,
+  ExpiryRemindersRepository, MessagesRepository, NotificationPreferences, OutboxSignal, RECIPIENT_COLUMNS, reminderMessage, sendMediumOf, thresholdsDone,
+  type DueRegistration, type Medium,
 } from '../../messaging';
 import { readDueRegistrations } from './due-registrations';
 
@@ -18,11 +19,13 @@ export interface TenantScanResult {
   sms: number;
   /** Persons with neither e-mail nor mobile: marked done, logged, nothing sent. */
   noContact: number;
+  /** Persons who turned expiry reminders off (notification preferences): marked done, nothing sent. */
+  turnedOff: number;
   /** Found due, but another scan reminded them first (or the registration changed meanwhile). */
   taken: number;
 }
 
-type Outcome = { kind: 'sent'; medium: Medium } | { kind: 'no_contact' } | { kind: 'taken' };
+type Outcome = { kind: 'sent'; media: Medium[] } | { kind: 'no_contact' } | { kind: 'turned_off' } | { kind: 'taken' };
 
 /** Registrations read per query; each one is then reminded in a transaction of its own. */
 const BATCH = 200;
@@ -51,7 +54,7 @@ export class SendExpiryRemindersFlow {
   }
 
   async scan(cancelled: () => boolean = () => false): Promise<TenantScanResult> {
-    const result: TenantScanResult = { email: 0, sms: 0, noContact: 0, taken: 0 };
+    const result: TenantScanResult = { email: 0, sms: 0, noContact: 0, turnedOff: 0, taken: 0 };
     const thresholds = this.thresholds();
     if (thresholds.length === 0) return result;
     // One calendar day for the whole pass, so a scan running over midnight stays consistent.
@@ -63,8 +66,9 @@ export class SendExpiryRemindersFlow {
         for (const reg of due) {
           if (cancelled()) return result;
           const outcome = await this.remind(reg, thresholds);
-          if (outcome.kind === 'sent') result[outcome.medium]++;
+          if (outcome.kind === 'sent') for (const m of outcome.media) result[m]++;
           else if (outcome.kind === 'no_contact') result.noContact++;
+          else if (outcome.kind === 'turned_off') result.turnedOff++;
           else result.taken++;
         }
         if (due.length < BATCH) break;
@@ -86,16 +90,19 @@ export class SendExpiryRemindersFlow {
       if (!claimed.includes(reg.reached)) return { kind: 'taken' };
       const persons = tx.get(PersonDirectory);
       const person = await persons.find({ id: reg.person_id }, RECIPIENT_COLUMNS);
-      const medium: Medium | null = person?.email ? 'email' : person?.mobile ? 'sms' : null;
-      if (!person || !medium) {
+      if (!person || (!person.email && !person.mobile)) {
         this.logger.warn(
           { tenant: this.tenant.slug, person_id: reg.person_id, user_name: person?.user_name, person_competence_id: reg.id, valid_until: reg.valid_until },
           'expiry reminder skipped: the person has neither e-mail nor mobile',
         );
         return { kind: 'no_contact' };
       }
+      // the person's preference for expiry_reminder: e-mail, SMS, both (two deliveries) or none (turned off: settled, nothing sent)
+      const deliveries = (await tx.get(NotificationPreferences).deliveries([person], 'expiry_reminder')).get(person.id) ?? [];
+      if (!deliveries.length) return { kind: 'turned_off' };
       // A manager can only be copied on an e-mail; an SMS reminder goes to the person alone.
-      const manager = medium === 'email' && this.tenant.config.get('reminders.notify_manager') ? await persons.managerEmail(person) : null;
+      const byEmail = deliveries.some((d) => d.medium === 'email');
+      const manager = byEmail && this.tenant.config.get('reminders.notify_manager') ? await persons.managerEmail(person) : null;
       const { title, text } = reminderMessage({ competenceTitle: reg.competence_title, validUntil: reg.valid_until, daysLeft: reg.days_left });
       const { message } = await tx.get(MessagesRepository).insert({
         kind: 'message',
@@ -105,11 +112,11 @@ export class SendExpiryRemindersFlow {
         text,
         cc: manager ? [manager] : [],
         reply_to: null,
-        send_medium: medium,
-        deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+        send_medium: sendMediumOf(deliveries),
+        deliveries,
       });
       await reminders.attachMessage(reg.id, claimed, message.id);
-      return { kind: 'sent', medium };
+      return { kind: 'sent', media: deliveries.map((d) => d.medium) };
     });
   }
 }

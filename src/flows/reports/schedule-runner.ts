@@ -8,7 +8,9 @@ import { UnitOfWork } from '../../platform/tenant-scope/unit-of-work';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { AuditTrail } from '../../platform/audit';
 import { OrganisationsRepository } from '../../people';
-import { MessageAttachments, MessagesRepository, ReportSchedulesRepository, duePeriod, timingOf, type ScheduleRow } from '../../messaging';
+import {
+  MessageAttachments, MessagesRepository, NotificationPreferences, ReportSchedulesRepository, duePeriod, sendMediumOf, timingOf, type ScheduleRow,
+} from '../../messaging';
 import { PrincipalLoader } from '../identity/principal-loader';
 import { ScheduledReport, type ReportFile, type ScheduledReportParams } from './scheduled-report';
 import { ScheduleRecipients, type ScheduleRecipient } from './schedule-recipients';
@@ -78,12 +80,15 @@ export class ScheduleRunner {
       else {
         outcome = 'sent';
         const { title, text, attach } = this.mail(s, prepared, periodKey);
+        // each recipient's preference for scheduled_report (none: no message; sms: the text without the file)
+        const media = await tx.get(NotificationPreferences).deliveries(prepared.to, 'scheduled_report');
         for (const r of prepared.to) {
+          const deliveries = media.get(r.id) ?? [];
+          if (!deliveries.length) continue;
           const { message } = await tx.get(MessagesRepository).insert({
-            kind: 'message', sender_id: s.owner_id, recipient_id: r.id, title, text, cc: [], reply_to: null, send_medium: 'email',
-            deliveries: [{ medium: 'email', address: r.email! }],
+            kind: 'message', sender_id: s.owner_id, recipient_id: r.id, title, text, cc: [], reply_to: null, send_medium: sendMediumOf(deliveries), deliveries,
           });
-          if (attach) await tx.get(MessageAttachments).add(message.id, [prepared.file]);
+          if (attach && deliveries.some((d) => d.medium === 'email')) await tx.get(MessageAttachments).add(message.id, [prepared.file]);
           messageIds.push(message.id);
         }
       }

@@ -14,6 +14,7 @@ const COLUMNS: Record<string, ConditionColumn> = {
   phonenumbers: 'mobile',
   'phonenumbers.value': 'mobile',
   'enterprise:employeenumber': 'employee_code',
+  preferredlanguage: 'language',
   'meta.created': 'created_at',
   'meta.lastmodified': 'updated_at',
 };
@@ -45,7 +46,7 @@ export function userCondition(f: ScimFilter): PersonCondition {
         throw ScimError.invalidFilter(`${f.attr} compares with eq or pr`);
       }
       const column = COLUMNS[f.attr];
-      if (!column) throw ScimError.invalidFilter(`filtering on ${f.attr} is not supported (userName, externalId, emails.value, active, id, name.givenName, name.familyName, title, phoneNumbers.value, employeeNumber, meta.created, meta.lastModified)`);
+      if (!column) throw ScimError.invalidFilter(`filtering on ${f.attr} is not supported (userName, externalId, emails.value, active, id, name.givenName, name.familyName, title, phoneNumbers.value, employeeNumber, preferredLanguage, meta.created, meta.lastModified)`);
       if (f.op === 'pr') return { column, op: 'pr' };
       const value = column === 'active' ? scimBoolean(f.value, 'active') : f.value;
       if (column === 'active' && f.op !== 'eq' && f.op !== 'ne') throw ScimError.invalidFilter('active compares with eq or ne');

@@ -1,5 +1,5 @@
 import { ScimError, scimBoolean, type PatchOperation, type ScimFilter } from '../../identity';
-import { attrOf, isObject, managerOf, pickValue, text, type ScimUserState } from './scim-user-state';
+import { attrOf, isObject, languageOf, managerOf, pickValue, text, type ScimUserState } from './scim-user-state';
 
 /** The `type` a value filter names (`emails[type eq "work"]`), lower case; undefined when it names none. */
 function filterType(f: ScimFilter | undefined, attr: string): string | undefined {
@@ -62,6 +62,9 @@ export function applyUserPatch(state: ScimUserState, ops: PatchOperation[]): Sci
       }
       case 'title':
         s.title = clear ? null : text(op.value, 'title');
+        break;
+      case 'preferredlanguage':
+        s.preferredLanguage = clear ? null : languageOf(op.value);
         break;
       case 'externalid':
         s.externalId = clear ? null : text(op.value, 'externalId');

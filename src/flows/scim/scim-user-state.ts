@@ -15,6 +15,8 @@ export interface ScimUserState {
   /** The organisation as SCIM names it: what the IdP sent, or the current organisation's name. */
   department: string | null;
   manager: string | null;
+  /** preferredLanguage: the person's language (BCP 47). */
+  preferredLanguage: string | null;
 }
 
 export type Json = Record<string, unknown>;
@@ -35,6 +37,15 @@ export function text(v: unknown, attr: string): string | null {
   if (typeof v === 'number') return String(v);
   if (typeof v !== 'string') throw ScimError.invalidValue(`${attr} must be a string`);
   return v.trim() === '' ? null : v.trim();
+}
+
+/**
+ * preferredLanguage as sent (RFC 7643 §4.1.2: an Accept-Language value, "nb-NO" or "da, en-gb;q=0.8"):
+ * the first tag, without its weight. Checked as person_data[language] is.
+ */
+export function languageOf(v: unknown): string | null {
+  const t = text(v, 'preferredLanguage');
+  return t === null ? null : (t.split(',')[0].split(';')[0].trim() || null);
 }
 
 /** The manager as sent: `{"value": "id"}` or Entra ID's bare id string. */
@@ -84,6 +95,7 @@ export function stateFromResource(body: unknown, current?: ScimUserState): ScimU
     employeeNumber: text(attrOf(e, 'employeeNumber'), 'employeeNumber'),
     department: department === undefined ? (current?.department ?? null) : text(department, 'department'),
     manager: managerOf(attrOf(e, 'manager')),
+    preferredLanguage: languageOf(attrOf(body, 'preferredLanguage')),
   };
 }
 
@@ -101,6 +113,7 @@ export function stateOfPerson(p: PersonRow, organisationName: string | null, man
     employeeNumber: p.employee_code,
     department: organisationName,
     manager,
+    preferredLanguage: p.language,
   };
 }
 
@@ -123,6 +136,7 @@ export function userResource(p: PersonRow, s: ScimUserState, base: string): Json
     ...(s.title !== null ? { title: s.title } : {}),
     ...(s.email !== null ? { emails: [{ value: s.email, type: 'work', primary: true }] } : {}),
     ...(s.mobile !== null ? { phoneNumbers: [{ value: s.mobile, type: 'mobile' }] } : {}),
+    ...(s.preferredLanguage !== null ? { preferredLanguage: s.preferredLanguage } : {}),
     active: s.active,
     ...(Object.keys(enterprise).length ? { [ENTERPRISE_USER_SCHEMA]: enterprise } : {}),
     meta: {

@@ -14,7 +14,7 @@ import { userCondition } from './scim-user-filter';
 /** SCIM attribute of each person_data field, for the 400's detail. */
 const ATTRIBUTE_OF: Record<string, string> = {
   user_name: 'userName', firstname: 'name.givenName', lastname: 'name.familyName', email: 'emails', mobile: 'phoneNumbers (mobile)',
-  jobtitle: 'title', extern_person_id: 'externalId', employee_code: 'employeeNumber',
+  jobtitle: 'title', extern_person_id: 'externalId', employee_code: 'employeeNumber', language: 'preferredLanguage',
 };
 
 /** person_data of a state: null as "" (the API's "clear it"), mobile without the punctuation IdPs add. */
@@ -28,6 +28,7 @@ function personData(s: ScimUserState): Record<string, string> {
     jobtitle: s.title ?? '',
     extern_person_id: s.externalId ?? '',
     employee_code: s.employeeNumber ?? '',
+    language: s.preferredLanguage ?? '',
   };
 }
 

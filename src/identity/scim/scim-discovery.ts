@@ -35,6 +35,7 @@ const USER_ATTRIBUTES = [
   attr('phoneNumbers', { multi: true, sub: typed(['mobile', 'work']), description: 'mobile (+ and 6-15 digits) and work (phone)' }),
   attr('active', { type: 'boolean', description: 'false deactivates the person (login, sessions and SWT end at once)' }),
   attr('externalId', { caseExact: true, description: 'extern_person_id' }),
+  attr('preferredLanguage', { description: "the person's language (person_data[language]): a BCP 47 tag, the first of an Accept-Language list, stored in canonical form (nb-no: nb-NO)" }),
 ];
 
 const ENTERPRISE_ATTRIBUTES = [

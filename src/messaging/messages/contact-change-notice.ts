@@ -4,6 +4,8 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
+import { NotificationPreferences } from '../notices/notification-preferences';
+import { sendMediumOf } from '../notices/notice-media';
 
 const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
 
@@ -11,14 +13,15 @@ const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile n
 export interface ContactChange {
   personId: number;
   userName: string;
-  /** The address the notice goes to: the e-mail before the change. */
-  oldEmail: string;
+  /** The addresses the notice goes to: the e-mail and mobile before the change (by the person's preference for contact_changed). */
+  oldEmail: string | null;
+  oldMobile?: string | null;
   fields: ('email' | 'mobile' | 'password')[];
   changedBy: string;
 }
 
 /**
- * The notice to a person's previous e-mail address, through the outbox like every other mail, so
+ * The notice to a person's previous e-mail address (or mobile, by their preference), through the outbox like every other mail, so
  * a taken-over account is noticed (ASVS 2.2.3). It names no new value: the old mailbox may no
  * longer be the person's. Got by `tx.get(ContactChangeNotice)` in the change's transaction: the
  * notice commits with the change or not at all, and the delivery is woken after the commit.
@@ -32,6 +35,10 @@ export class ContactChangeNotice {
   ) {}
 
   async write(change: ContactChange): Promise<void> {
+    // a security notice: never `none`; e-mail (else SMS) by default, to the addresses before the change
+    const to = { id: change.personId, email: change.oldEmail, mobile: change.oldMobile ?? null };
+    const deliveries = (await this.tx.get(NotificationPreferences).deliveries([to], 'contact_changed')).get(to.id) ?? [];
+    if (!deliveries.length) return;
     const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
     const was = change.fields.length > 1 ? 'were' : 'was';
     const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
@@ -45,8 +52,8 @@ export class ContactChangeNotice {
         'If this was not you, contact your administrator at once: someone may be using your account.',
       cc: [],
       reply_to: null,
-      send_medium: 'email',
-      deliveries: [{ medium: 'email', address: change.oldEmail }],
+      send_medium: sendMediumOf(deliveries),
+      deliveries,
     });
     this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
   }

@@ -4,8 +4,8 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { OutboxSignal } from '../outbox/outbox-signal';
-import type { Medium } from './message-rows';
-import { insertSystemNotices } from './system-notice-rows';
+import { insertSystemNotices, type SystemNoticeRow } from './system-notice-rows';
+import { NotificationPreferences } from '../notices/notification-preferences';
 
 /** A person to tell, and how (e-mail, else SMS). */
 export interface NoticeContact {
@@ -38,7 +38,8 @@ const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T',
  * The notices of a cancelled event, through the outbox: one message to each participant (seat or
  * wait list) and a copy to each of that participant's managers, as a message of its own whose
  * recipient is the manager (so it is in the manager's GET /api/messages and goes by the manager's
- * medium). Everyone by e-mail, else SMS; nobody without either. All of them in one statement of the
+ * medium). Each by their notification preference for event_cancelled (by default e-mail, else SMS;
+ * a missing address falls back; `both` two deliveries; `none` nothing); nobody without either. All of them in one statement of the
  * cancellation's transaction (`tx.get`): the cancellation and its notices commit together, and a
  * notice that cannot be written rolls the cancellation back. The delivery is woken after the commit.
  */
@@ -54,11 +55,14 @@ export class EventCancellationNotice {
 
   /** Writes the notices; returns how many messages were written. */
   async write(c: EventCancellation): Promise<number> {
-    const rows: { recipient_id: number; title: string; text: string; medium: Medium; address: string; calendar: string | null }[] = [];
+    const rows: SystemNoticeRow[] = [];
     const why = c.reason ? ` Reason: ${c.reason}` : '';
+    // everyone's preference for event_cancelled (participants and managers), read at once
+    const everyone = c.places.flatMap((p) => [p.participant, ...p.managers]);
+    const deliveries = await this.tx.get(NotificationPreferences).deliveries(everyone, 'event_cancelled');
     const add = (to: NoticeContact, title: string, text: string, calendar: string | null = null) => {
-      const medium: Medium | null = to.email ? 'email' : to.mobile ? 'sms' : null;
-      if (medium) rows.push({ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)!, calendar: medium === 'email' ? calendar : null });
+      const d = deliveries.get(to.id) ?? [];
+      if (d.length) rows.push({ recipient_id: to.id, title, text, deliveries: d, calendar });
     };
     for (const place of c.places) {
       const held = place.status === 'waitlist' ? 'your place on the wait list' : 'your seat';

@@ -4,10 +4,12 @@ import { LOGGER, TENANT } from '../../platform/tokens';
 import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { AuditTrail } from '../../platform/audit/audit-trail';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
-import { MessagesRepository, type Medium } from './messages.repository';
+import { MessagesRepository } from './messages.repository';
 import type { Recipient } from './recipients';
 import { OutboxSignal } from '../outbox/outbox-signal';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
+import { NotificationPreferences } from '../notices/notification-preferences';
+import { sendMediumOf } from '../notices/notice-media';
 
 export type PasswordMailReason = 'send_login' | 'forgot_password' | 'operator_reset';
 
@@ -38,11 +40,15 @@ export class PasswordMailer {
   ) {}
 
   /**
-   * Writes the mail (SMS when the person has a mobile but no e-mail) and its audit entry.
+   * Writes the mail (by the person's preference: e-mail, else SMS by default; one delivery) and its audit entry.
    * `validHours`: how long the pending password works. False when the person has neither e-mail nor mobile.
    */
   async write(person: Recipient, reason: PasswordMailReason, validHours: number): Promise<boolean> {
-    const medium: Medium | null = person.email ? 'email' : person.mobile ? 'sms' : null;
+    // a security notice: the preference picks e-mail, SMS or both, never none (NotificationPreferences)
+    const type = reason === 'send_login' ? 'login_created' : 'password_reset';
+    // one delivery even for `both` (the e-mail): each delivery makes its own password, and a second would void the first's
+    const deliveries = ((await this.tx.get(NotificationPreferences).deliveries([person], type)).get(person.id) ?? []).slice(0, 1);
+    const medium = deliveries.length ? sendMediumOf(deliveries) : null;
     if (!medium) {
       this.logger.info({ personId: person.id, reason }, 'password mail not sent: the person has neither e-mail nor mobile');
       return false;
@@ -59,7 +65,7 @@ export class PasswordMailer {
       cc: [],
       reply_to: null,
       send_medium: medium,
-      deliveries: [{ medium, address: (medium === 'email' ? person.email : person.mobile)! }],
+      deliveries,
     });
     // forgot_password comes from someone not logged in; send_login from the person's creation
     const actor = reason === 'forgot_password' ? 'anonymous' : reason === 'operator_reset' ? 'operator' : 'system';

@@ -5,6 +5,8 @@ import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
 import { CalendarNotice } from './calendar-notice';
+import { NotificationPreferences } from '../notices/notification-preferences';
+import { sendMediumOf } from '../notices/notice-media';
 
 /** Who moved from the wait list onto a seat of which event, and how to reach them. */
 export interface SeatPromotion {
@@ -16,7 +18,8 @@ export interface SeatPromotion {
 }
 
 /**
- * A person moved from the wait list onto a seat is told by e-mail (or SMS), through the outbox.
+ * A person moved from the wait list onto a seat is told through the outbox, by their preference
+ * for waitlist_promotion (e-mail, SMS, both or none; a missing address falls back to the other).
  * Reached through the sign-off's transaction (`tx.get`), so the promotion and its notice commit
  * together; the delivery is woken after the commit.
  */
@@ -29,13 +32,13 @@ export class WaitlistPromotionNotice {
   ) {}
 
   async write({ recipient, eventTitle, startsAt, calendar }: SeatPromotion): Promise<void> {
-    const medium = recipient.email ? 'email' : recipient.mobile ? 'sms' : null;
-    // nobody to tell: the promotion stands without a notice
-    if (!medium) return;
+    const deliveries = (await this.tx.get(NotificationPreferences).deliveries([recipient], 'waitlist_promotion')).get(recipient.id) ?? [];
+    // nobody to tell (no address, or turned off): the promotion stands without a notice
+    if (!deliveries.length) return;
     const title = `You have a seat: ${eventTitle}`;
     const text = `A seat became free and you were moved from the wait list onto "${eventTitle}", starting ${new Date(startsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
     if (calendar) {
-      await this.tx.get(CalendarNotice).write([{ recipient, title, text: `${text} The calendar entry is attached.`, calendar }]);
+      await this.tx.get(CalendarNotice).write([{ type: 'waitlist_promotion', recipient, title, text: `${text} The calendar entry is attached.`, calendar }]);
       return;
     }
     await this.tx.get(MessagesRepository).insert({
@@ -46,8 +49,8 @@ export class WaitlistPromotionNotice {
       text,
       cc: [],
       reply_to: null,
-      send_medium: medium,
-      deliveries: [{ medium, address: (medium === 'email' ? recipient.email : recipient.mobile)! }],
+      send_medium: sendMediumOf(deliveries),
+      deliveries,
     });
     this.tx.afterCommit(() => this.signal.notify(this.tenant.id));
   }

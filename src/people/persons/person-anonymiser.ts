@@ -5,7 +5,7 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 /** Everything on the person row that identifies or describes them; id, organisation and flags stay. */
 const PERSONAL_COLUMNS = [
   'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'birthdate', 'extern_person_id', 'address', 'postcode', 'city',
-  'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
+  'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code', 'language',
   'password_hash', 'password_changed_at', 'must_change_password',
   // every column of a mailed password not used yet (migrations 020 and 090)
   'pending_password_hash', 'pending_password_expires_at', 'pending_password_delivery_id', 'pending_password_earlier',

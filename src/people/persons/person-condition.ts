@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors/api-error';
 
 /** Columns a condition may test; `active` is "not deactivated". */
-export const CONDITION_COLUMNS = ['id', 'user_name', 'extern_person_id', 'email', 'mobile', 'phone', 'firstname', 'lastname', 'jobtitle', 'employee_code', 'active', 'created_at', 'updated_at'] as const;
+export const CONDITION_COLUMNS = ['id', 'user_name', 'extern_person_id', 'email', 'mobile', 'phone', 'firstname', 'lastname', 'jobtitle', 'employee_code', 'language', 'active', 'created_at', 'updated_at'] as const;
 export type ConditionColumn = (typeof CONDITION_COLUMNS)[number];
 export type ConditionOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'pr' | 'gt' | 'ge' | 'lt' | 'le';
 
@@ -18,7 +18,7 @@ export type PersonCondition =
   | { ids: number[] }
   | { column: ConditionColumn; op: ConditionOp; value?: string | number | boolean | null };
 
-const CASE_INSENSITIVE = new Set<ConditionColumn>(['user_name', 'email']);
+const CASE_INSENSITIVE = new Set<ConditionColumn>(['user_name', 'email', 'language']);
 // stored in lower case already (person-data.schema.ts): the value is lowered, the column used as it is (its index)
 const STORED_LOWER = new Set<ConditionColumn>(['email']);
 const ORDERED: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };

@@ -1,5 +1,6 @@
 import { isMatch } from 'date-fns';
 import { z } from 'zod';
+import { canonicalLanguageTag } from '../../platform/time/language-tag';
 
 // Free-text fields: an empty value clears the field.
 const text = (max = 200) =>
@@ -19,6 +20,14 @@ const mobile = z
   .preprocess((v) => (typeof v === 'string' ? v.replace(/[\s-]/g, '') : v), z.string())
   .refine((v) => v === '' || /^\+\d{6,15}$/.test(v), 'must be + followed by 6 to 15 digits, e.g. +4790000012')
   .transform((v) => (v === '' ? null : v));
+
+// BCP 47 (issue 39): stored in Intl's canonical form (EN-gb: en-GB); empty clears it
+export const languageTag = z
+  .string()
+  .trim()
+  .max(35, 'must be at most 35 characters')
+  .refine((v) => v === '' || canonicalLanguageTag(v) !== null, 'must be a BCP 47 language tag such as nb, nn, sv, da, fi, en or en-GB')
+  .transform((v) => (v === '' ? null : canonicalLanguageTag(v)));
 
 const birthdate = z
   .string()
@@ -60,6 +69,7 @@ export const PersonProfileShape = {
   profile_image: text(2000).optional(),
   source: text().optional(),
   code: text().optional(),
+  language: languageTag.optional(),
 };
 
 export const PersonUpdateData = z

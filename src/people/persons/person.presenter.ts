@@ -32,6 +32,11 @@ export const PersonView = z
     profile_image: z.string().nullable().optional(),
     source: z.string().nullable().optional(),
     code: z.string().nullable().optional(),
+    language: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('BCP 47 language tag (nb, sv, en-GB) in canonical form; notices are written in it where texts exist, else the tenant\'s language (full view)'),
     superuser: z.boolean().optional().describe('may do everything in the tenant (full view)'),
     superadmin: z.boolean().optional().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons (full view)"),
     organisation: OrganisationRef.nullable().optional().describe('the member organisation (full view)'),
@@ -93,6 +98,7 @@ export function presentPersonFull(p: PersonRow, d: PersonDetails, maxAgeDays: nu
     profile_image: p.profile_image,
     source: p.source,
     code: p.code,
+    language: p.language,
     superuser: p.superuser,
     superadmin: p.superadmin,
     organisation: d.organisation ? { organisation_id: d.organisation.id, name: d.organisation.name } : null,

@@ -45,7 +45,7 @@ export interface PersonFilter {
 
 const TEXT_COLUMNS = [
   'user_name', 'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'extern_person_id', 'address', 'postcode',
-  'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code',
+  'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code', 'language',
 ];
 const OTHER_COLUMNS = ['organisation_id', 'superuser', 'superadmin', 'password_changed_at', 'must_change_password', 'deactivated_at', 'created_at', 'updated_at'];
 

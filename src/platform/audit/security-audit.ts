@@ -70,6 +70,8 @@ export const SECURITY_EVENT_TYPES = [
   // personal calendar feeds (issue 39): subject the person's user name
   'calendar_feed.created',
   'calendar_feed.revoked',
+  // notification preferences (issue 39): a superuser's change of someone else's; subject the person's user name
+  'notification_preferences.changed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 
@@ -84,6 +86,7 @@ export const PERSON_SUBJECT_TYPES: readonly string[] = [
   'login.succeeded', 'login.failed', 'login.throttled', 'login.sso', 'logout', 'password.changed', 'password.reset', 'email.changed',
   'mobile.changed', 'roles.changed', 'person.erased', 'person.deactivated', 'person.reactivated', 'manager.added', 'manager.removed',
   'participant.result_recorded', 'certificate.issued', 'calendar_feed.created', 'calendar_feed.revoked',
+  'notification_preferences.changed',
 ];
 
 /** Actors that are no person (the operator, a caller before login, the system itself). */

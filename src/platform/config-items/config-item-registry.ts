@@ -3,6 +3,7 @@ import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/time-zone';
 import { define } from './config-item-define';
 import { SWT_CONFIG_ITEMS } from './swt-config-items';
 import { LIMIT_CONFIG_ITEMS } from './limits-config-items';
+import { NOTICE_CONFIG_ITEMS } from './notice-config-items';
 
 export interface ConfigItemDefinition<T = unknown> {
   id: string;
@@ -202,7 +203,7 @@ export const CONFIG_ITEMS = [
     section: 'messaging',
     description:
       'Expiry reminders: days before a registration\'s valid_until (in the tenant\'s calendar) at which the person is reminded, e.g. [30, 7]. ' +
-      'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (e-mail, or SMS when the person has only a mobile); ' +
+      'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (by the notification preference of the person for expiry_reminder: e-mail by default, SMS when the person has only a mobile); ' +
       'the thresholds it passed at once count as done too. A renewal starts afresh. Empty list: no reminders.',
     type: 'int_list',
     schema: z
@@ -234,6 +235,7 @@ export const CONFIG_ITEMS = [
     readable: true,
   }),
   ...LIMIT_CONFIG_ITEMS,
+  ...NOTICE_CONFIG_ITEMS,
 ] as const;
 
 export type ConfigItemId = (typeof CONFIG_ITEMS)[number]['id'];

@@ -14,7 +14,7 @@ export interface PersonKey {
 }
 
 /** The sections of GET /api/persons/:user_name/export that modules other than people fill. */
-export type PersonExportSection = 'personcompetences' | 'personevents' | 'surveyanswers' | 'messages' | 'files';
+export type PersonExportSection = 'personcompetences' | 'personevents' | 'surveyanswers' | 'messages' | 'files' | 'notificationpreferences';
 
 /**
  * What a module did for an erasure: details for the person.erased audit entry. What cannot roll

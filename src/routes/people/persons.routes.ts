@@ -16,7 +16,8 @@ const PERSON_DATA =
   'person_data: bracket form (person_data[mobile]=...), a JSON object or JSON text; only present fields change, an empty value clears one. ' +
   'Unknown fields are a 420 (superuser or organisation_id cannot be smuggled in). Each check is a 420 naming person_data[field]: e-mail address shape ' +
   '(stored lower-case), birthdate a real date YYYY-MM-DD not in the future (tenant.timezone), mobile + and 6-15 digits (spaces and dashes removed), ' +
-  'user_name 1-100 of A-Z a-z 0-9 . _ @ + - and not taken, password 8-200 characters.';
+  'user_name 1-100 of A-Z a-z 0-9 . _ @ + - and not taken, password 8-200 characters, language a BCP 47 tag (nb, sv, en-GB; stored in canonical form, ' +
+  'e.g. EN-gb as en-GB; notices are written in it where texts exist).';
 
 export const personListShape = {
   organisation_ids: p.idList().optional(),

@@ -172,6 +172,7 @@ export class DataImport {
         superuser: p.superuser ?? false,
         superadmin: p.superadmin ?? false,
         organisation_id: p.organisation ? need(this.orgs, 'organisation', p.organisation, where) : null,
+        language: p.language ?? null,
       };
       for (const f of PERSON_TEXT_FIELDS) row[f] = p[f] ?? null;
       return row;

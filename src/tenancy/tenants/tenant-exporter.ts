@@ -185,6 +185,7 @@ class Snapshot {
           password_hash: p.password_hash?.startsWith('$') ? p.password_hash : undefined,
           ...text,
           birthdate: p.birthdate_text,
+          language: p.language ?? undefined,
           organisation: this.ref('organisations', p.organisation_id),
           roles: rolesOf(p.id),
           superuser: p.superuser ? true : undefined,

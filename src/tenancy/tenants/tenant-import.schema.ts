@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INT4 } from '../../platform/http/param-types';
+import { canonicalLanguageTag } from '../../platform/time/language-tag';
 
 /** The tenant-import/1 document (seeds/*.json). New optional keys may appear; meanings never change. */
 const ref = z.string().min(1).max(200);
@@ -190,6 +191,12 @@ const Person = z
     /** A deactivated person (issue 36): no login, left out of lists; deactivated_at when it happened (default: the import's moment). */
     deactivated: z.boolean().optional(),
     deactivated_at: isoDateTime.optional(),
+    /** BCP 47 language tag (issue 39), stored in canonical form (EN-gb: en-GB). */
+    language: z
+      .string()
+      .refine((v) => canonicalLanguageTag(v) !== null, 'must be a BCP 47 language tag such as nb, sv or en-GB')
+      .transform((v) => canonicalLanguageTag(v)!)
+      .optional(),
   })
   .extend(Object.fromEntries(PERSON_TEXT_FIELDS.map((f) => [f, z.string().optional()])) as Record<
     (typeof PERSON_TEXT_FIELDS)[number],

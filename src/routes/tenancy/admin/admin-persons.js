@@ -1,9 +1,11 @@
 // The persons of the chosen organisation (People section): GET /api/persons with organisation_id,
 // recursive, state (active | deactivated | all) and term (user name, names, e-mail, employee code),
 // full view (it carries `deactivated`), 50 a page; deactivate / reactivate after confirming
-// (PUT /api/persons/:user_name/deactivate | /reactivate), the API's message shown.
+// (PUT /api/persons/:user_name/deactivate | /reactivate), the API's message shown; "Language and
+// notices" opens the person's language and notification preferences below the list.
 import { api, el, field, scroller } from './admin-dom.js';
 import { confirmButton } from './admin-forms.js';
+import { showPersonMessages } from './admin-person-messages.js';
 
 const PAGE = 50;
 
@@ -15,6 +17,7 @@ export async function showPersons(box, organisation) {
   const count = el('p', { class: 'meta', id: 'person-count', 'aria-live': 'polite' });
   const body = el('tbody');
   const pager = el('div', { class: 'pager' });
+  const messages = el('div', { id: 'person-messages-box' });
   const filter = el('form', { id: 'person-filter', class: 'inline-fields', role: 'search', 'aria-label': `Persons of ${organisation.name}`,
     onsubmit: (ev) => { ev.preventDefault(); state.offset = 0; draw(); } },
   field('Search (name, user name, e-mail)', el('input', { name: 'term', type: 'search', autocomplete: 'off' })),
@@ -53,7 +56,9 @@ export async function showPersons(box, organisation) {
       el('td', {}, p.user_name),
       el('td', { class: 'url' }, p.email ?? ''),
       el('td', { class: 'state' }, p.deactivated ? `deactivated ${p.deactivated_at ? new Date(p.deactivated_at).toLocaleDateString() : ''}`.trim() : 'active'),
-      el('td', {}, lifecycle(p, p.deactivated ? 'reactivate' : 'deactivate')));
+      el('td', {}, lifecycle(p, p.deactivated ? 'reactivate' : 'deactivate'), ' ',
+        el('button', { type: 'button', class: 'messages', 'aria-label': `Language and notices of ${p.user_name}`,
+          onclick: (ev) => showPersonMessages(messages, p, ev.currentTarget) }, 'Language and notices')));
   };
 
   async function draw() {
@@ -83,6 +88,7 @@ export async function showPersons(box, organisation) {
     scroller(`Persons of ${organisation.name}`, el('table', { class: 'grid', id: 'person-table' },
       el('thead', {}, el('tr', {}, ['Name', 'User name', 'E-mail', 'State', 'Action'].map((h) => el('th', { scope: 'col' }, h)))),
       body)),
-    pager);
+    pager,
+    messages);
   await draw();
 }
