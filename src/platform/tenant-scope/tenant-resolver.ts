@@ -77,9 +77,22 @@ export class TenantResolver {
     this.subscriber = subscriber;
     subscriber.on('error', (err) => this.logger.warn({ err: err.message }, 'tenant-change subscriber error'));
     subscriber.on('message', (_channel, message) => this.forget(Number(message)));
-    // After a reconnect we may have missed messages: start over from the database.
-    subscriber.on('ready', () => this.clear());
+    // After a reconnect we may have missed messages: start over from the database. Only after a
+    // connection that had subscribed was lost: the first 'ready' is not a reconnect, and it may
+    // arrive after subscribe() resolved (a Redis Cluster readies later; ioredis emits 'ready' on a
+    // later tick) and after preload() filled the cache, which it would empty again.
+    let subscribed = false;
+    let lost = false;
+    subscriber.on('close', () => {
+      if (subscribed) lost = true;
+    });
+    subscriber.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      this.clear();
+    });
     await subscriber.subscribe(TENANT_CHANGED_CHANNEL);
+    subscribed = true;
   }
 
   /**
