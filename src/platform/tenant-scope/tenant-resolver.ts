@@ -100,11 +100,12 @@ export class TenantResolver {
    * statement, before the API answers ready: otherwise the first request of each tenant after a
    * start waits for its two lookups, and with many tenants those first requests queue behind each
    * other. Call after start(), so that a change published meanwhile wins (a page read while the
-   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached
-   * and the clusters they are placed on.
+   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached,
+   * the clusters they are placed on and the tenants themselves (for the catalog warm-up).
    */
-  async preload(): Promise<{ tenants: number; clusters: string[] }> {
+  async preload(): Promise<{ tenants: number; clusters: string[]; cached: { id: number; schema: string; cluster: string }[] }> {
     const clusters = new Set<string>();
+    const list: { id: number; schema: string; cluster: string }[] = [];
     let cached = 0;
     let afterId = 0;
     while (cached < this.env.TENANT_CACHE_MAX) {
@@ -118,10 +119,11 @@ export class TenantResolver {
         this.byId.set(tenant.id, { value: tenant, expires });
         for (const host of tenant.hosts) this.byHost.set(host, { value: tenant.id, expires });
         clusters.add(tenant.cluster ?? MAIN_CLUSTER);
+        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER });
       }
       cached += page.length;
     }
-    return { tenants: cached, clusters: [...clusters] };
+    return { tenants: cached, clusters: [...clusters], cached: list };
   }
 
   async stop(): Promise<void> {
