@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -43,8 +44,7 @@ const originalQuery = pg.Client.prototype.query as (...a: unknown[]) => unknown;
   const first = args[0] as string | { text?: string };
   const text = typeof first === 'string' ? first : (first?.text ?? '');
   const schema = /"?(tenant_bench\d{4}|tenant_large)"?\./.exec(text)?.[1];
-  const result = originalQuery.apply(this, args);
-  if (!schema || !(result instanceof Promise)) return result;
+  if (!schema) return originalQuery.apply(this, args);
   let schemas = seen.get(this);
   if (!schemas) seen.set(this, (schemas = new Set()));
   const cold = !schemas.has(schema);
@@ -58,7 +58,18 @@ const originalQuery = pg.Client.prototype.query as (...a: unknown[]) => unknown;
       stats.coldMs += ms;
     } else stats.warmMs += ms;
   };
-  result.then(done, done);
+  // knex passes a callback; other callers get a promise
+  const last = args.length - 1;
+  if (typeof args[last] === 'function') {
+    const callback = args[last] as (...r: unknown[]) => unknown;
+    args[last] = (...r: unknown[]) => {
+      done();
+      return callback(...r);
+    };
+    return originalQuery.apply(this, args);
+  }
+  const result = originalQuery.apply(this, args);
+  if (result instanceof Promise) result.then(done, done);
   return result;
 };
 
@@ -76,11 +87,17 @@ async function main() {
   const base = `http://127.0.0.1:${server.port}`;
   const token = `SWT ${swtToken('user')}`;
   const host = (i: number) => `bench${String(i).padStart(4, '0')}.bench.localhost`;
-  const get = async (i: number) => {
-    const r = await fetch(`${base}/api/person`, { headers: { Host: host(i), Authorization: token } });
-    if (r.status !== 200) throw new Error(`${host(i)}: ${r.status} ${await r.text()}`);
-    await r.arrayBuffer();
-  };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  // node:http, not fetch: fetch does not send a Host header of ours
+  const get = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.get(`${base}/api/person`, { agent, headers: { Host: host(i), Authorization: token } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${host(i)}: ${res.statusCode} ${body}`))));
+      });
+      req.on('error', reject);
+    });
   const rows: string[] = [];
   const phase = async (name: string, ids: number[], before?: () => void) => {
     before?.();
@@ -122,6 +139,7 @@ async function main() {
     await group.destroyRawConnection(conn);
   }
   console.log(`F. a new connection (backend start, SCRAM, search_path): median ${median(opens).toFixed(1)} ms wall over 10`);
+  agent.destroy();
   await server.close();
   await closeContainer(c);
   await redis.stop();
