@@ -8,6 +8,7 @@ import { PrincipalCache } from './platform/auth/principal-cache';
 import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
 import { TENANT_WARM_TABLES, warmTenantCatalogs } from './platform/db/catalog-warmup';
+import { warmRequestPath } from './platform/lifecycle/request-path-warmup';
 
 export interface RunningServer {
   server: http.Server;
@@ -45,6 +46,9 @@ export async function startServer(container: DependencyContainer, port?: number)
   await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
   const drain = new HttpDrain(app);
+  // V8 compiles the path every request takes before the first real one comes (anonymous: 401s)
+  const warmHost = cached.find((x) => x.host)?.host;
+  if (warmHost) logger.info(await warmRequestPath(drain.listener, warmHost, ['/api/person'], env.STARTUP_WARMUP_REQUESTS), 'request path warmed');
   const server = http.createServer(drain.listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

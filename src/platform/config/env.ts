@@ -175,6 +175,8 @@ export const Env = z.object({
    * the start-up grows by at most this, whatever the tenant count. 0: no warm-up.
    */
   STARTUP_WARMUP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Anonymous requests sent through the app on a loopback port of its own before the API listens, so V8 has compiled the request path (src/platform/lifecycle/request-path-warmup.ts). 0: none. */
+  STARTUP_WARMUP_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(200),
   /** A relayed delivery neither sent nor failed after this long is relayed again (lost job, killed worker). */
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */

@@ -103,9 +103,9 @@ export class TenantResolver {
    * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached,
    * the clusters they are placed on and the tenants themselves (for the catalog warm-up).
    */
-  async preload(): Promise<{ tenants: number; clusters: string[]; cached: { id: number; schema: string; cluster: string }[] }> {
+  async preload(): Promise<{ tenants: number; clusters: string[]; cached: { id: number; schema: string; cluster: string; host?: string }[] }> {
     const clusters = new Set<string>();
-    const list: { id: number; schema: string; cluster: string }[] = [];
+    const list: { id: number; schema: string; cluster: string; host?: string }[] = [];
     let cached = 0;
     let afterId = 0;
     while (cached < this.env.TENANT_CACHE_MAX) {
@@ -119,7 +119,7 @@ export class TenantResolver {
         this.byId.set(tenant.id, { value: tenant, expires });
         for (const host of tenant.hosts) this.byHost.set(host, { value: tenant.id, expires });
         clusters.add(tenant.cluster ?? MAIN_CLUSTER);
-        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER });
+        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER, host: tenant.hosts[0] });
       }
       cached += page.length;
     }
