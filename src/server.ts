@@ -7,6 +7,8 @@ import { TenantResolver } from './platform/tenant-scope/tenant-resolver';
 import { PrincipalCache } from './platform/auth/principal-cache';
 import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
+import { TENANT_WARM_TABLES, warmTenantCatalogs } from './platform/db/catalog-warmup';
+import { warmRequestPath } from './platform/lifecycle/request-path-warmup';
 
 export interface RunningServer {
   server: http.Server;
@@ -23,18 +25,30 @@ export async function startServer(container: DependencyContainer, port?: number)
   // tenant in the cache and the connections of their clusters open.
   const tenants = container.resolve(TenantResolver);
   await tenants.start();
-  const preloaded = await tenants.preload();
+  const { cached, ...preloaded } = await tenants.preload();
   const clusters = container.resolve(CLUSTERS);
+  const up = preloaded.clusters.filter((name) => clusters.has(name));
   // best effort: a cluster that is down (or no longer declared) fails its own tenants' requests, not the start
-  await Promise.all(
-    preloaded.clusters
-      .filter((name) => clusters.has(name))
-      .map((name) => clusters.pools(name).openConnections().catch((err) => logger.warn({ cluster: name, err: (err as Error).message }, 'could not open connections before ready'))),
-  );
+  await Promise.all(up.map((name) => clusters.pools(name).openConnections().catch((err) => logger.warn({ cluster: name, err: (err as Error).message }, 'could not open connections before ready'))));
   logger.info(preloaded, 'tenant cache preloaded, connections open');
+  // the catalog of each tenant's first-request tables on each of its connections, bounded by STARTUP_WARMUP_MS
+  const tables = container.isRegistered(TENANT_WARM_TABLES) ? [...new Set(container.resolveAll(TENANT_WARM_TABLES).flat())] : [];
+  const perConnection = env.DATABASE_CONNECTION_MAX_TENANTS > 0 ? Math.floor(env.DATABASE_CONNECTION_MAX_TENANTS / 2) : Infinity;
+  const warmed = await Promise.all(
+    up.map((name) =>
+      warmTenantCatalogs(clusters.pools(name), cached.filter((t) => t.cluster === name), tables, { budgetMs: env.STARTUP_WARMUP_MS, perConnection }).catch((err) => {
+        logger.warn({ cluster: name, err: (err as Error).message }, 'catalog warm-up failed');
+        return null;
+      }),
+    ),
+  );
+  logger.info({ warmed: warmed.filter(Boolean) }, 'tenant catalogs warmed');
   await container.resolve(PrincipalCache).start();
   const app = buildApp(container);
   const drain = new HttpDrain(app);
+  // V8 compiles the path every request takes before the first real one comes (anonymous: 401s)
+  const warmHost = cached.find((x) => x.host)?.host;
+  if (warmHost) logger.info(await warmRequestPath(drain.listener, warmHost, ['/api/person'], env.STARTUP_WARMUP_REQUESTS), 'request path warmed');
   const server = http.createServer(drain.listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

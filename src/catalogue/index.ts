@@ -5,11 +5,15 @@
  * what also needs the people module is a flow (src/flows/catalogue, registrations, changes).
  */
 import type { AppModule } from '../platform/module';
+import { TENANT_WARM_TABLES } from '../platform/db/catalog-warmup';
 
 export const catalogueModule: AppModule = {
   name: 'catalogue',
-  // Nothing of its own to register: its part of the GDPR export and erasure is a flow's (src/flows/registrations).
-  register() {},
+  // Its part of the GDPR export and erasure is a flow's (src/flows/registrations).
+  register(c) {
+    // the roles a person's full view shows (GET /api/person): warmed at start (src/server.ts)
+    c.register(TENANT_WARM_TABLES, { useValue: ['person_roles', 'roles'] });
+  },
 };
 
 export { heldOn } from './personcompetences/personcompetences.repository';

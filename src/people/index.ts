@@ -6,12 +6,15 @@
 import { Lifecycle } from 'tsyringe';
 import type { AppModule } from '../platform/module';
 import { PersonAccess } from './person-access';
+import { TENANT_WARM_TABLES } from '../platform/db/catalog-warmup';
 
 export const peopleModule: AppModule = {
   name: 'people',
   register(c) {
     // One per request (or job): the route's access rule and the services share what it read of the tree.
     c.register(PersonAccess, { useClass: PersonAccess }, { lifecycle: Lifecycle.ContainerScoped });
+    // a tenant's first GET /api/person reads the account and the full view: warmed at start (src/server.ts)
+    c.register(TENANT_WARM_TABLES, { useValue: ['persons', 'organisations', 'organisation_managers'] });
   },
 };
 

@@ -169,6 +169,14 @@ export const Env = z.object({
   TENANT_HOST_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
   /** Known hosts and tenants cached by the tenant resolver (only real tenants enter: size it above the tenant count). */
   TENANT_CACHE_MAX: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /**
+   * Before the API listens, PostgreSQL's catalog entries of the tables a tenant's first request reads
+   * are built on every tenant connection, tenant after tenant, for at most this long (src/platform/db/catalog-warmup.ts);
+   * the start-up grows by at most this, whatever the tenant count. 0: no warm-up.
+   */
+  STARTUP_WARMUP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Anonymous requests sent through the app on a loopback port of its own before the API listens, so V8 has compiled the request path (src/platform/lifecycle/request-path-warmup.ts). 0: none. */
+  STARTUP_WARMUP_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(200),
   /** A relayed delivery neither sent nor failed after this long is relayed again (lost job, killed worker). */
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */

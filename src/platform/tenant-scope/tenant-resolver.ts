@@ -77,9 +77,22 @@ export class TenantResolver {
     this.subscriber = subscriber;
     subscriber.on('error', (err) => this.logger.warn({ err: err.message }, 'tenant-change subscriber error'));
     subscriber.on('message', (_channel, message) => this.forget(Number(message)));
-    // After a reconnect we may have missed messages: start over from the database.
-    subscriber.on('ready', () => this.clear());
+    // After a reconnect we may have missed messages: start over from the database. Only after a
+    // connection that had subscribed was lost: the first 'ready' is not a reconnect, and it may
+    // arrive after subscribe() resolved (a Redis Cluster readies later; ioredis emits 'ready' on a
+    // later tick) and after preload() filled the cache, which it would empty again.
+    let subscribed = false;
+    let lost = false;
+    subscriber.on('close', () => {
+      if (subscribed) lost = true;
+    });
+    subscriber.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      this.clear();
+    });
     await subscriber.subscribe(TENANT_CHANGED_CHANNEL);
+    subscribed = true;
   }
 
   /**
@@ -87,11 +100,12 @@ export class TenantResolver {
    * statement, before the API answers ready: otherwise the first request of each tenant after a
    * start waits for its two lookups, and with many tenants those first requests queue behind each
    * other. Call after start(), so that a change published meanwhile wins (a page read while the
-   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached
-   * and the clusters they are placed on.
+   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached,
+   * the clusters they are placed on and the tenants themselves (for the catalog warm-up).
    */
-  async preload(): Promise<{ tenants: number; clusters: string[] }> {
+  async preload(): Promise<{ tenants: number; clusters: string[]; cached: { id: number; schema: string; cluster: string; host?: string }[] }> {
     const clusters = new Set<string>();
+    const list: { id: number; schema: string; cluster: string; host?: string }[] = [];
     let cached = 0;
     let afterId = 0;
     while (cached < this.env.TENANT_CACHE_MAX) {
@@ -105,10 +119,11 @@ export class TenantResolver {
         this.byId.set(tenant.id, { value: tenant, expires });
         for (const host of tenant.hosts) this.byHost.set(host, { value: tenant.id, expires });
         clusters.add(tenant.cluster ?? MAIN_CLUSTER);
+        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER, host: tenant.hosts[0] });
       }
       cached += page.length;
     }
-    return { tenants: cached, clusters: [...clusters] };
+    return { tenants: cached, clusters: [...clusters], cached: list };
   }
 
   async stop(): Promise<void> {
