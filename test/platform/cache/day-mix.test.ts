@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { createTestApp, type TestApp } from '../../support/test-app';
+import { KNEX } from '../../../src/platform/tokens';
+import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
+import { hashPassword } from '../../../src/platform/auth/password-hasher';
+import { BENCH_CONFIG, BENCH_PASSWORD } from '../../bench/generate-tenants';
+import { dayTenant, loadDayTenant } from '../../bench/day-tenants';
+import type { DayTenantLogins } from '../../bench/day-actions';
+import { runDayMix, sendOn } from '../../bench/day-mix';
+
+/*
+ * The short form of the benchmark's day mix (issue 42, test/bench/day-bench.ts): two API
+ * processes' worth of the product (two containers, each with its own caches and change listener,
+ * each on its own port) over a few day tenants, a few seconds of the mix with every acknowledged
+ * write read back at once from the other one. No stale answer, no error. No timing is asserted.
+ */
+const TENANTS = 3;
+let apps: TestApp[] = [];
+let servers: http.Server[] = [];
+let bases: string[] = [];
+const tenants: DayTenantLogins[] = [];
+
+beforeAll(async () => {
+  apps = [await createTestApp(), await createTestApp()];
+  servers = apps.map((a) => http.createServer(a.app).listen(0, '127.0.0.1'));
+  await Promise.all(servers.map((s) => new Promise((r) => s.once('listening', r))));
+  bases = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+  const knex: Knex = apps[0].container.resolve(KNEX);
+  const hash = await hashPassword(BENCH_PASSWORD);
+  const agent = new http.Agent({ keepAlive: false });
+  for (let i = 0; i < TENANTS; i++) {
+    const slug = `day-${randomBytes(4).toString('hex')}`;
+    const host = `${slug}.test`;
+    const r = await apps[0].container.resolve(TenantImporter).import(dayTenant(i + 1, hash, 12, BENCH_CONFIG), { slug, hosts: [host], onProgress: () => {} });
+    const login = async (user: string) => {
+      const res = await sendOn(agent, bases[i % 2], { method: 'POST', path: '/api/login', headers: { Host: host }, body: { user_name: user, password: BENCH_PASSWORD, login: 1 } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return `tg-visit=${res.body.login?.[0]?.session_id ?? res.body.session_id}`;
+    };
+    tenants.push({ ...(await loadDayTenant(knex, r.schema, host)), superCookie: await login('user'), sessions: { u1: await login('u1') } });
+  }
+});
+afterAll(async () => {
+  for (const s of servers) s.close();
+  for (const a of apps) await a.close();
+});
+
+describe('day mix, short form', () => {
+  it('every acknowledged write reads back from the other process at once: no stale answer, no error', async () => {
+    const r = await runDayMix({ bases, tenants, rate: 60, seconds: 4, seed: 7 });
+    if (process.env.DAY_MIX_PRINT) console.log(JSON.stringify(r, null, 1));
+    const errors = r.classes.reduce((s, c) => s + c.errors, 0);
+    expect(r.errorExamples, 'errors').toEqual([]);
+    expect(errors).toBe(0);
+    expect(r.checks.examples, 'stale or failed read-backs').toEqual([]);
+    expect(r.checks.stale).toBe(0);
+    expect(r.checks.errors).toBe(0);
+    // the mix did run: every class drawn, writes read back
+    expect(r.classes.length).toBeGreaterThanOrEqual(12);
+    expect(r.checks.count).toBeGreaterThan(20);
+  });
+});
