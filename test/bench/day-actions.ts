@@ -131,7 +131,9 @@ export class DayActions {
 
   private build(cls: string, t: DayTenantLogins): Action {
     const m = this.models.get(t.host)!;
-    const p = this.pick(t.persons);
+    // the past events' participants gain competences by their results: the writes whose read-backs
+    // compare held and missing competences leave them out, so that the model stays exact
+    const p = cls === 'registration' || cls === 'role change' ? this.pick(t.persons.filter((x) => !t.pastParticipants.includes(x.user))) : this.pick(t.persons);
     const u = p.user;
     const S = this.superH(t);
     const n = ++this.serial;

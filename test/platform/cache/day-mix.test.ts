@@ -9,7 +9,8 @@ import { TenantImporter } from '../../../src/tenancy/tenants/tenant-importer';
 import { hashPassword } from '../../../src/platform/auth/password-hasher';
 import { BENCH_CONFIG, BENCH_PASSWORD } from '../../bench/generate-tenants';
 import { dayTenant, loadDayTenant } from '../../bench/day-tenants';
-import type { DayTenantLogins } from '../../bench/day-actions';
+import { DayActions, MIX, type DayTenantLogins } from '../../bench/day-actions';
+import { prng } from '../../bench/generate-tenants';
 import { runDayMix, sendOn } from '../../bench/day-mix';
 
 /*
@@ -62,5 +63,33 @@ describe('day mix, short form', () => {
     // the mix did run: every class drawn, writes read back
     expect(r.classes.length).toBeGreaterThanOrEqual(12);
     expect(r.checks.count).toBeGreaterThan(20);
+  });
+
+  it('the checker tells the old state from the new: a write\'s read-backs fail before it and all pass after it', async () => {
+    const actions = new DayActions(tenants, prng(11));
+    const agent = new http.Agent({ keepAlive: true });
+    let judged = 0;
+    for (const [cls, kind] of MIX) {
+      if (kind !== 'write') continue;
+      for (let i = 0; i < 2; i++) {
+        const a = actions.next(cls);
+        // the read-backs as they will be judged after the write (after() moves the model on)
+        const checks = a.after!({});
+        // each write's read-backs together tell before from after (one of them may be a list the
+        // write leaves as it was: a registration of a competence the person's role does not require)
+        const before = await Promise.all(checks.map((c) => sendOn(agent, bases[1], c.req)));
+        expect(before.map((b) => b.status)).toEqual(checks.map(() => 200));
+        expect(checks.some((c, k) => !c.shows(before[k].status, before[k].body)), `${cls}: some read-back shows the old state before the write`).toBe(true);
+        const w = await sendOn(agent, bases[0], a.req);
+        expect(w.status, `${cls}: ${JSON.stringify(w.body)}`).toBeLessThan(300);
+        for (const c of checks) {
+          const after = await sendOn(agent, bases[1], c.req);
+          expect(c.shows(after.status, after.body), `${cls}: ${c.what} after the write`).toBe(true);
+          judged++;
+        }
+      }
+    }
+    agent.destroy();
+    expect(judged).toBeGreaterThan(20);
   });
 });
