@@ -282,6 +282,13 @@ export class DayActions {
     }
   }
 
+  /** The state the acknowledged writes left, per tenant host: the next run of the mix starts from it. */
+  state(): Record<string, Pick<DayTenantData, 'signedOn' | 'held' | 'persons'>> {
+    return Object.fromEntries(
+      [...this.models].map(([host, m]) => [host, { signedOn: [...m.signedOn], held: [...m.held], persons: m.t.persons.map((p) => ({ ...p, role: m.roleOf.get(p.user)! })) }]),
+    );
+  }
+
   /** The competence ids the person misses: their role's mandatory ones not held. */
   private missing(t: DayTenantLogins, m: TenantModel, u: string): number[] {
     const role = t.roles.indexOf(m.roleOf.get(u)!);

@@ -108,7 +108,7 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
   if (reuse && JSON.stringify(JSON.parse(fs.readFileSync(mark, 'utf8'))) !== JSON.stringify({ tenants: o.tenants, persons: o.persons })) throw new Error(`${work} was provisioned with other --tenants / --day-persons`);
   const rows: Row[] = [];
   const extra: Record<string, unknown> = { scenario: 'day', tenants: o.tenants, personsPerTenant: o.persons, cores: os.cpus().length, loadavgAtStart: os.loadavg()[0].toFixed(2) };
-  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(o.data), fsync: false, extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'max_connections=300'] });
+  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(o.data), fsync: false, extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on', '-c', 'max_connections=300'] });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
   const smtp = await startCountingSink();
   const c = buildContainer(loadEnv({ LOG_LEVEL: 'warn' }), { databaseUrl: pg.url, redisUrl: redis.url });
@@ -163,6 +163,15 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     const agent = new http.Agent({ keepAlive: true });
     const tenants: DayTenantLogins[] = [];
     let k = 0;
+    // with --data, the sessions of the last run (Redis keeps them, append-only) when they still answer
+    const loginsFile = path.join(work, 'day-logins.json');
+    const kept: Record<string, { superCookie: string; sessions: Record<string, string> }> = fs.existsSync(loginsFile) ? JSON.parse(fs.readFileSync(loginsFile, 'utf8')) : {};
+    const stillValid = async (host: string) => {
+      const s = kept[host];
+      if (!s) return false;
+      const [a, b] = await Promise.all([s.superCookie, s.sessions.u1].map((cookie) => sendOn(agent, bases[0], { method: 'GET', path: '/api/person', headers: { Host: host, Cookie: cookie } })));
+      return a.status === 200 && b.status === 200;
+    };
     await forEachBounded(schemas, 8, async ({ slug, schema }) => {
       const host = `${slug}.bench.localhost`;
       const login = async (user: string) => {
@@ -170,9 +179,13 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
         if (r.status !== 200) throw new Error(`login ${user}@${host}: ${r.status} ${JSON.stringify(r.body)}`);
         return `tg-visit=${r.body.login?.[0]?.session_id ?? r.body.session_id}`;
       };
-      tenants.push({ ...(await loadDayTenant(knex, schema, host)), superCookie: await login('user'), sessions: { u1: await login('u1') } });
+      const logins = (await stillValid(host)) ? kept[host] : { superCookie: await login('user'), sessions: { u1: await login('u1') } };
+      kept[host] = logins;
+      tenants.push({ ...(await loadDayTenant(knex, schema, host)), ...logins });
     });
     agent.destroy();
+    const schemaOf = new Map(schemas.map(({ slug, schema }) => [`${slug}.bench.localhost`, schema]));
+    fs.writeFileSync(loginsFile, JSON.stringify(kept));
 
     let staleTotal = 0;
     let checksTotal = 0;
@@ -181,6 +194,12 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
       const c0 = cpuNow();
       const l0 = await Promise.all(bases.map(lookups));
       const r = await runDriver({ bases, tenants, seed: Date.now() % 100_000, ...config });
+      // the next run starts from the state this one left; a tenant with a failed write is read again
+      for (const t of tenants) Object.assign(t, r.state[t.host]);
+      for (const host of r.unknownHosts) {
+        const t = tenants.find((x) => x.host === host)!;
+        Object.assign(t, await loadDayTenant(knex, schemaOf.get(host)!, host));
+      }
       const c1 = cpuNow();
       const s1 = await statements();
       const l1 = await Promise.all(bases.map(lookups));
@@ -237,10 +256,17 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
 
     // 2. each class alone: CPU ms per request per component, SQL statements per request, cache hit ratio
     const perClassRate = Math.max(10, Math.round(o.rate / 4));
+    const top: string[] = [];
     for (const [cls] of MIX) {
+      await knex.raw('select public.pg_stat_statements_reset()');
       const { r, cpuMs, statements: sql, hitRatio } = await run(`  alone: ${cls}`, { rate: perClassRate, seconds: o.classSeconds, only: cls, check: false });
       rows.pop();
       const x = r.classes[0];
+      const { rows: dear } = await knex.raw(
+        `select calls, round((total_exec_time + total_plan_time)::numeric, 1) as ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) as query
+           from public.pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time + total_plan_time desc limit 3`,
+      );
+      top.push(`- ${cls}: ${dear.map((d: { calls: string; ms: string; query: string }) => `${d.ms} ms in ${d.calls} calls: \`${d.query}\``).join('; ')}`);
       rows.push({ scenario: `  ${cls}, alone at ${perClassRate}/s`, rps: x?.rps, p50: x?.p50, p99: x?.p99, errors: x?.errors, cpuMs, statements: sql, note: hitRatio === undefined ? 'no cached read' : `cache hit ratio ${(hitRatio * 100).toFixed(1)} %` });
     }
 
@@ -258,6 +284,7 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     const off = await search('day mix (caches OFF)');
     extra.sustainedRateCachesOff = off.best;
     extra.firstFailingRateCachesOff = off.failedAt;
+    extra.topStatements = `\n\nPostgreSQL time per class alone (top 3 statements, execution + planning):\n${top.join('\n')}`;
     extra.readBacks = checksTotal;
     extra.staleAnswers = staleTotal;
     extra.loadavgAtEnd = os.loadavg()[0].toFixed(2);

@@ -50,6 +50,10 @@ export interface DayMixResult {
   leading?: { seconds: number; p99: number; restP99: number; count: number };
   /** a few failed answers, for the log */
   errorExamples: string[];
+  /** the state the acknowledged writes left (DayActions.state()), for the next run */
+  state: ReturnType<DayActions['state']>;
+  /** tenants with a failed write, whose state is not known: read them again before the next run */
+  unknownHosts: string[];
 }
 
 export interface Reply {
@@ -192,5 +196,6 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
     const rest = timed.filter(([at]) => at > L).map(([, ms]) => ms).sort((a, b) => a - b);
     leading = { seconds: config.leadingSeconds, p99: quantile(first, 0.99), restP99: quantile(rest, 0.99), count: first.length };
   }
-  return { seconds: sendingSeconds, offered: config.rate, started, skipped, classes, checks, leading, errorExamples };
+  const unknownHosts = [...new Set(retired.map((k) => k.split('|')[0]))];
+  return { seconds: sendingSeconds, offered: config.rate, started, skipped, classes, checks, leading, errorExamples, state: actions.state(), unknownHosts };
 }
