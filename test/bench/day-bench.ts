@@ -62,8 +62,12 @@ function runDriver(config: DayMixConfig): Promise<DayMixResult> {
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => {
       fs.rmSync(file, { force: true });
-      if (code === 0) resolve(JSON.parse(out));
-      else reject(new Error(`day driver exited ${code}`));
+      try {
+        if (code === 0) resolve(JSON.parse(out));
+        else reject(new Error(`day driver exited ${code}`));
+      } catch (err) {
+        reject(err);
+      }
     });
   });
 }
