@@ -21,6 +21,7 @@ import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './repo
 import { runLoad, type Load } from './load-runner';
 import { noisyNeighbour, parseShareCounts } from './noisy-neighbour';
 import { runScaleBench } from './scale-bench';
+import { runDayBench } from './day-bench';
 import { startFlags } from './start-flags';
 import { calendarScenarios } from './calendar-bench';
 import { importScenarios } from './import-bench';
@@ -58,6 +59,10 @@ import { scimScenario } from './scim-bench';
  *   --oidc-rounds N     sequential OIDC sign-ins of the identity's round-trip row (default 100)
  *   --scim-users N      users the SCIM provisioning row creates through POST /scim/v2/Users (default 1000; 0 skips it)
  *   --scim-concurrency N  concurrent SCIM creates (default 8)
+ *   --scenario day      the day mix instead (issue 42, day-bench.ts): --day-rate N (actions/s of the first-minute and
+ *                       steady runs and the search's first step, default 200), --day-first S (default 60),
+ *                       --day-persons N (per tenant, default 40), --day-class-seconds S (each class alone, default 5),
+ *                       --day-steps N (most steps of each rate search, default 6); --duration is each steady run and step
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
  *                       the flooding tenant's connection group) or other-groups
  */
@@ -86,6 +91,12 @@ const { values: flags } = parseArgs({
     'oidc-rounds': { type: 'string', default: '100' },
     'scim-users': { type: 'string', default: '1000' },
     'scim-concurrency': { type: 'string', default: '8' },
+    scenario: { type: 'string' },
+    'day-rate': { type: 'string', default: '200' },
+    'day-first': { type: 'string', default: '60' },
+    'day-persons': { type: 'string', default: '40' },
+    'day-class-seconds': { type: 'string', default: '5' },
+    'day-steps': { type: 'string', default: '6' },
   },
 });
 const T = Number(flags.tenants);
@@ -122,6 +133,13 @@ async function waitFor(url: string, headers: Record<string, string> = {}, timeou
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${url}`);
+}
+
+/** "repeats one request" when a run sends one request again and again, "... per tenant" when only the Host or the caller differs (issue 42). */
+function repeatsOf(requests: Load['requests']): string | undefined {
+  const same = (f: (r: Load['requests'][number]) => string) => new Set(requests.map(f)).size === 1;
+  if (!same((r) => `${r.method} ${r.path} ${r.body ?? ''}`)) return undefined;
+  return same((r) => JSON.stringify(r.headers ?? {})) ? 'repeats one request' : 'repeats one request per tenant';
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -196,6 +214,14 @@ async function printTopStatements(knex: Knex, when = 'during the scenarios'): Pr
 }
 
 async function main() {
+  if (flags.scenario === 'day') {
+    await runDayBench({
+      tenants: T, persons: Number(flags['day-persons']), duration: DURATION, first: Number(flags['day-first']), rate: Number(flags['day-rate']),
+      classSeconds: Number(flags['day-class-seconds']), steps: Number(flags['day-steps']), data: flags.data, out: flags.out!, say,
+    });
+    return;
+  }
+  if (flags.scenario) throw new Error(`--scenario: only day (the default runs every other scenario)`);
   // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
   const SCALE_BASE = Number(flags['scale-base']);
   if (T > SCALE_BASE) {
@@ -341,6 +367,7 @@ async function main() {
       const cpu = scale(used, 1 / r.durationSeconds);
       const row: Row = {
         scenario,
+        repeats: repeatsOf(config.requests),
         rps: r.requestsPerSecond,
         p50: r.p50,
         p99: r.p99,

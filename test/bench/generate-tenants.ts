@@ -28,7 +28,7 @@ export function swtToken(userName: string): string {
  * The per-caller API rate limit stays on (its Redis call is part of every request's cost) but so
  * high that one bench user sending thousands of requests a second is never refused.
  */
-const BENCH_CONFIG = { 'api.oauth.secret': BENCH_SECRET, 'api.rate_limit.per_minute': 1_000_000 };
+export const BENCH_CONFIG = { 'api.oauth.secret': BENCH_SECRET, 'api.rate_limit.per_minute': 1_000_000 };
 
 /** One small tenant: an organisation, a role, a competence, a person who can log in. */
 export function smallTenant(index: number, passwordHash: string) {

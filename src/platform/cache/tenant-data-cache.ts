@@ -36,6 +36,12 @@ export class TenantDataCache {
   // keys (deep pages, rare filters) does not throw away every tenant's hot answers at once.
   private readonly entries: LRUCache<string, Entry>;
   private readonly loading = new Map<string, { tenant: Tenant; version: string; value: Promise<object> }>();
+  /**
+   * Lookups so far (GET /metrics, tenant_data_cache_lookups_total): answered from an entry (hit), by a
+   * load another request had started (shared), by a load of their own (miss), or read directly
+   * because nothing may be cached (bypass: caches off, listener away).
+   */
+  readonly lookups = { hit: 0, shared: 0, miss: 0, bypass: 0 };
 
   constructor(
     @inject(PrincipalCache) private readonly versions: PrincipalCache,
@@ -48,15 +54,25 @@ export class TenantDataCache {
 
   async get<T extends object>(tenant: Tenant, key: string, load: () => Promise<T>, until?: (value: T) => number): Promise<T> {
     const version = this.versions.dataVersion(tenant.schema);
-    if (version === null) return load();
+    if (version === null) {
+      this.lookups.bypass++;
+      return load();
+    }
     const full = `${tenant.schema}\u0000${key}`;
     const now = Date.now();
     const hit = this.entries.get(full);
-    if (hit && hit.tenant === tenant && hit.version === version && hit.expires > now && hit.until > this.root.resolve(CLOCK).now().getTime()) return hit.value as T;
+    if (hit && hit.tenant === tenant && hit.version === version && hit.expires > now && hit.until > this.root.resolve(CLOCK).now().getTime()) {
+      this.lookups.hit++;
+      return hit.value as T;
+    }
     // Requests that miss the same entry together share one load (32 connections asking for the
     // same list after a write would otherwise each run its statements).
     const pending = this.loading.get(full);
-    if (pending && pending.tenant === tenant && pending.version === version) return pending.value as Promise<T>;
+    if (pending && pending.tenant === tenant && pending.version === version) {
+      this.lookups.shared++;
+      return pending.value as Promise<T>;
+    }
+    this.lookups.miss++;
     const loading = { tenant, version, value: load().then(deepFreeze) };
     this.loading.set(full, loading);
     let value: T;

@@ -6,6 +6,7 @@ import type { TenantPools } from '../db/tenant-pools';
 import { QueueRegistry } from '../queue/queue-registry';
 import { ROOT_CONTAINER } from '../queue/job-definition';
 import { readSharedCounter } from './shared-counters';
+import { TenantDataCache } from '../cache/tenant-data-cache';
 
 /** Gives up on a slow dependency so a scrape never hangs on Redis or PostgreSQL. */
 export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -94,6 +95,19 @@ export class Metrics {
     shareCounter('db_tenant_share_waits_total', "Queries that waited because their tenant held its share of the group's connections", 'waits');
     shareCounter('db_tenant_share_borrows_total', "Queries that ran past their tenant's share on a connection of the group no other tenant was waiting for", 'borrows');
     shareCounter('db_tenant_share_refusals_total', 'Queries refused (503) after waiting DATABASE_TENANT_WAIT_MS for their tenant share', 'refusals');
+
+    new Counter({
+      name: 'tenant_data_cache_lookups_total',
+      help: 'Cached GET answers asked for (src/platform/cache): result hit, shared (a load already under way), miss, bypass (caches off or the change listener away)',
+      labelNames: ['result'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        // looked up at scrape time, as the queues are: a container without the cache answers nothing
+        if (!root.isRegistered(TenantDataCache, true)) return;
+        for (const [result, n] of Object.entries(root.resolve(TenantDataCache).lookups)) this.inc({ result }, n);
+      },
+    });
 
     new Gauge({
       name: 'queue_jobs',

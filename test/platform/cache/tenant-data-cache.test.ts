@@ -37,6 +37,8 @@ describe('TenantDataCache', () => {
     expect(Object.isFrozen(values[0].items[0])).toBe(true);
     await cache.get(tenant, 'k', load);
     expect(loads).toBe(1);
+    // counted for GET /metrics (tenant_data_cache_lookups_total): one load, nine sharing it, one hit
+    expect(cache.lookups).toEqual({ hit: 1, shared: 9, miss: 1, bypass: 0 });
   });
 
   it('shares no load across tenants or versions, and a failed load is not kept', async () => {
@@ -54,6 +56,7 @@ describe('TenantDataCache', () => {
     version.v = null; // listener lost: nothing is cached or shared
     expect((await cache.get(tenant, 'k', load)).n).toBe(5);
     expect((await cache.get(tenant, 'k', load)).n).toBe(6);
+    expect(cache.lookups.bypass).toBe(2);
   });
 
   it('past its budget drops the least recently used entry, not everything', async () => {
