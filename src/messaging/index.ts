@@ -86,3 +86,7 @@ export { WebhooksService } from './webhooks/webhooks.service';
 export type { AttemptRow, EndpointRow } from './webhooks/webhooks.repository';
 export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';
 export { NOTICE_TYPES, SECURITY_NOTICE_TYPES, type NoticeType } from './notices/notice-types';
+/** A notice's words (issue 39): language, the tenant's override or the shipped text, HTML; through tx.get where written. */
+export { NoticeRenderer, type RenderedNotice } from './notices/notice-renderer';
+/** The tenant's overrides of the notices' texts (GET/PUT/DELETE /api/messagetemplates, preview). */
+export { MessageTemplatesService, type TemplateInput, type TemplateListItem } from './notices/message-templates.service';

@@ -39,6 +39,7 @@ import { deliveryAdminRoutes } from './messaging/delivery-admin.routes';
 import { messageRoutes } from './messaging/messages.routes';
 import { forgotPasswordRoutes } from './messaging/forgot-password.routes';
 import { webhookRoutes } from './messaging/webhooks.routes';
+import { messageTemplateRoutes } from './messaging/messagetemplates.routes';
 import { eventRoutes } from './courses/events.routes';
 import { personEventRoutes } from './courses/personevents.routes';
 import { participantRoutes } from './courses/participants.routes';
@@ -75,7 +76,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...catalogueStructureRoutes,
   ...roleAuthoringRoutes,
 ];
-export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes];
+export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes, ...messageTemplateRoutes];
 export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
   ...eventAuthoringRoutes,

@@ -86,7 +86,7 @@ export class UpdatePersonFlow {
       const recorder = tx.get(PersonChangeRecorder);
       const noticed = await recorder.changed({ user, target, changes, rolesBefore, rolesAfter: input.role_ids });
       if (noticed.length && target.email) {
-        await tx.get(ContactChangeNotice).write({ personId: target.id, userName: target.user_name, oldEmail: target.email, fields: noticed, changedBy: user.userName });
+        await tx.get(ContactChangeNotice).write({ personId: target.id, userName: target.user_name, oldEmail: target.email, fields: noticed, changedBy: user.userName, language: row.language });
       }
       await recorder.updated(row, changedFields(changes, input.role_ids !== undefined));
       if (data.password !== undefined) {

@@ -7,6 +7,8 @@ export interface ScheduleRecipient {
   id: number;
   user_name: string;
   email: string | null;
+  /** BCP 47: the language of the mail (null: the tenant's). */
+  language: string | null;
 }
 
 interface Candidate extends ScheduleRecipient {
@@ -14,7 +16,7 @@ interface Candidate extends ScheduleRecipient {
   deactivated_at: Date | null;
 }
 
-const COLUMNS = ['id', 'user_name', 'email', 'organisation_id', 'deactivated_at'] as const;
+const COLUMNS = ['id', 'user_name', 'email', 'language', 'organisation_id', 'deactivated_at'] as const;
 
 /**
  * Who a schedule mails. `user_names`: each must be the owner themself, a person the owner manages
@@ -55,7 +57,7 @@ export class ScheduleRecipients {
     const leftOut = [...refused];
     for (const c of byId.values()) {
       if (c.deactivated_at || !c.email) leftOut.push(c.user_name);
-      else to.push({ id: c.id, user_name: c.user_name, email: c.email });
+      else to.push({ id: c.id, user_name: c.user_name, email: c.email, language: c.language });
     }
     return { to, left_out: leftOut };
   }

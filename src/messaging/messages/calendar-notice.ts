@@ -13,6 +13,8 @@ export interface CalendarNoticeItem {
   recipient: NoticeContact;
   title: string;
   text: string;
+  /** The HTML part of the e-mail (NoticeRenderer), else none. */
+  html?: string | null;
   /** The iCalendar object with its METHOD (REQUEST or CANCEL), built by the flow in the change's transaction. */
   calendar: string;
 }
@@ -35,10 +37,10 @@ export class CalendarNotice {
 
   /** Writes the notices; returns how many messages were written. */
   async write(items: readonly CalendarNoticeItem[]): Promise<number> {
-    const rows = items.flatMap(({ recipient: to, title, text, calendar }) => {
+    const rows = items.flatMap(({ recipient: to, title, text, html, calendar }) => {
       const medium: Medium | null = to.email ? 'email' : to.mobile ? 'sms' : null;
       if (!medium) return [];
-      return [{ recipient_id: to.id, title, text, medium, address: (medium === 'email' ? to.email : to.mobile)!, calendar: medium === 'email' ? calendar : null }];
+      return [{ recipient_id: to.id, title, text, html: html ?? null, medium, address: (medium === 'email' ? to.email : to.mobile)!, calendar: medium === 'email' ? calendar : null }];
     });
     if (!rows.length) return 0;
     await insertSystemNotices(this.db, rows);

@@ -4,8 +4,7 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
-
-const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
+import { NoticeRenderer } from '../notices/notice-renderer';
 
 /** A change of a person's password, e-mail or mobile, told to the address they had before. */
 export interface ContactChange {
@@ -15,6 +14,8 @@ export interface ContactChange {
   oldEmail: string;
   fields: ('email' | 'mobile' | 'password')[];
   changedBy: string;
+  /** BCP 47: the person's language (null: the tenant's). */
+  language?: string | null;
 }
 
 /**
@@ -32,17 +33,18 @@ export class ContactChangeNotice {
   ) {}
 
   async write(change: ContactChange): Promise<void> {
-    const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
-    const was = change.fields.length > 1 ? 'were' : 'was';
-    const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
+    const notice = await this.tx.get(NoticeRenderer).render(
+      'contact_changed',
+      { user_name: change.userName, fields: change.fields, changed_by: change.changedBy, changed_by_self: change.changedBy === change.userName, changed_at: new Date().toISOString() },
+      change.language,
+    );
     await this.tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: change.personId,
-      title: `The ${what} of your account ${was} changed`,
-      text:
-        `The ${what} of your account ${change.userName} ${was} changed by ${who} at ${new Date().toISOString()}.\n\n` +
-        'If this was not you, contact your administrator at once: someone may be using your account.',
+      title: notice.title,
+      text: notice.text,
+      html: notice.html,
       cc: [],
       reply_to: null,
       send_medium: 'email',

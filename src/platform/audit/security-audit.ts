@@ -70,6 +70,9 @@ export const SECURITY_EVENT_TYPES = [
   // personal calendar feeds (issue 39): subject the person's user name
   'calendar_feed.created',
   'calendar_feed.revoked',
+  // notice templates (issue 39): subject the notice type
+  'message_template.updated',
+  'message_template.deleted',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

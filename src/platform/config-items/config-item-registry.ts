@@ -3,6 +3,7 @@ import { DEFAULT_TIME_ZONE, isTimeZone } from '../time/time-zone';
 import { define } from './config-item-define';
 import { SWT_CONFIG_ITEMS } from './swt-config-items';
 import { LIMIT_CONFIG_ITEMS } from './limits-config-items';
+import { NOTICE_CONFIG_ITEMS } from './notice-config-items';
 
 export interface ConfigItemDefinition<T = unknown> {
   id: string;
@@ -234,6 +235,7 @@ export const CONFIG_ITEMS = [
     readable: true,
   }),
   ...LIMIT_CONFIG_ITEMS,
+  ...NOTICE_CONFIG_ITEMS,
 ] as const;
 
 export type ConfigItemId = (typeof CONFIG_ITEMS)[number]['id'];
