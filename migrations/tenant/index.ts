@@ -31,6 +31,7 @@ import * as m290 from './290_audit_person_ids';
 import * as m300 from './300_credentials_that_end';
 import * as m320 from './320_calendar';
 import * as m330 from './330_person_language';
+import * as m340 from './340_message_templates';
 import * as m350 from './350_notification_preferences';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
@@ -67,5 +68,6 @@ export const tenantMigrations: Migration[] = [
   { name: '300_credentials_that_end', up: m300.up },
   { name: '320_calendar', up: m320.up },
   { name: '330_person_language', up: m330.up },
+  { name: '340_message_templates', up: m340.up },
   { name: '350_notification_preferences', up: m350.up },
 ];

@@ -95,3 +95,7 @@ export {
   NotificationPreferences, deliveriesFor, DEFAULT_PREFERENCE, PREFERENCE_MEDIA, type PreferenceView, type PreferenceMedium, type NoticeDelivery, type Reachable,
 } from './notices/notification-preferences';
 export { sendMediumOf } from './notices/notice-media';
+/** A notice's words (issue 39): language, the tenant's override or the shipped text, HTML; through tx.get where written. */
+export { NoticeRenderer, type RenderedNotice } from './notices/notice-renderer';
+/** The tenant's overrides of the notices' texts (GET/PUT/DELETE /api/messagetemplates, preview). */
+export { MessageTemplatesService, type TemplateInput, type TemplateListItem } from './notices/message-templates.service';

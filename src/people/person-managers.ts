@@ -5,8 +5,11 @@ import type { TenantDb } from '../platform/tenant-scope/tenant-db';
 /** How a notice reaches a person: e-mail, else mobile (SMS). */
 export interface PersonContact {
   id: number;
+  user_name: string;
   email: string | null;
   mobile: string | null;
+  /** BCP 47: the language of the person's notices (null: the tenant's). */
+  language: string | null;
 }
 
 /**
@@ -24,7 +27,7 @@ export class PersonManagers {
   /** The contacts of these persons, by id (unknown ids are left out). */
   async contacts(ids: readonly number[]): Promise<Map<number, PersonContact>> {
     if (!ids.length) return new Map();
-    const rows: PersonContact[] = await this.db.table('persons').whereIn('id', [...new Set(ids)]).select('id', 'email', 'mobile');
+    const rows: PersonContact[] = await this.db.table('persons').whereIn('id', [...new Set(ids)]).select('id', 'user_name', 'email', 'mobile', 'language');
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -45,7 +48,7 @@ export class PersonManagers {
        nearest as (
          select distinct on (person_id, manager_id) person_id, manager_id, depth from managing m
           where depth = (select min(depth) from managing n where n.person_id = m.person_id))
-       select nearest.person_id, p.id, p.email, p.mobile from nearest join ?? p on p.id = nearest.manager_id
+       select nearest.person_id, p.id, p.user_name, p.email, p.mobile, p.language from nearest join ?? p on p.id = nearest.manager_id
         order by nearest.person_id, p.id`,
       [this.db.ref('persons'), [...new Set(ids)], this.db.ref('organisations'), this.db.ref('organisation_managers'), this.db.ref('persons'), this.db.ref('persons')],
     );

@@ -40,6 +40,7 @@ import { messageRoutes } from './messaging/messages.routes';
 import { forgotPasswordRoutes } from './messaging/forgot-password.routes';
 import { webhookRoutes } from './messaging/webhooks.routes';
 import { notificationPreferenceRoutes } from './messaging/notification-preferences.routes';
+import { messageTemplateRoutes } from './messaging/messagetemplates.routes';
 import { eventRoutes } from './courses/events.routes';
 import { personEventRoutes } from './courses/personevents.routes';
 import { participantRoutes } from './courses/participants.routes';
@@ -76,7 +77,7 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...catalogueStructureRoutes,
   ...roleAuthoringRoutes,
 ];
-export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes, ...notificationPreferenceRoutes];
+export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes, ...notificationPreferenceRoutes, ...messageTemplateRoutes];
 export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
   ...eventAuthoringRoutes,

@@ -29,7 +29,7 @@ const OWNERS: Record<string, string[]> = {
   courses: ['events', 'event_prerequisites', 'event_deletions', 'event_results', 'locations', 'orders', 'person_events', 'survey_answers', 'files', 'calendar_feeds'],
   tenancy: ['imports'],
   identity: ['identity_providers', 'api_clients', 'credential_keys', 'scim_users', 'scim_groups'],
-  messaging: ['messages', 'message_deliveries', 'message_attachments', 'expiry_reminders', 'report_schedules', 'report_schedule_runs', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'notification_preferences'],
+  messaging: ['messages', 'message_deliveries', 'message_attachments', 'expiry_reminders', 'report_schedules', 'report_schedule_runs', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'notification_preferences', 'message_templates'],
 };
 
 /**

@@ -2,9 +2,7 @@ import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { TENANT } from '../../platform/tokens';
 import { CalendarRepository, calendarParty, calendarText, type CalendarEntry, type CalendarMethod } from '../../courses';
 import { PersonManagers } from '../../people';
-import { CalendarNotice, type NoticeContact, type NoticeType } from '../../messaging';
-
-const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+import { CalendarNotice, NoticeRenderer, type NoticeContact, type NoticeType } from '../../messaging';
 
 /**
  * A course event's calendar for its persons (issue 39), built in the change's transaction: the
@@ -57,38 +55,34 @@ export class CourseCalendar {
    * transaction): `REQUEST` for a seat (new or changed), `CANCEL` for one ended. Returns how many.
    * `type`: the notice type whose preference decides each person's medium.
    */
-  async notify(personIds: readonly number[], method: CalendarMethod, notice: { type: NoticeType; title: string; text: string }): Promise<number> {
+  async notify(personIds: readonly number[], method: CalendarMethod, type: NoticeType): Promise<number> {
     if (!personIds.length || !this.entries.length) return 0;
     const contacts = await this.tx.get(PersonManagers).contacts(personIds);
-    const items = [...contacts.values()].map((c) => ({ type: notice.type, recipient: c, title: notice.title, text: notice.text, calendar: this.textFor(c, method) ?? '' }));
+    const renderer = this.tx.get(NoticeRenderer);
+    const first = this.entries[0]!;
+    const vars = { event_title: this.title, starts_at: new Date(this.startsAt).toISOString(), ends_at: new Date(first.ends_at).toISOString(), location: first.location };
+    const items = [];
+    for (const c of contacts.values()) {
+      // each in the person's own language (persons.language, else the tenant's)
+      const { title, text, html } = await renderer.render(type, { user_name: c.user_name, ...vars }, c.language);
+      items.push({ type, recipient: c, title, text, html, calendar: this.textFor(c, method) ?? '' });
+    }
     return this.tx.get(CalendarNotice).write(items);
   }
 
   /** The sign-on confirmation of a seat. */
   confirmSeat(personId: number): Promise<number> {
-    return this.notify([personId], 'REQUEST', {
-      type: 'sign_on',
-      title: `Signed on: ${this.title}`,
-      text: `You are signed on to "${this.title}", starting ${when(this.startsAt)}. The calendar entry is attached.`,
-    });
+    return this.notify([personId], 'REQUEST', 'sign_on');
   }
 
   /** A sign-off of a seat: the invite withdrawn. */
   withdrawSeat(personId: number): Promise<number> {
-    return this.notify([personId], 'CANCEL', {
-      type: 'sign_off',
-      title: `Signed off: ${this.title}`,
-      text: `You are signed off from "${this.title}", starting ${when(this.startsAt)}. The calendar entry is withdrawn.`,
-    });
+    return this.notify([personId], 'CANCEL', 'sign_off');
   }
 
   /** The event's time or place changed: an update to everyone with a seat. */
   async updateSeats(): Promise<number> {
     const seated = await this.tx.get(CalendarRepository).seated(this.courseEventId);
-    return this.notify(seated, 'REQUEST', {
-      type: 'event_changed',
-      title: `Changed: ${this.title}`,
-      text: `The time or place of "${this.title}" has changed: it now starts ${when(this.startsAt)}. The updated calendar entry is attached.`,
-    });
+    return this.notify(seated, 'REQUEST', 'event_changed');
   }
 }

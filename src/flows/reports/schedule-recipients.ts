@@ -9,6 +9,8 @@ export interface ScheduleRecipient {
   email: string | null;
   /** For a preference of SMS (or both) for scheduled_report: the text goes by SMS, the file only by e-mail. */
   mobile: string | null;
+  /** BCP 47: the language of the mail (null: the tenant's). */
+  language: string | null;
 }
 
 interface Candidate extends ScheduleRecipient {
@@ -16,7 +18,7 @@ interface Candidate extends ScheduleRecipient {
   deactivated_at: Date | null;
 }
 
-const COLUMNS = ['id', 'user_name', 'email', 'mobile', 'organisation_id', 'deactivated_at'] as const;
+const COLUMNS = ['id', 'user_name', 'email', 'mobile', 'language', 'organisation_id', 'deactivated_at'] as const;
 
 /**
  * Who a schedule mails. `user_names`: each must be the owner themself, a person the owner manages
@@ -57,7 +59,7 @@ export class ScheduleRecipients {
     const leftOut = [...refused];
     for (const c of byId.values()) {
       if (c.deactivated_at || !c.email) leftOut.push(c.user_name);
-      else to.push({ id: c.id, user_name: c.user_name, email: c.email, mobile: c.mobile });
+      else to.push({ id: c.id, user_name: c.user_name, email: c.email, mobile: c.mobile, language: c.language });
     }
     return { to, left_out: leftOut };
   }

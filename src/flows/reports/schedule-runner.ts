@@ -9,7 +9,7 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { AuditTrail } from '../../platform/audit';
 import { OrganisationsRepository } from '../../people';
 import {
-  MessageAttachments, MessagesRepository, NotificationPreferences, ReportSchedulesRepository, duePeriod, sendMediumOf, timingOf, type ScheduleRow,
+  MessageAttachments, MessagesRepository, NoticeRenderer, NotificationPreferences, ReportSchedulesRepository, duePeriod, sendMediumOf, timingOf, type ScheduleRow,
 } from '../../messaging';
 import { PrincipalLoader } from '../identity/principal-loader';
 import { ScheduledReport, type ReportFile, type ScheduledReportParams } from './scheduled-report';
@@ -17,7 +17,6 @@ import { ScheduleRecipients, type ScheduleRecipient } from './schedule-recipient
 
 export type RunOutcome = 'sent' | 'no_recipients' | 'refused' | 'taken' | 'gone';
 
-const TITLES = { competencematrix: 'Competence matrix', compliance: 'Compliance summary' } as const;
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').trim();
 
 type Prepared = { kind: 'file'; file: ReportFile; to: ScheduleRecipient[]; leftOut: string[]; organisation: string } | { kind: 'refused'; why: string };
@@ -79,14 +78,16 @@ export class ScheduleRunner {
       else if (!prepared.to.length) outcome = 'no_recipients';
       else {
         outcome = 'sent';
-        const { title, text, attach } = this.mail(s, prepared, periodKey);
+        const { vars, attach } = this.mail(s, prepared, periodKey);
         // each recipient's preference for scheduled_report (none: no message; sms: the text without the file)
         const media = await tx.get(NotificationPreferences).deliveries(prepared.to, 'scheduled_report');
         for (const r of prepared.to) {
           const deliveries = media.get(r.id) ?? [];
           if (!deliveries.length) continue;
+          // each recipient in their own language (persons.language, else the tenant's)
+          const { title, text, html } = await tx.get(NoticeRenderer).render('scheduled_report', { ...vars, user_name: r.user_name }, r.language);
           const { message } = await tx.get(MessagesRepository).insert({
-            kind: 'message', sender_id: s.owner_id, recipient_id: r.id, title, text, cc: [], reply_to: null, send_medium: sendMediumOf(deliveries), deliveries,
+            kind: 'message', sender_id: s.owner_id, recipient_id: r.id, title, text, html, cc: [], reply_to: null, send_medium: sendMediumOf(deliveries), deliveries,
           });
           if (attach && deliveries.some((d) => d.medium === 'email')) await tx.get(MessageAttachments).add(message.id, [prepared.file]);
           messageIds.push(message.id);
@@ -129,18 +130,22 @@ export class ScheduleRunner {
     }
   }
 
-  private mail(s: ScheduleRow, p: Extract<Prepared, { kind: 'file' }>, periodKey: string): { title: string; text: string; attach: boolean } {
-    const what = `${TITLES[s.report]} of ${oneLine(p.organisation)}`;
+  /** The variables of the scheduled_report notice (src/messaging/notices), and whether the file goes with it. */
+  private mail(s: ScheduleRow, p: Extract<Prepared, { kind: 'file' }>, periodKey: string): { vars: Record<string, unknown>; attach: boolean } {
     const attach = p.file.content.length <= this.env.MAIL_ATTACHMENT_MAX_BYTES;
-    const how = periodKey.startsWith('now:') ? 'Sent on request' : s.frequency === 'weekly' ? 'Sent weekly' : 'Sent monthly';
-    const file = attach
-      ? `Attached: ${p.file.filename} (${s.format.toUpperCase()}).`
-      : `The file (${p.file.content.length} bytes) is larger than this server attaches to a mail (${this.env.MAIL_ATTACHMENT_MAX_BYTES} bytes): ` +
-        `download it with GET /api/reports/${s.report}?organisation_id=${(s.parameters as { organisation_id: number }).organisation_id}&format=${s.format}.`;
-    return {
-      title: `${what}, ${p.file.date}`,
-      text: `${what} as of ${p.file.date}. ${file} ${how} by report schedule ${s.id}; change or stop it with PUT or DELETE /api/reports/schedules/${s.id}.`,
-      attach,
+    const vars = {
+      report: s.report,
+      organisation: oneLine(p.organisation),
+      date: p.file.date,
+      attached: attach,
+      filename: p.file.filename,
+      format: s.format,
+      file_bytes: p.file.content.length,
+      max_bytes: this.env.MAIL_ATTACHMENT_MAX_BYTES,
+      download_path: `/api/reports/${s.report}?organisation_id=${(s.parameters as { organisation_id: number }).organisation_id}&format=${s.format}`,
+      frequency: periodKey.startsWith('now:') ? 'request' : s.frequency,
+      schedule_id: s.id,
     };
+    return { vars, attach };
   }
 }

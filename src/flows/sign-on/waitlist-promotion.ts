@@ -23,9 +23,9 @@ export async function promoteFromWaitlist(tx: Transaction, event: Pick<EventRow,
   for (const waiting of await repo.waiting(event.id, free === Infinity ? null : free)) {
     await repo.promote(waiting.id);
     // in the same transaction: a crash after the commit cannot lose the notice
-    const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'email', 'mobile']);
+    const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'user_name', 'email', 'mobile', 'language']);
     // with the sign-on's calendar invite (REQUEST): the seat is theirs now
-    if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at, calendar: calendar?.textFor(recipient, 'REQUEST') });
+    if (recipient) await tx.get(WaitlistPromotionNotice).write({ recipient, eventTitle: event.title, startsAt: event.starts_at, endsAt: calendar?.entries[0]?.ends_at ?? null, location: calendar?.entries[0]?.location ?? null, calendar: calendar?.textFor(recipient, 'REQUEST') });
     await tx.get(OUTBOUND_EVENTS).record('personevent.promoted', async () => presentPersonEvent(await tx.get(SignOnViewsFlow).byId(waiting.id)));
     promoted.push(waiting.id);
   }

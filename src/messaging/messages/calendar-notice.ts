@@ -16,6 +16,8 @@ export interface CalendarNoticeItem {
   recipient: NoticeContact;
   title: string;
   text: string;
+  /** The HTML part of the e-mail (NoticeRenderer), else none. */
+  html?: string | null;
   /** The iCalendar object with its METHOD (REQUEST or CANCEL), built by the flow in the change's transaction. */
   calendar: string;
 }
@@ -44,9 +46,9 @@ export class CalendarNotice {
     for (const type of new Set(items.map((i) => i.type))) {
       const ofType = items.filter((i) => i.type === type);
       const deliveries = await preferences.deliveries(ofType.map((i) => i.recipient), type);
-      for (const { recipient: to, title, text, calendar } of ofType) {
+      for (const { recipient: to, title, text, html, calendar } of ofType) {
         const d = deliveries.get(to.id) ?? [];
-        if (d.length) rows.push({ recipient_id: to.id, title, text, deliveries: d, calendar });
+        if (d.length) rows.push({ recipient_id: to.id, title, text, deliveries: d, calendar, html: html ?? null });
       }
     }
     if (!rows.length) return 0;

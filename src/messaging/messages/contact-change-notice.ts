@@ -6,8 +6,7 @@ import { MessagesRepository } from './messages.repository';
 import { OutboxSignal } from '../outbox/outbox-signal';
 import { NotificationPreferences } from '../notices/notification-preferences';
 import { sendMediumOf } from '../notices/notice-media';
-
-const LABEL = { password: 'password', email: 'e-mail address', mobile: 'mobile number' } as const;
+import { NoticeRenderer } from '../notices/notice-renderer';
 
 /** A change of a person's password, e-mail or mobile, told to the address they had before. */
 export interface ContactChange {
@@ -18,6 +17,8 @@ export interface ContactChange {
   oldMobile?: string | null;
   fields: ('email' | 'mobile' | 'password')[];
   changedBy: string;
+  /** BCP 47: the person's language (null: the tenant's). */
+  language?: string | null;
 }
 
 /**
@@ -39,17 +40,18 @@ export class ContactChangeNotice {
     const to = { id: change.personId, email: change.oldEmail, mobile: change.oldMobile ?? null };
     const deliveries = (await this.tx.get(NotificationPreferences).deliveries([to], 'contact_changed')).get(to.id) ?? [];
     if (!deliveries.length) return;
-    const what = change.fields.map((f) => LABEL[f]).join(', ').replace(/, ([^,]*)$/, ' and $1');
-    const was = change.fields.length > 1 ? 'were' : 'was';
-    const who = change.changedBy === change.userName ? 'you (signed in as yourself)' : `${change.changedBy}`;
+    const notice = await this.tx.get(NoticeRenderer).render(
+      'contact_changed',
+      { user_name: change.userName, fields: change.fields, changed_by: change.changedBy, changed_by_self: change.changedBy === change.userName, changed_at: new Date().toISOString() },
+      change.language,
+    );
     await this.tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,
       recipient_id: change.personId,
-      title: `The ${what} of your account ${was} changed`,
-      text:
-        `The ${what} of your account ${change.userName} ${was} changed by ${who} at ${new Date().toISOString()}.\n\n` +
-        'If this was not you, contact your administrator at once: someone may be using your account.',
+      title: notice.title,
+      text: notice.text,
+      html: notice.html,
       cc: [],
       reply_to: null,
       send_medium: sendMediumOf(deliveries),

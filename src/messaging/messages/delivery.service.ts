@@ -10,6 +10,7 @@ import { MessageAttachments } from './message-attachments';
 import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
+import { escapeHtml } from '../notices/notice-html';
 import type { FailedDeliveryEvent } from './message-failed-event';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
@@ -166,16 +167,18 @@ export class DeliveryService {
 
   private async send(d: DeliveryRow, m: MessageRow, needs: DeliveryNeeds, attachments?: MailAttachment[]): Promise<string> {
     let text = m.text;
+    let html = m.html ?? null;
     if (m.kind === 'password') {
       const password = await needs.newPassword(m.recipient_id, d.id, m.created_at);
       if (password === null) throw new PermanentDeliveryError(VOID_PASSWORD_MAIL);
       text = m.text.replaceAll(PASSWORD_PLACEHOLDER, password);
+      html = html?.replaceAll(PASSWORD_PLACEHOLDER, escapeHtml(password)) ?? null;
     }
     if (d.medium === 'email') {
       const from = this.tenant.config.get('mail.from') ?? this.env.MAIL_FROM;
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from) and the platform has no default (MAIL_FROM)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, messageId, calendar: m.calendar, ...(attachments ? { attachments } : {}) });
+      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, html, messageId, calendar: m.calendar, ...(attachments ? { attachments } : {}) });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');

@@ -6,12 +6,16 @@ import { TRANSACTION, type Transaction } from '../../platform/tenant-scope/unit-
 import { OutboxSignal } from '../outbox/outbox-signal';
 import { insertSystemNotices, type SystemNoticeRow } from './system-notice-rows';
 import { NotificationPreferences } from '../notices/notification-preferences';
+import { NoticeRenderer } from '../notices/notice-renderer';
 
 /** A person to tell, and how (e-mail, else SMS). */
 export interface NoticeContact {
   id: number;
   email: string | null;
   mobile: string | null;
+  /** BCP 47: the language the notice is written in (null: the tenant's). */
+  language?: string | null;
+  user_name?: string;
 }
 
 /** Whose place on which event a cancellation ended, and whom to copy. */
@@ -32,7 +36,6 @@ export interface EventCancellation {
   places: CancelledPlace[];
 }
 
-const when = (d: Date) => `${new Date(d).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * The notices of a cancelled event, through the outbox: one message to each participant (seat or
@@ -56,24 +59,31 @@ export class EventCancellationNotice {
   /** Writes the notices; returns how many messages were written. */
   async write(c: EventCancellation): Promise<number> {
     const rows: SystemNoticeRow[] = [];
-    const why = c.reason ? ` Reason: ${c.reason}` : '';
     // everyone's preference for event_cancelled (participants and managers), read at once
     const everyone = c.places.flatMap((p) => [p.participant, ...p.managers]);
     const deliveries = await this.tx.get(NotificationPreferences).deliveries(everyone, 'event_cancelled');
-    const add = (to: NoticeContact, title: string, text: string, calendar: string | null = null) => {
+    const renderer = this.tx.get(NoticeRenderer);
+    const add = async (to: NoticeContact, place: CancelledPlace, managerCopy: boolean, calendar: string | null = null) => {
       const d = deliveries.get(to.id) ?? [];
-      if (d.length) rows.push({ recipient_id: to.id, title, text, deliveries: d, calendar });
+      if (!d.length) return;
+      const { title, text, html } = await renderer.render(
+        'event_cancelled',
+        {
+          user_name: to.user_name ?? '',
+          event_title: c.eventTitle,
+          starts_at: new Date(c.startsAt).toISOString(),
+          reason: c.reason,
+          waitlist: place.status === 'waitlist',
+          manager_copy: managerCopy,
+          participant: place.participant.user_name,
+        },
+        to.language,
+      );
+      rows.push({ recipient_id: to.id, title, text, html, deliveries: d, calendar });
     };
     for (const place of c.places) {
-      const held = place.status === 'waitlist' ? 'your place on the wait list' : 'your seat';
-      add(place.participant, `Cancelled: ${c.eventTitle}`, `"${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${held} has ended.${why}`, place.calendar ?? null);
-      for (const manager of place.managers) {
-        add(
-          manager,
-          `Cancelled: ${c.eventTitle} (${place.participant.user_name})`,
-          `Copy to the manager of ${place.participant.user_name}: "${c.eventTitle}", starting ${when(c.startsAt)}, is cancelled; ${place.participant.user_name}'s ${place.status === 'waitlist' ? 'place on the wait list' : 'seat'} has ended.${why}`,
-        );
-      }
+      await add(place.participant, place, false, place.calendar ?? null);
+      for (const manager of place.managers) await add(manager, place, true);
     }
     if (!rows.length) return 0;
     await insertSystemNotices(this.db, rows);

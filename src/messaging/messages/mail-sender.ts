@@ -12,6 +12,8 @@ export interface OutgoingMail {
   replyTo: string | null;
   subject: string;
   text: string;
+  /** The HTML alternative of a notice (messages.html): the mail is multipart/alternative, text then HTML. */
+  html?: string | null;
   /** Stable per delivery, so a resend is recognisable as one. */
   messageId?: string;
   /** Files attached to the mail (message_attachments), in order. */
@@ -51,6 +53,7 @@ export class MailSender {
         replyTo: mail.replyTo ?? undefined,
         subject: mail.subject,
         text: mail.text,
+        ...(mail.html ? { html: mail.html } : {}),
         messageId: mail.messageId,
         // a calendar invite brings its own .ics attachment; files of the message (reports) follow it
         ...withAttachments(calendarMailOptions(mail.calendar), mail.attachments),

@@ -66,6 +66,6 @@ export class MessageData {
   async erase(tx: Transaction, personId: number): Promise<void> {
     const received = tx.get(TENANT_DB).table('messages').where('recipient_id', personId).select('id');
     await tx.get(TENANT_DB).table('message_deliveries').whereIn('message_id', received).update({ address: '', last_error: null });
-    await tx.get(TENANT_DB).table('messages').where('recipient_id', personId).update({ title: '', text: '', cc: '{}', reply_to: null, calendar: null });
+    await tx.get(TENANT_DB).table('messages').where('recipient_id', personId).update({ title: '', text: '', cc: '{}', reply_to: null, calendar: null, html: null });
   }
 }

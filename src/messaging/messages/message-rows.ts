@@ -17,6 +17,8 @@ export interface MessageRow {
   created_at: Date;
   /** The iCalendar object (METHOD REQUEST or CANCEL) an e-mail carries (migration 320); null for other messages. */
   calendar?: string | null;
+  /** The HTML part of a notice e-mail (issue 39, migration 340), sent with `text` as multipart/alternative; null for other messages. */
+  html?: string | null;
 }
 
 export interface DeliveryRow {

@@ -30,8 +30,8 @@ export class MessagesRepository {
     const { rows } = await this.db.prepared(
       'messages.insert',
       `with m as (
-         insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium)
-         values (?, ?, ?, ?, ?, ?::text[], ?, ?) returning *),
+         insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium, html)
+         values (?, ?, ?, ?, ?, ?::text[], ?, ?, ?) returning *),
        d as (
          insert into ?? (message_id, medium, address, priority)
          select m.id, x.medium, x.address, ${PRIORITY} from m, jsonb_to_recordset(?::jsonb) as x(medium text, address text)
@@ -39,7 +39,7 @@ export class MessagesRepository {
        ${STORED} from m`,
       [
         this.db.ref('messages'),
-        message.kind, message.sender_id, message.recipient_id, message.title, message.text, message.cc, message.reply_to, message.send_medium,
+        message.kind, message.sender_id, message.recipient_id, message.title, message.text, message.cc, message.reply_to, message.send_medium, message.html ?? null,
         this.db.ref('message_deliveries'),
         JSON.stringify(deliveries),
       ],

@@ -10,14 +10,9 @@ import { OutboxSignal } from '../outbox/outbox-signal';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { NotificationPreferences } from '../notices/notification-preferences';
 import { sendMediumOf } from '../notices/notice-media';
+import { NoticeRenderer } from '../notices/notice-renderer';
 
 export type PasswordMailReason = 'send_login' | 'forgot_password' | 'operator_reset';
-
-const TEXTS: Record<PasswordMailReason, { title: string; intro: string }> = {
-  send_login: { title: 'Your login', intro: 'An account has been created for you.' },
-  forgot_password: { title: 'Your new password', intro: 'A new password was requested for your account. If that was not you, ignore this message: your current password keeps working.' },
-  operator_reset: { title: 'Your new password', intro: 'The service operator sent you a new password for your account.' },
-};
 
 /**
  * Writes the mail that sends a person a newly generated password (POST /api/persons send_login,
@@ -53,15 +48,17 @@ export class PasswordMailer {
       this.logger.info({ personId: person.id, reason }, 'password mail not sent: the person has neither e-mail nor mobile');
       return false;
     }
-    const t = TEXTS[reason];
+    // the placeholder stands for the password, filled in by the worker at send time (text and HTML)
+    const notice = await this.tx
+      .get(NoticeRenderer)
+      .render(reason === 'send_login' ? 'login_created' : 'password_reset', { user_name: person.user_name, password: PASSWORD_PLACEHOLDER, valid_hours: validHours, reason }, person.language);
     await this.messages.insert({
       kind: 'password',
       sender_id: null,
       recipient_id: person.id,
-      title: t.title,
-      text:
-        `${t.intro}\n\nUser name: ${person.user_name}\nPassword: ${PASSWORD_PLACEHOLDER}\n\n` +
-        `The password works for ${validHours} hours; you will be asked to choose your own when you log in with it.`,
+      title: notice.title,
+      text: notice.text,
+      html: notice.html,
       cc: [],
       reply_to: null,
       send_medium: medium,

@@ -10,6 +10,8 @@ export interface SystemNoticeRow {
   deliveries: NoticeDelivery[];
   /** An iCalendar object sent with an e-mail (calendar invites), else null; an SMS delivery leaves it out. */
   calendar: string | null;
+  /** The rendered HTML part of the e-mail (notices, src/messaging/notices), else null. */
+  html?: string | null;
 }
 
 /**
@@ -29,10 +31,10 @@ export async function insertSystemNotices(db: TenantDb, rows: readonly SystemNot
   await db.raw(
     `with x as (
        select nextval(pg_get_serial_sequence(?, 'id'))::int as id, r.* from jsonb_to_recordset(?::jsonb)
-         as r(recipient_id int, title text, text text, medium text, calendar text, deliveries jsonb)),
+         as r(recipient_id int, title text, text text, medium text, calendar text, html text, deliveries jsonb)),
      m as (
-       insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar)
-       select id, 'message', null, recipient_id, title, text, medium, calendar from x returning id)
+       insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar, html)
+       select id, 'message', null, recipient_id, title, text, medium, calendar, html from x returning id)
      insert into ?? (message_id, medium, address, priority)
        select x.id, d.medium, d.address, 0 from x join m on m.id = x.id, jsonb_to_recordset(x.deliveries) as d(medium text, address text)`,
     [db.ref('messages'), JSON.stringify(input), db.ref('messages'), db.ref('message_deliveries')],

@@ -7,12 +7,15 @@ import { OutboxSignal } from '../outbox/outbox-signal';
 import { CalendarNotice } from './calendar-notice';
 import { NotificationPreferences } from '../notices/notification-preferences';
 import { sendMediumOf } from '../notices/notice-media';
+import { NoticeRenderer } from '../notices/notice-renderer';
 
 /** Who moved from the wait list onto a seat of which event, and how to reach them. */
 export interface SeatPromotion {
-  recipient: { id: number; email: string | null; mobile: string | null };
+  recipient: { id: number; email: string | null; mobile: string | null; language?: string | null; user_name?: string };
   eventTitle: string;
   startsAt: Date;
+  endsAt?: Date | null;
+  location?: string | null;
   /** The METHOD:REQUEST calendar the e-mail carries (issue 39), built by the flow; none: plain text. */
   calendar?: string | null;
 }
@@ -31,14 +34,18 @@ export class WaitlistPromotionNotice {
     @inject(TRANSACTION) private readonly tx: Transaction,
   ) {}
 
-  async write({ recipient, eventTitle, startsAt, calendar }: SeatPromotion): Promise<void> {
+  async write({ recipient, eventTitle, startsAt, endsAt, location, calendar }: SeatPromotion): Promise<void> {
     const deliveries = (await this.tx.get(NotificationPreferences).deliveries([recipient], 'waitlist_promotion')).get(recipient.id) ?? [];
     // nobody to tell (no address, or turned off): the promotion stands without a notice
     if (!deliveries.length) return;
-    const title = `You have a seat: ${eventTitle}`;
-    const text = `A seat became free and you were moved from the wait list onto "${eventTitle}", starting ${new Date(startsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
+    const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+    const { title, text, html } = await this.tx.get(NoticeRenderer).render(
+      'waitlist_promotion',
+      { user_name: recipient.user_name ?? '', event_title: eventTitle, starts_at: iso(startsAt), ends_at: iso(endsAt), location: location ?? null, has_calendar: !!calendar && deliveries.some((d) => d.medium === 'email') },
+      recipient.language,
+    );
     if (calendar) {
-      await this.tx.get(CalendarNotice).write([{ type: 'waitlist_promotion', recipient, title, text: `${text} The calendar entry is attached.`, calendar }]);
+      await this.tx.get(CalendarNotice).write([{ type: 'waitlist_promotion', recipient, title, text, html, calendar }]);
       return;
     }
     await this.tx.get(MessagesRepository).insert({
@@ -47,6 +54,7 @@ export class WaitlistPromotionNotice {
       recipient_id: recipient.id,
       title,
       text,
+      html,
       cc: [],
       reply_to: null,
       send_medium: sendMediumOf(deliveries),

@@ -1,3 +1,5 @@
+import type { NoticeRenderer, RenderedNotice } from '../notices/notice-renderer';
+
 /**
  * The threshold a registration with `daysLeft` days of validity left has reached: the smallest
  * threshold not below it (days left 5 with [30, 7] reached 7); null when it reached none yet.
@@ -22,20 +24,15 @@ export interface ReminderFacts {
 // The title becomes a mail subject: a line break from a competence title must not reach the header.
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').trim();
 
-function howSoon(daysLeft: number): string {
-  if (daysLeft <= 0) return 'today is its last valid day';
-  if (daysLeft === 1) return '1 day left';
-  return `${daysLeft} days left`;
-}
-
-/** Title and text of an expiry reminder: both name the competence and the valid_until date. */
-export function reminderMessage(f: ReminderFacts): { title: string; text: string } {
-  const title = oneLine(f.competenceTitle);
-  return {
-    // no quotes in the subject: mailers would MIME-encode the whole header for them
-    title: `Reminder: ${title} is valid until ${f.validUntil}`,
-    text:
-      `Your registration of "${title}" is valid until ${f.validUntil} (${howSoon(f.daysLeft)}). ` +
-      'Renew it before then to keep the competence; a new registration replaces this one.',
-  };
+/**
+ * Title, text and HTML of an expiry reminder (notice type expiry_reminder): both name the competence
+ * and the valid_until date, in the person's language (else the tenant's) with the language's date
+ * format. `renderer`: the transaction's NoticeRenderer.
+ */
+export function reminderMessage(renderer: NoticeRenderer, f: ReminderFacts, person: { user_name: string; language?: string | null }): Promise<RenderedNotice> {
+  return renderer.render(
+    'expiry_reminder',
+    { user_name: person.user_name, competence_title: oneLine(f.competenceTitle), valid_until: f.validUntil, days_left: f.daysLeft },
+    person.language,
+  );
 }

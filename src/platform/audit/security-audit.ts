@@ -72,6 +72,9 @@ export const SECURITY_EVENT_TYPES = [
   'calendar_feed.revoked',
   // notification preferences (issue 39): a superuser's change of someone else's; subject the person's user name
   'notification_preferences.changed',
+  // notice templates (issue 39): subject the notice type
+  'message_template.updated',
+  'message_template.deleted',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string & {});
 

@@ -24,13 +24,13 @@ export interface CalendarBed {
  * "Calendar course" (owned by kari) with two modules, mona (manager of Human Resources, owns and
  * instructs nothing) and tor (a trainer in Human Resources). Webhook targets on loopback allowed.
  */
-export function useCalendarBed(): CalendarBed {
+export function useCalendarBed(env: Record<string, string> = {}, more?: (doc: any) => void): CalendarBed {
   const bed = {} as CalendarBed;
   let workers: Awaited<ReturnType<typeof startTestWorkers>> | undefined;
   const cookies = new Map<string, string>();
   beforeAll(async () => {
     bed.smtp = await startSmtpSink();
-    bed.t = await createTestApp({ SMTP_URL: bed.smtp.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' });
+    bed.t = await createTestApp({ SMTP_URL: bed.smtp.url, WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1', ...env });
     bed.acme = await importDemoTenant(bed.t, 'acme', (doc) => {
       doc.competences.push({
         ref: 'cal-course',
@@ -46,6 +46,7 @@ export function useCalendarBed(): CalendarBed {
         { user_name: 'mona', password: EXTRA_PASSWORDS.mona, firstname: 'Mona', lastname: 'Berg', email: 'mona@acme.example', organisation: 'acme-hr', manages: ['acme-hr'] },
         { user_name: 'tor', password: EXTRA_PASSWORDS.tor, firstname: 'Tor', lastname: 'Lie', email: 'tor@acme.example', organisation: 'acme-hr' },
       );
+      more?.(doc);
     });
     workers = await startTestWorkers(bed.t.container, [bed.acme.tenantId]);
   });

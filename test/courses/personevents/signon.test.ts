@@ -179,7 +179,7 @@ describe('wait-list promotion notification', () => {
     const notices = () => tenantDb(t, acme).table('messages').where({ recipient_id: nils, title: 'You have a seat: Notify day' }).select('text', 'send_medium');
     expect(await notices()).toEqual([]);
     await admin.put(`/api/personevents/${event}`).send({ user_name: 'kari', action: 'off' });
-    expect(await notices()).toEqual([{ text: expect.stringContaining('"Notify day", starting 2034-05-05 08:00 UTC'), send_medium: expect.stringMatching(/^(email|sms)$/) }]);
+    expect(await notices()).toEqual([{ text: expect.stringContaining('"Notify day", starting 5 May 2034 at 08:00 UTC'), send_medium: expect.stringMatching(/^(email|sms)$/) }]);
     const competences = await admin.get('/api/competences/999999/events');
     expect(competences.body.errorcode).toBe(404);
   });

@@ -12,7 +12,7 @@ import { TenantResolver } from '../../../src/platform/tenant-scope/tenant-resolv
 import { openTenantScope } from '../../../src/platform/tenant-scope/request-scope';
 import { SendExpiryRemindersFlow } from '../../../src/flows/reminders/send-expiry-reminders';
 import { scanLockKey } from '../../../src/flows/reminders/reminder-scan';
-import { dayAfter, reminderRows, remindersOf, scanNow, scannerFor } from './reminders-support';
+import { dayAfter, longDate, reminderRows, remindersOf, scanNow, scannerFor } from './reminders-support';
 
 const DAY = 86_400_000;
 let now = new Date('2026-03-02T12:00:00Z');
@@ -70,9 +70,9 @@ describe('a registration reminded once per threshold, by e-mail with the manager
 
     const [reminder, ...more] = await remindersOf(admin, 'ola');
     expect(more).toEqual([]);
-    expect(reminder.title).toBe(`Reminder: Fire safety e-learning is valid until ${validUntil}`);
+    expect(reminder.title).toBe(`Reminder: Fire safety e-learning is valid until ${longDate(validUntil)}`);
     expect(reminder.text).toContain('"Fire safety e-learning"');
-    expect(reminder.text).toContain(`valid until ${validUntil} (5 days left)`);
+    expect(reminder.text).toContain(`valid until ${longDate(validUntil)} (5 days left)`);
     expect(reminder).toMatchObject({ cc: 'kari@acme.example', send_medium: 'email', sender_user_name: null });
     expect(reminder.deliveries).toMatchObject([{ medium: 'email', address: 'ola@acme.example' }]);
     // the person sees it in their own list too
@@ -87,7 +87,7 @@ describe('a registration reminded once per threshold, by e-mail with the manager
     const mail = await waitFor('the reminder mail', () => smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && m.headers.subject === reminder.title));
     expect(mail.headers.cc).toBe('kari@acme.example');
     expect(mail.rcptTo.sort()).toEqual(['kari@acme.example', 'ola@acme.example']);
-    expect(mail.body).toContain(validUntil);
+    expect(mail.body).toContain(longDate(validUntil));
 
     for (const days of [0, 2, 3]) {
       advance(days);
@@ -128,7 +128,7 @@ describe('a registration reminded once per threshold, by e-mail with the manager
     await scan();
     const reminders = await remindersOf(admin, 'nils');
     expect(reminders.map((m) => m.text.match(/\((\d+) days left\)/)?.[1])).toEqual(['6', '28', '7']);
-    expect(reminders[0].title).toContain(renewedUntil);
+    expect(reminders[0].title).toContain(longDate(renewedUntil));
     const rows = await reminderRows(t, acme, 'nils', comps['hse-basic']);
     expect(new Set(rows.map((r) => r.person_competence_id)).size).toBe(2);
   });
@@ -143,7 +143,7 @@ describe('medium: e-mail, SMS when only a mobile, skipped and logged when neithe
     expect(reminder).toMatchObject({ send_medium: 'sms', cc: '' });
     expect(reminder.deliveries).toMatchObject([{ medium: 'sms', address: '+4790000014' }]);
     const sms = await waitFor('the SMS', () => twilio.received.find((s) => s.form.To === '+4790000014' && s.form.Body.includes('HSE basic course')));
-    expect(sms.form.Body).toContain(validUntil);
+    expect(sms.form.Body).toContain(longDate(validUntil));
   });
 
   it('nocontact has neither: nothing is sent, the threshold is marked done, one warning is logged', async () => {
@@ -213,7 +213,7 @@ describe('config items reminders.days_before and reminders.notify_manager', () =
     await setConfig(t, globex, 'tenant.timezone', 'Pacific/Kiritimati');
     await scan();
     const [reminder] = await remindersOf(globexAdmin, 'admin');
-    expect(reminder.text).toContain(`valid until ${dayAfter(now, 8)} (7 days left)`);
+    expect(reminder.text).toContain(`valid until ${longDate(dayAfter(now, 8))} (7 days left)`);
   });
 });
 

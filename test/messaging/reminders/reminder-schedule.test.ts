@@ -6,7 +6,7 @@ import { startSmtpSink, startTestWorkers, waitFor } from '../messages/delivery-p
 import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { ReminderScheduler } from '../../../src/messaging/reminders/reminder-scheduler';
 import { REMINDER_SCHEDULER_ID } from '../../../src/messaging/reminders/reminder-scheduler';
-import { dayAfter, remindersOf } from './reminders-support';
+import { dayAfter, longDate, remindersOf } from './reminders-support';
 
 // The real BullMQ job scheduler and workers, the real clock, a scan every second.
 let t: TestApp;
@@ -37,12 +37,12 @@ describe('scheduled reminder scans (REMINDER_SCAN_INTERVAL_SECONDS=1)', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
 
     workers = await startTestWorkers(t.container, [acme.tenantId], undefined, {}, [acme.tenantId]);
-    const subject = `Reminder: Leadership 101 is valid until ${validUntil}`;
+    const subject = `Reminder: Leadership 101 is valid until ${longDate(validUntil)}`;
     const toOla = () => smtp.mails.filter((m) => m.rcptTo.includes('ola@acme.example') && m.headers.subject === subject);
     const mail = await waitFor('the reminder mail', () => toOla()[0]);
     expect(mail.headers.to).toBe('ola@acme.example');
     expect(mail.headers.cc).toBe('kari@acme.example');
-    expect(mail.body).toContain(`Your registration of "Leadership 101" is valid until ${validUntil} (7 days left).`);
+    expect(mail.body).toContain(`Your registration of "Leadership 101" is valid until ${longDate(validUntil)} (7 days left).`);
 
     // three more scans run to completion after the mail went out
     const after = await completedScans();

@@ -26,6 +26,11 @@ export function dayAfter(now: Date, days: number, zone = 'UTC'): string {
   return addDays(todayIn(zone, now), days);
 }
 
+/** A calendar day as English notices write it (issue 39: Intl, en-GB order): 2026-03-07 → 7 March 2026. */
+export function longDate(day: string): string {
+  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+}
+
 export interface ReminderView {
   message_id: number;
   title: string;

@@ -6,6 +6,7 @@ import { showTools } from './admin-tools.js';
 import { showAuditLog } from './admin-audit.js';
 import { showDeliveries } from './admin-deliveries.js';
 import { showWebhooks } from './admin-webhooks.js';
+import { showTemplates } from './admin-templates.js';
 import { showCatalogue } from './admin-catalogue.js';
 import { showCalendar } from './admin-calendar.js';
 import { showPeople } from './admin-people.js';
@@ -64,7 +65,7 @@ async function showConsole() {
   showSections(true);
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showOverview({ superuser: true }), showAuditLog(), showDeliveries(), showWebhooks(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
+  await Promise.all([showOverview({ superuser: true }), showAuditLog(), showDeliveries(), showWebhooks(), showTemplates(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
   goToHash();
 }
 
