@@ -34,8 +34,6 @@ export interface PersonRow {
   must_change_password: PasswordChangeReason | null;
   /** When the person was deactivated (a leaver: no login, left out of lists); null while active. */
   deactivated_at: Date | null;
-  /** BCP 47 (migration 330): the language of the person's notices; null: the tenant's. */
-  language: string | null;
   created_at: Date;
   updated_at: Date;
 }
