@@ -31,6 +31,7 @@ import * as m290 from './290_audit_person_ids';
 import * as m300 from './300_credentials_that_end';
 import * as m320 from './320_calendar';
 import * as m330 from './330_person_language';
+import * as m370 from './370_delivery_traceparent';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -66,4 +67,5 @@ export const tenantMigrations: Migration[] = [
   { name: '300_credentials_that_end', up: m300.up },
   { name: '320_calendar', up: m320.up },
   { name: '330_person_language', up: m330.up },
+  { name: '370_delivery_traceparent', up: m370.up },
 ];

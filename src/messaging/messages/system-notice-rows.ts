@@ -1,5 +1,6 @@
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Medium } from './message-rows';
+import { currentTraceparent } from '../../platform/tracing/tracing';
 
 /** One notice the product writes itself (no sender), with its one delivery. */
 export interface SystemNoticeRow {
@@ -25,7 +26,7 @@ export async function insertSystemNotices(db: TenantDb, rows: readonly SystemNot
      m as (
        insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar)
        select id, 'message', null, recipient_id, title, text, medium, calendar from x returning id)
-     insert into ?? (message_id, medium, address, priority) select x.id, x.medium, x.address, 0 from x join m on m.id = x.id`,
-    [db.ref('messages'), JSON.stringify(rows), db.ref('messages'), db.ref('message_deliveries')],
+     insert into ?? (message_id, medium, address, priority, traceparent) select x.id, x.medium, x.address, 0, ?::text from x join m on m.id = x.id`,
+    [db.ref('messages'), JSON.stringify(rows), db.ref('messages'), db.ref('message_deliveries'), currentTraceparent()],
   );
 }
