@@ -1,3 +1,5 @@
+export { flushTracing } from './tracing';
+
 /**
  * Tracing for one process, started by its entry file BEFORE anything else is imported: the
  * instrumentations patch `http`, `pg` and `ioredis` when they are first required, so a module that
@@ -16,11 +18,3 @@ export function startTracing(service: string): void {
   const sdk = require('./tracing-sdk') as typeof import('./tracing-sdk');
   sdk.startTracingSdk(service);
 }
-
-/** Exports the spans still buffered (at shutdown); nothing when tracing is off. */
-export async function flushTracing(): Promise<void> {
-  const hook = (globalThis as { [FLUSH]?: () => Promise<void> })[FLUSH];
-  if (hook) await hook().catch(() => undefined);
-}
-
-export const FLUSH = Symbol.for('competence-platform.tracing.flush');

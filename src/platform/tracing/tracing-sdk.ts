@@ -7,7 +7,6 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { markTracingEnabled } from './tracing';
-import { FLUSH } from './start-tracing';
 import { routeTemplate } from '../metrics/route-template';
 
 /** Probes and scrapes: a trace every few seconds each, about nothing. */
@@ -53,8 +52,7 @@ export function startTracingSdk(service: string): void {
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
-  markTracingEnabled();
-  (globalThis as { [FLUSH]?: () => Promise<void> })[FLUSH] = () => provider.forceFlush();
+  markTracingEnabled(() => provider.forceFlush());
   // A process ending on its own (not through the shutdown steps) still sends what it holds.
   process.once('beforeExit', () => void provider.shutdown().catch(() => undefined));
 }

@@ -10,10 +10,17 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 export { SpanKind };
 
 let enabled = false;
+let flush: (() => Promise<void>) | null = null;
 
-/** Said by the SDK loader once spans are exported (tracing-sdk.ts). */
-export function markTracingEnabled(): void {
+/** Said by the SDK loader once spans are exported (tracing-sdk.ts), with how to send what is buffered. */
+export function markTracingEnabled(flushSpans: () => Promise<void>): void {
   enabled = true;
+  flush = flushSpans;
+}
+
+/** Exports the spans still buffered (at shutdown); nothing when tracing is off. */
+export async function flushTracing(): Promise<void> {
+  if (flush) await flush().catch(() => undefined);
 }
 
 export function tracingEnabled(): boolean {

@@ -1,4 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { loadEnv } from '../../../src/platform/config/env';
@@ -114,6 +115,38 @@ describe('traces', { timeout: 240_000 }, () => {
     expect(JSON.stringify(spans)).not.toContain('one trace');
     expect(JSON.stringify(spans)).not.toContain(mail.rcptTo[0]);
     console.log(`one trace of ${spans.length} spans: ${[...new Set(spans.map((s) => `${s.service}:${s.name}`))].join(', ')}`);
+
+    // Several requests whose deliveries the relay may put in one batch job: each message's trace
+    // still ends in its own send (a delivery of another trace than the job's is a child of its
+    // request, linked to the job).
+    const titles = [1, 2, 3].map((n) => `traced together ${n} ${Date.now()}`);
+    const answers = await Promise.all(titles.map((title) => call(base, 'POST', '/api/messages', { Host: acme.host, Cookie: cookie }, { user_name: 'ola', title, text: 'x' })));
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    await waitFor('the mails', () => titles.every((title) => smtp.mails.some((m) => m.headers.subject === title)), 60_000);
+    for (const a of answers) {
+      const messageId = a.body.messages[0].message_id;
+      const d = await waitFor(`the delivery span of message ${messageId}`, () => otlp.spans.find((s) => s.name === 'deliver email' && s.attributes['message.id'] === messageId), 30_000);
+      const own = otlp.spans.filter((s) => s.traceId === d.traceId);
+      expect(own.filter((s) => s.name === 'POST /api/messages' && s.service === 'api')).toHaveLength(1);
+      await waitFor(`the SMTP send of message ${messageId}`, () => otlp.spans.some((s) => s.traceId === d.traceId && s.name === 'smtp send' && s.parentSpanId === d.spanId), 30_000);
+      const parent = own.find((s) => s.spanId === d.parentSpanId)!;
+      if (parent.name !== 'job messages.deliver-batch') {
+        expect(parent.name).toBe('POST /api/messages');
+        expect(d.links).toHaveLength(1);
+        expect(otlp.spans.find((s) => s.spanId === d.links[0].spanId)?.name).toBe('job messages.deliver-batch');
+      }
+    }
     expect(otlp.requests.rejected).toBe(0);
+  });
+
+  it('off without OTEL_EXPORTER_OTLP_ENDPOINT: no SDK and no instrumentation is loaded, only the API package', () => {
+    const loaded = (env: Record<string, string>) => {
+      const script = `require('./src/platform/tracing/init-api'); require('pg'); require('ioredis');
+        console.log(JSON.stringify([...new Set(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).map((k) => k.split('node_modules/')[1].split('/').slice(0, 2).join('/')))]))`;
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../../..'), env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env } });
+      return JSON.parse(out.toString().trim()) as string[];
+    };
+    expect(loaded({})).toEqual(['@opentelemetry/api']);
+    expect(loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace-node', '@opentelemetry/instrumentation-pg', '@opentelemetry/instrumentation-ioredis', '@opentelemetry/instrumentation-http']));
   });
 });
