@@ -11,7 +11,7 @@ import { SmsSender } from './sms-sender';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import type { FailedDeliveryEvent } from './message-failed-event';
-import { currentTraceparent, inSpan, traceIdOf, type SpanOptions } from '../../platform/tracing/tracing';
+import { currentTraceparent, inSpan, traceIdOf, tracingEnabled, type SpanOptions } from '../../platform/tracing/tracing';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -195,6 +195,7 @@ export class DeliveryService {
  * a link to the job, so every message's trace ends in its own send.
  */
 function deliverySpan(tenantId: number, d: DeliveryRow): SpanOptions {
+  if (!tracingEnabled()) return {};
   const job = currentTraceparent();
   const own = d.traceparent && traceIdOf(d.traceparent) !== traceIdOf(job) ? d.traceparent : undefined;
   return {
