@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
@@ -7,7 +7,7 @@ import { buildContainer, closeContainer } from '../../../src/container';
 import { freePort } from '../../../src/platform/dev/local-services';
 import { importDemoTenant, type DemoTenant, type TestApp } from '../../support/test-app';
 import { ACME_PASSWORDS } from '../../support/login';
-import { spawnMain, startOwnServices } from '../../support/own-services';
+import { startOwnServices } from '../../support/own-services';
 import { startOtlpReceiver, type ReceivedSpan } from '../../support/otlp-receiver';
 import { startSmtpSink, waitFor } from '../../messaging/messages/delivery-peers';
 import { call } from '../lifecycle/traffic';
@@ -59,9 +59,11 @@ describe('traces', { timeout: 240_000 }, () => {
   it('one POST /api/messages is one trace: the request, its PostgreSQL and Redis calls, the worker job, the delivery and the SMTP send', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    main = spawnMain({
+    // npm start as spawnMain (test/support/own-services.ts) runs it, its log lines kept (the request log names the trace)
+    const logLines: string[] = [];
+    const vars = {
       NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: services.databaseUrl,
@@ -70,6 +72,13 @@ describe('traces', { timeout: 240_000 }, () => {
       DEMO_TENANTS: '0',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
+    };
+    main = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../../src/main.ts')], { env: { ...process.env, ...vars }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let partial = '';
+    main.stdout!.on('data', (d: Buffer) => {
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop()!;
+      logLines.push(...lines);
     });
     await waitFor('the API', () => call(base, 'GET', '/readyz', {}).then((r) => r.status === 200, () => false), 120_000);
     const login = await call(base, 'POST', '/api/login', { Host: acme.host }, { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 });
@@ -87,6 +96,10 @@ describe('traces', { timeout: 240_000 }, () => {
     expect(request.parentSpanId).toBe('');
     expect(request.attributes).toMatchObject({ 'http.route': '/api/messages', 'http.response.status_code': 200, 'tenant.slug': acme.slug, 'url.path': '/api/messages' });
     expect(typeof request.attributes['tenant.id']).toBe('number');
+    // the request's log line names its trace
+    const parsed = () => logLines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { route?: string; req?: { method?: string }; trace_id?: string });
+    const logged = await waitFor('the request log line', () => parsed().find((l) => l.route === '/api/messages' && l.req?.method === 'POST'), 10_000);
+    expect(logged.trace_id).toBe(request.traceId);
 
     // ... and the rest of its trace, from both processes
     const trace = () => otlp.spans.filter((s) => s.traceId === request.traceId);
