@@ -1,3 +1,5 @@
+// Tracing first: it must load before http, pg and ioredis do (src/platform/tracing/start-tracing.ts).
+import './platform/tracing/init-api';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { loadEnvOrExit, type Env } from './platform/config/env';
@@ -7,6 +9,7 @@ import { startServer } from './server';
 import { onShutdownSignal } from './platform/lifecycle/shutdown';
 import { startApiProcesses } from './platform/processes/api-processes';
 import { warnIfNodeEndOfLife } from './platform/lifecycle/node-support';
+import { flushTracing } from './platform/tracing/start-tracing';
 
 /**
  * `npm run api`: the HTTP API alone, for production. Unlike `npm start` it starts no
@@ -28,7 +31,7 @@ async function main(): Promise<void> {
   const server = await startServer(container);
 
   // SIGTERM: the same bounded drain as npm start (see src/platform/lifecycle/README.md).
-  onShutdownSignal(logger, { drain: () => server.close(), close: () => closeContainer(container) });
+  onShutdownSignal(logger, { drain: () => server.close(), close: () => closeContainer(container).finally(flushTracing) });
 }
 
 /** The primary of WEB_CONCURRENCY API processes: holds the port, replaces a process that dies. */

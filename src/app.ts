@@ -18,6 +18,7 @@ import { httpMetrics, metricsRoutes } from './platform/metrics/http-metrics';
 import { QS_OPTIONS, inputGuard, parseQueryString } from './platform/http/input-guard';
 import { series, underSegment, whenBody } from './platform/http/middleware-series';
 import { installLazyCookies } from './platform/http/lazy-cookies';
+import { requestTracing } from './platform/tracing/request-tracing';
 
 /** The express app without listen(); tests drive it with supertest. */
 export function buildApp(container: DependencyContainer): Express {
@@ -32,7 +33,7 @@ export function buildApp(container: DependencyContainer): Express {
   installLazyCookies(app.request);
 
   // Middleware every request passes run as one router layer each (series: why, there).
-  app.use(series(requestLogging(logger), httpMetrics(container)));
+  app.use(series(requestLogging(logger), httpMetrics(container), ...requestTracing()));
   // Before helmet: Bull Board's page needs its inline scripts (it is behind the operator token).
   const dashboard = queueDashboard(container);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard);

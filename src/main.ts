@@ -1,3 +1,5 @@
+// Tracing first: it must load before http, pg and ioredis do (src/platform/tracing/start-tracing.ts).
+import './platform/tracing/init-api';
 import 'reflect-metadata';
 import path from 'node:path';
 import { loadEnvOrExit } from './platform/config/env';
@@ -13,6 +15,7 @@ import { startWorkerProcess } from './worker-process';
 import { onShutdownSignal } from './platform/lifecycle/shutdown';
 import { startApiProcesses } from './platform/processes/api-processes';
 import { warnIfNodeEndOfLife } from './platform/lifecycle/node-support';
+import { flushTracing } from './platform/tracing/start-tracing';
 
 /** Ports of the services started when DATABASE_URL / REDIS_URL are not set. */
 const LOCAL_PG_PORT = 54329;
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     drain: () => Promise.allSettled([api.close(), workers.stop()]),
     close: async () => {
       for (const s of local.reverse()) await s.stop().catch(() => {});
+      await flushTracing();
     },
   });
 

@@ -1,3 +1,5 @@
+// Tracing first: it must load before http, pg and ioredis do (src/platform/tracing/start-tracing.ts).
+import '../src/platform/tracing/init-workers';
 import 'reflect-metadata';
 import { loadEnvOrExit } from '../src/platform/config/env';
 import { createLogger } from '../src/platform/logging/logger';
@@ -7,6 +9,7 @@ import { startWorkers } from '../src/platform/queue/worker-runtime';
 import { onShutdownSignal } from '../src/platform/lifecycle/shutdown';
 import { WORKERS_READY } from '../src/worker-process';
 import { warnIfNodeEndOfLife } from '../src/platform/lifecycle/node-support';
+import { flushTracing } from '../src/platform/tracing/start-tracing';
 
 /** Worker entry point: the same container as the API, every job registered. */
 async function main(): Promise<void> {
@@ -30,6 +33,7 @@ async function main(): Promise<void> {
     close: async () => {
       await container.resolve(TenantResolver).stop();
       await closeContainer(container);
+      await flushTracing();
     },
   });
 }

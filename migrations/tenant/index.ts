@@ -33,6 +33,7 @@ import * as m320 from './320_calendar';
 import * as m330 from './330_person_language';
 import * as m340 from './340_message_templates';
 import * as m350 from './350_notification_preferences';
+import * as m370 from './370_delivery_traceparent';
 
 /** Tenant migrations in order. Names are permanent: never rename or reorder. */
 export const tenantMigrations: Migration[] = [
@@ -70,4 +71,5 @@ export const tenantMigrations: Migration[] = [
   { name: '330_person_language', up: m330.up },
   { name: '340_message_templates', up: m340.up },
   { name: '350_notification_preferences', up: m350.up },
+  { name: '370_delivery_traceparent', up: m370.up },
 ];

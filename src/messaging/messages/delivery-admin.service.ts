@@ -12,6 +12,7 @@ import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { OutboxSignal } from '../outbox/outbox-signal';
 import { deliverJobId } from './delivery-jobs';
 import type { DeliveryRow } from './messages.repository';
+import { currentTraceparent } from '../../platform/tracing/tracing';
 
 export type DeliveryFilterState = 'queued' | 'sent' | 'failed';
 
@@ -75,7 +76,8 @@ export class DeliveryAdminService {
       const [updated] = await trx
         .table('message_deliveries')
         .where({ id: deliveryId })
-        .update({ state: 'queued', relayed_at: null, updated_at: trx.fn.now() })
+        // the resend continues the retry's trace (tracing on), not the original request's
+        .update({ state: 'queued', relayed_at: null, updated_at: trx.fn.now(), ...traceOf() })
         .returning('*');
       await tx.get(AuditTrail).record(
         {
@@ -98,4 +100,10 @@ export class DeliveryAdminService {
     if (await job.isActive()) throw new ApiError(409, `delivery ${d.id} is still being processed; try again in a moment`);
     await job.remove();
   }
+}
+
+/** The retrying request's trace for the row, when tracing is on. */
+function traceOf(): { traceparent?: string } {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
 }

@@ -12,6 +12,7 @@ import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-error
 import { PASSWORD_PLACEHOLDER } from './message.presenter';
 import { escapeHtml } from '../notices/notice-html';
 import type { FailedDeliveryEvent } from './message-failed-event';
+import { currentTraceparent, inSpan, traceIdOf, tracingEnabled, type SpanOptions } from '../../platform/tracing/tracing';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -89,22 +90,27 @@ export class DeliveryService {
     const retry: { id: number; reason: string }[] = [];
     const failed: { id: number; reason: string; medium: Medium }[] = [];
     let unexpected: Error | undefined;
-    await eachAtMost(SENDS_AT_ONCE, claimed, async ({ message, expired, has_attachments: _a, ...delivery }) => {
-      if (expired) {
-        failed.push({ id: delivery.id, reason: expiredReason(this.env, delivery.last_error), medium: delivery.medium });
-        return;
-      }
-      try {
-        sent.push({ id: delivery.id, providerId: await this.send(delivery, message, needs, files.get(message.id)) });
-      } catch (err) {
-        const reason = (err as Error).message;
-        if (err instanceof TemporaryDeliveryError) retry.push({ id: delivery.id, reason });
-        else {
-          failed.push({ id: delivery.id, reason, medium: delivery.medium });
-          if (!(err instanceof PermanentDeliveryError)) unexpected ??= err as Error;
+    await eachAtMost(SENDS_AT_ONCE, claimed, ({ message, expired, has_attachments: _a, ...delivery }) =>
+      inSpan(`deliver ${delivery.medium}`, deliverySpan(this.tenant.id, delivery), async (span) => {
+        if (expired) {
+          failed.push({ id: delivery.id, reason: expiredReason(this.env, delivery.last_error), medium: delivery.medium });
+          span?.setAttribute('delivery.outcome', 'expired');
+          return;
         }
-      }
-    });
+        try {
+          sent.push({ id: delivery.id, providerId: await this.send(delivery, message, needs, files.get(message.id)) });
+          span?.setAttribute('delivery.outcome', 'sent');
+        } catch (err) {
+          const reason = (err as Error).message;
+          if (err instanceof TemporaryDeliveryError) retry.push({ id: delivery.id, reason });
+          else {
+            failed.push({ id: delivery.id, reason, medium: delivery.medium });
+            if (!(err instanceof PermanentDeliveryError)) unexpected ??= err as Error;
+          }
+          span?.setAttributes({ 'delivery.outcome': err instanceof TemporaryDeliveryError ? 'retry' : 'failed', 'delivery.reason': reason.slice(0, 300) });
+        }
+      }),
+    );
     await this.markSent(sent);
     await this.setBack(retry);
     await this.fail(failed, needs.failed);
@@ -184,6 +190,21 @@ export class DeliveryService {
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');
     return this.sms.send({ from, to: d.address, body: `${m.title}\n${text}` });
   }
+}
+
+/**
+ * The span of one delivery's send (tracing on): within the job's span when the row belongs to the
+ * job's trace, else a child of the request that wrote the row (its traceparent, migration 370) with
+ * a link to the job, so every message's trace ends in its own send.
+ */
+function deliverySpan(tenantId: number, d: DeliveryRow): SpanOptions {
+  if (!tracingEnabled()) return {};
+  const job = currentTraceparent();
+  const own = d.traceparent && traceIdOf(d.traceparent) !== traceIdOf(job) ? d.traceparent : undefined;
+  return {
+    ...(own ? { parent: own, links: [job] } : {}),
+    attributes: { 'tenant.id': tenantId, 'message.id': d.message_id, 'delivery.id': d.id, 'delivery.medium': d.medium, 'delivery.attempt': d.attempts },
+  };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */

@@ -8,6 +8,8 @@ export interface ToUserName {
   userName: string;
   message: Omit<NewMessage, 'recipient_id' | 'deliveries'>;
   media: readonly Medium[];
+  /** The trace of the request that sends it (its deliveries carry it to the worker); taken when the request is made, as a batch runs in another request's context. */
+  traceparent?: string | null;
 }
 
 /**
@@ -57,8 +59,8 @@ export async function insertOneToUserName(db: TenantDb, recipients: RecipientsBy
         where not exists (select 1 from want where coalesce(want.address, '') = '')
        returning *),
      d as (
-       insert into ?? (message_id, medium, address, priority)
-       select m.id, want.medium, want.address, ${PRIORITY} from m, want
+       insert into ?? (message_id, medium, address, priority, traceparent)
+       select m.id, want.medium, want.address, ${PRIORITY}, ?::text from m, want
        returning *)
      select to_jsonb(p) as person, s.* from p left join lateral (${STORED} from m) s on true`,
     [
@@ -67,6 +69,7 @@ export async function insertOneToUserName(db: TenantDb, recipients: RecipientsBy
       db.ref('messages'),
       m.kind, m.sender_id, m.title, m.text, m.cc, m.reply_to, m.send_medium,
       db.ref('message_deliveries'),
+      r.traceparent ?? null,
     ],
   );
   return resultOf(rows[0]);
@@ -81,12 +84,12 @@ export async function insertOneToUserName(db: TenantDb, recipients: RecipientsBy
  * All or nothing: a row that fails fails the statement (the batcher then sends each on its own).
  */
 export async function insertManyToUserName(db: TenantDb, recipients: RecipientsByUserName, rs: readonly ToUserName[]): Promise<ToUserNameResult[]> {
-  const input = rs.map((r, i) => ({ i, user_name: r.userName, ...r.message, media: r.media }));
+  const input = rs.map((r, i) => ({ i, user_name: r.userName, ...r.message, media: r.media, traceparent: r.traceparent ?? null }));
   const { rows } = await db.prepared(
     'messages.insert-many-to-user',
     `with x as materialized (
        select * from jsonb_to_recordset(?::jsonb) as x(i int, user_name text, kind text, sender_id int, title text, text text,
-         cc text[], reply_to text, send_medium text, media text[])),
+         cc text[], reply_to text, send_medium text, media text[], traceparent text)),
      p as materialized (?),
      want as (
        select x.i, w.medium, case w.medium when 'email' then p.email else p.mobile end as address
@@ -100,11 +103,11 @@ export async function insertManyToUserName(db: TenantDb, recipients: RecipientsB
        select id, kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium from ok order by i
        returning *),
      d as (
-       insert into ?? (message_id, medium, address, priority)
-       select ok.id, want.medium, want.address, (case when ok.kind = 'password' then 1 else 0 end) from ok join want on want.i = ok.i order by ok.i
+       insert into ?? (message_id, medium, address, priority, traceparent)
+       select ok.id, want.medium, want.address, (case when ok.kind = 'password' then 1 else 0 end), ok.traceparent from ok join want on want.i = ok.i order by ok.i
        returning *),
      dd as (
-       select d.message_id, jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' order by d.medium) as deliveries,
+       select d.message_id, jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' - 'traceparent' order by d.medium) as deliveries,
               max(d.updated_at) as deliveries_updated_at
          from d group by d.message_id)
      select x.i, to_jsonb(p) as person, to_jsonb(m) - 'created_at' as message, m.created_at,

@@ -4,6 +4,7 @@ import { ENV } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import { PermanentDeliveryError, TemporaryDeliveryError } from './delivery-errors';
 import { calendarMailOptions } from './calendar-mail';
+import { inSpan, SpanKind, tracingEnabled } from '../../platform/tracing/tracing';
 
 export interface OutgoingMail {
   from: string;
@@ -42,7 +43,17 @@ export class MailSender {
 
   constructor(@inject(ENV) private readonly env: Env) {}
 
-  async send(mail: OutgoingMail): Promise<string> {
+  /** In a span `smtp send` (tracing on): the SMTP server and the Message-ID, never the addresses or the text. */
+  send(mail: OutgoingMail): Promise<string> {
+    if (!tracingEnabled()) return this.sendMail(mail);
+    return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: smtpAttributes(this.env.SMTP_URL, mail) }, async (span) => {
+      const id = await this.sendMail(mail);
+      span?.setAttribute('smtp.accepted', true);
+      return id;
+    });
+  }
+
+  private async sendMail(mail: OutgoingMail): Promise<string> {
     if (!this.env.SMTP_URL) throw new PermanentDeliveryError('e-mail is not configured on this server (SMTP_URL is not set)');
     this.transport ??= nodemailer.createTransport({ url: this.env.SMTP_URL, pool: true, maxConnections: 10, logger: false } as any);
     try {
@@ -72,4 +83,18 @@ export class MailSender {
     this.transport?.close();
     this.transport = null;
   }
+}
+
+/** Where the mail goes (host and port of SMTP_URL, no credentials) and its Message-ID. */
+function smtpAttributes(smtpUrl: string | undefined, mail: OutgoingMail): Record<string, string | number> {
+  const out: Record<string, string | number> = { 'network.protocol.name': 'smtp' };
+  try {
+    const u = new URL(smtpUrl ?? '');
+    out['server.address'] = u.hostname;
+    out['server.port'] = Number(u.port || (u.protocol === 'smtps:' ? 465 : 587));
+  } catch {
+    // no SMTP_URL: the send fails and says so
+  }
+  if (mail.messageId) out['smtp.message_id'] = mail.messageId;
+  return out;
 }

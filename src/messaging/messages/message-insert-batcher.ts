@@ -1,5 +1,6 @@
 import { injectable } from 'tsyringe';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
+import { currentTraceparent } from '../../platform/tracing/tracing';
 import { isDependencyDown, isWritePaused } from '../../platform/errors/error-classes';
 import { insertManyToUserName, insertOneToUserName, type RecipientsByUserName, type ToUserName, type ToUserNameResult } from './insert-to-user-name';
 
@@ -67,6 +68,9 @@ export class MessageInsertBatcher {
    */
   insertToUserName(db: TenantDb, recipients: RecipientsByUserName, request: ToUserName): Promise<ToUserNameResult> {
     this.counts.messages++;
+    // the caller's trace, taken now: its statement may run in another request's context
+    const traceparent = currentTraceparent();
+    if (traceparent) request = { ...request, traceparent };
     if (db.inTransaction) return this.one(db, recipients, request);
     let bySchema = this.queues.get(db.builder);
     if (!bySchema) this.queues.set(db.builder, (bySchema = new Map()));

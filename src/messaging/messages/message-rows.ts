@@ -33,6 +33,8 @@ export interface DeliveryRow {
   relayed_at: Date | null;
   sent_at: Date | null;
   updated_at: Date;
+  /** The W3C traceparent of the request that wrote it (migration 370; tracing on), continued by the worker. */
+  traceparent?: string | null;
 }
 
 export interface MessageWithNames extends MessageRow {
@@ -58,7 +60,7 @@ export const PRIORITY = `(case when m.kind = 'password' then 1 else 0 end)`;
 export const DELIVERY_COLUMNS = ['id', 'message_id', 'medium', 'address', 'state', 'attempts', 'last_error', 'provider_id', 'relayed_at', 'sent_at', 'updated_at'] as const;
 
 export const STORED = `select to_jsonb(m) - 'created_at' as message, m.created_at,
-         coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' order by d.medium) from d), '[]') as deliveries,
+         coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' - 'traceparent' order by d.medium) from d), '[]') as deliveries,
          (select max(d.updated_at) from d) as deliveries_updated_at`;
 
 export interface StoredRow {

@@ -4,6 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { DELIVERY_COLUMNS, PRIORITY, STORED, stored, type Medium, type NewMessage, type StoredMessage, type DeliveryRow } from './message-rows';
 import { MessageInsertBatcher } from './message-insert-batcher';
+import { currentTraceparent } from '../../platform/tracing/tracing';
 import type { RecipientsByUserName, ToUserName, ToUserNameResult } from './insert-to-user-name';
 
 export type { Medium, SendMedium, DeliveryState, MessageRow, DeliveryRow, MessageWithNames, NewMessage, StoredMessage } from './message-rows';
@@ -33,14 +34,15 @@ export class MessagesRepository {
          insert into ?? (kind, sender_id, recipient_id, title, text, cc, reply_to, send_medium, html)
          values (?, ?, ?, ?, ?, ?::text[], ?, ?, ?) returning *),
        d as (
-         insert into ?? (message_id, medium, address, priority)
-         select m.id, x.medium, x.address, ${PRIORITY} from m, jsonb_to_recordset(?::jsonb) as x(medium text, address text)
+         insert into ?? (message_id, medium, address, priority, traceparent)
+         select m.id, x.medium, x.address, ${PRIORITY}, ?::text from m, jsonb_to_recordset(?::jsonb) as x(medium text, address text)
          returning *)
        ${STORED} from m`,
       [
         this.db.ref('messages'),
         message.kind, message.sender_id, message.recipient_id, message.title, message.text, message.cc, message.reply_to, message.send_medium, message.html ?? null,
         this.db.ref('message_deliveries'),
+        currentTraceparent(),
         JSON.stringify(deliveries),
       ],
     );

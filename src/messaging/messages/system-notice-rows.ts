@@ -1,6 +1,7 @@
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { NoticeDelivery } from '../notices/notice-media';
 import { sendMediumOf } from '../notices/notice-media';
+import { currentTraceparent } from '../../platform/tracing/tracing';
 
 /** One notice the product writes itself (no sender), with its deliveries (the person's preference: one, or two for `both`). */
 export interface SystemNoticeRow {
@@ -35,8 +36,8 @@ export async function insertSystemNotices(db: TenantDb, rows: readonly SystemNot
      m as (
        insert into ?? (id, kind, sender_id, recipient_id, title, text, send_medium, calendar, html)
        select id, 'message', null, recipient_id, title, text, medium, calendar, html from x returning id)
-     insert into ?? (message_id, medium, address, priority)
-       select x.id, d.medium, d.address, 0 from x join m on m.id = x.id, jsonb_to_recordset(x.deliveries) as d(medium text, address text)`,
-    [db.ref('messages'), JSON.stringify(input), db.ref('messages'), db.ref('message_deliveries')],
+     insert into ?? (message_id, medium, address, priority, traceparent)
+       select x.id, d.medium, d.address, 0, ?::text from x join m on m.id = x.id, jsonb_to_recordset(x.deliveries) as d(medium text, address text)`,
+    [db.ref('messages'), JSON.stringify(input), db.ref('messages'), db.ref('message_deliveries'), currentTraceparent()],
   );
 }

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../../platform/tokens';
 import type { Env } from '../../platform/config/env';
 import type { BackgroundWorker } from '../../platform/queue/worker-runtime';
-import { ROOT_CONTAINER } from '../../platform/queue/job-definition';
+import { ROOT_CONTAINER, type JobTrace } from '../../platform/queue/job-definition';
+import { traceIdOf } from '../../platform/tracing/tracing';
 import type { MessageQueue } from '../messages/message-queues';
 import { QueueRegistry } from '../../platform/queue/queue-registry';
 import { RETRY_POLICY } from '../../platform/queue/job-worker';
@@ -36,6 +37,8 @@ interface OutboxRow {
   stale: boolean;
   /** Changes when the row is written (an operator's retry): part of its batch job's id. */
   updated_at: Date;
+  /** The trace of the request that wrote it (migration 370), carried on in the job's data. */
+  traceparent: string | null;
 }
 
 /**
@@ -170,7 +173,7 @@ export class OutboxRelay implements BackgroundWorker {
    * tenant's schema is not migrated yet.
    */
   private async dueRows(db: TenantDb, redeliver: number, bulkLimit: number): Promise<OutboxRow[] | null> {
-    const columns = `id, message_id, medium, case when priority > 0 then 'password' else 'message' end as kind, updated_at`;
+    const columns = `id, message_id, medium, case when priority > 0 then 'password' else 'message' end as kind, updated_at, traceparent`;
     const pending = `state in ('queued', 'sending')`;
     const fresh = (priority: string) => `(select ${columns}, false as stale from ?? where relayed_at is null and ${priority} and ${pending} order by id limit ?)`;
     const table = db.ref('message_deliveries');
@@ -247,13 +250,15 @@ export class OutboxRelay implements BackgroundWorker {
       removeOnComplete: { age: 7 * 86_400, count: 10_000 },
       removeOnFail: { age: 30 * 86_400 },
     };
-    const stale = rows.filter((r) => r.stale).map((row) => DeliverMessage.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }));
+    const stale = rows
+      .filter((r) => r.stale)
+      .map((row) => ({ ...DeliverMessage.parse({ tenantId, messageId: row.message_id, deliveryId: row.id, medium: row.medium }), ...jobTrace([row]) }));
     await this.clearFinished(queue, stale.map(deliverJobId));
     const fresh = rows.filter((r) => !r.stale);
-    const batches: { data: DeliverBatch; jobId: string }[] = [];
+    const batches: { data: DeliverBatch & JobTrace; jobId: string }[] = [];
     for (let i = 0; i < fresh.length; i += DELIVERIES_PER_JOB) {
       const part = fresh.slice(i, i + DELIVERIES_PER_JOB);
-      const data = DeliverBatch.parse({ tenantId, deliveryIds: part.map((r) => r.id) });
+      const data = { ...DeliverBatch.parse({ tenantId, deliveryIds: part.map((r) => r.id) }), ...jobTrace(part) };
       batches.push({ data, jobId: deliverBatchJobId(tenantId, part.map((r) => ({ id: r.id, updatedAt: r.updated_at }))) });
     }
     await this.queues.get(queue).addBulk([
@@ -274,4 +279,18 @@ export class OutboxRelay implements BackgroundWorker {
     // Room for less than a whole batch: wait (pollMs) rather than move a few rows per pass as jobs finish.
     return room < Math.min(DELIVERIES_PER_JOB, this.timing.perTenantBatch) ? 0 : room;
   }
+}
+
+/**
+ * The trace a delivery job continues (JobTrace): its first row's, with the other traces of its rows
+ * as links (a batch gathers rows written by several requests). Nothing while tracing was off when
+ * the rows were written.
+ */
+function jobTrace(rows: readonly OutboxRow[]): JobTrace {
+  const traced = rows.map((r) => r.traceparent).filter((tp): tp is string => !!tp);
+  if (!traced.length) return {};
+  const parent = traced[0];
+  const seen = new Set([traceIdOf(parent)]);
+  const links = traced.filter((tp) => !seen.has(traceIdOf(tp)) && !!seen.add(traceIdOf(tp)));
+  return links.length ? { traceparent: parent, tracelinks: links } : { traceparent: parent };
 }

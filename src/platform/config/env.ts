@@ -146,6 +146,13 @@ export const Env = z.object({
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(300),
   /** Cached GET answers kept per API process at most; the least recently used go first. */
   TENANT_DATA_CACHE_ENTRIES: z.coerce.number().int().min(1).default(100_000),
+  /**
+   * OTLP/HTTP endpoint for traces; unset: tracing off. Read (before this validation) by
+   * src/platform/tracing/start-tracing.ts, the first thing each process loads; checked here too.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(['http://', 'https://']),
+  /** Tenants with a label of their own on /metrics (the most HTTP traffic); the rest are `other` (src/platform/metrics/tenant-labels.ts). */
+  METRICS_TENANT_LABELS: z.coerce.number().int().min(0).max(100_000).default(100),
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Idempotency-Keys one caller (person) of a tenant may hold at once; each is kept 24 h; past it 429. */
   IDEMPOTENCY_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { maybeRequestScope } from '../tenant-scope/request-scope';
 import { routeTemplate } from '../metrics/route-template';
 import { withLazyChildren } from '../logging/lazy-child-logger';
+import { activeSpan } from '../tracing/tracing';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -42,5 +43,8 @@ export function requestLogging(logger: Logger) {
 
 function requestFacts(req: any, res: ServerResponse) {
   const scope = maybeRequestScope(req);
-  return { tenant: scope?.tenant.slug, user_id: scope?.principal?.personId, route: res.headersSent ? routeTemplate(req) : undefined };
+  const facts = { tenant: scope?.tenant.slug, user_id: scope?.principal?.personId, route: res.headersSent ? routeTemplate(req) : undefined };
+  // tracing on: the request's trace, to go from a log line to its trace
+  const span = activeSpan();
+  return span ? { ...facts, trace_id: span.spanContext().traceId } : facts;
 }

@@ -5,8 +5,26 @@ import { maybeRequestScope } from '../tenant-scope/request-scope';
 import { requirePlatformToken } from '../http/require-platform-token';
 import { Metrics } from './metrics';
 import { routeTemplate } from './route-template';
+import { NO_TENANT } from './tenant-labels';
 import { clusterMetricsReader } from './cluster-metrics';
 import { ApiError } from '../errors/api-error';
+
+/**
+ * Counts a request of a tenant (slug, or 'none') and a failed login under the tenant's bounded
+ * label (tenant-labels.ts). prom-client hashes a label set on every call, so the children of the
+ * labels in use are kept (at most METRICS_TENANT_LABELS tenants, 'other' and 'none').
+ */
+export function tenantRequestCounter(metrics: Metrics): (slug: string, loginFailed: boolean) => void {
+  const perTenant = new Map<string, ReturnType<typeof metrics.tenantRequests.labels>>();
+  metrics.tenantLabels.onDropped((tenant) => perTenant.delete(tenant));
+  return (slug, loginFailed) => {
+    const tenant = metrics.tenantLabels.hit(slug);
+    let requests = perTenant.get(tenant);
+    if (!requests) perTenant.set(tenant, (requests = metrics.tenantRequests.labels(tenant)));
+    requests.inc();
+    if (loginFailed) metrics.loginFailures.inc({ tenant });
+  };
+}
 
 /** Records duration, tenant and login failures when the response has been sent. */
 export function httpMetrics(container: DependencyContainer) {
@@ -14,7 +32,7 @@ export function httpMetrics(container: DependencyContainer) {
   // prom-client hashes a label set on every call; the children of the few label sets in use are
   // kept instead (their series exist for the process' life anyway).
   const durations = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
-  const perTenant = new Map<string, ReturnType<typeof metrics.tenantRequests.labels>>();
+  const countTenant = tenantRequestCounter(metrics);
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -24,11 +42,7 @@ export function httpMetrics(container: DependencyContainer) {
       let duration = durations.get(key);
       if (!duration) durations.set(key, (duration = metrics.httpDuration.labels(req.method, route, String(status))));
       duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-      const tenant = maybeRequestScope(req)?.tenant.slug ?? 'none';
-      let requests = perTenant.get(tenant);
-      if (!requests) perTenant.set(tenant, (requests = metrics.tenantRequests.labels(tenant)));
-      requests.inc();
-      if (req.method === 'POST' && route === '/api/login' && status === 401) metrics.loginFailures.inc({ tenant });
+      countTenant(maybeRequestScope(req)?.tenant.slug ?? NO_TENANT, req.method === 'POST' && route === '/api/login' && status === 401);
     });
     next();
   };

@@ -1,7 +1,9 @@
 import { inject, injectAll, injectable, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { KNEX, TENANT_POOLS } from '../tokens';
+import { ENV, KNEX, TENANT_POOLS } from '../tokens';
+import type { Env } from '../config/env';
+import { TenantLabels } from './tenant-labels';
 import type { TenantPools } from '../db/tenant-pools';
 import { QueueRegistry } from '../queue/queue-registry';
 import { ROOT_CONTAINER } from '../queue/job-definition';
@@ -20,7 +22,8 @@ export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /** Metrics a module adds to the registry (messaging: outbox age, delivery failures), registered like BACKGROUND_WORKERS. */
 export interface MetricsSource {
-  addTo(registry: Registry): void;
+  /** `labels`: the bounded tenant labels every per-tenant metric uses (tenant-labels.ts). */
+  addTo(registry: Registry, labels: TenantLabels): void;
 }
 export const METRICS_SOURCES: InjectionToken<MetricsSource> = Symbol('MetricsSources');
 
@@ -41,21 +44,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The tenants with a label of their own (METRICS_TENANT_LABELS); the rest are `other`. */
+  readonly tenantLabels: TenantLabels;
+
   readonly tenantRequests = new Counter({
     name: 'tenant_http_requests_total',
-    help: "HTTP requests per tenant (tenant slug; 'none' for requests without a tenant)",
+    help: "HTTP requests per tenant (tenant slug; 'other' for tenants past METRICS_TENANT_LABELS; 'none' for requests without a tenant)",
     labelNames: ['tenant'] as const,
     registers: [this.registry],
   });
 
   readonly loginFailures = new Counter({
     name: 'login_failures_total',
-    help: 'POST /api/login answered 401 (wrong user name or password), per tenant',
+    help: "POST /api/login answered 401 (wrong user name or password), per tenant ('other': tenants past METRICS_TENANT_LABELS)",
     labelNames: ['tenant'] as const,
     registers: [this.registry],
   });
 
   constructor(
+    @inject(ENV) env: Env,
     @inject(KNEX) knex: Knex,
     @inject(TENANT_POOLS) tenantPools: TenantPools,
     // Queues are looked up at scrape time: resolving QueueRegistry when the app is built
@@ -63,6 +70,12 @@ export class Metrics {
     @inject(ROOT_CONTAINER) root: DependencyContainer,
     @injectAll(METRICS_SOURCES, { isOptional: true }) sources: MetricsSource[] = [],
   ) {
+    this.tenantLabels = new TenantLabels(env.METRICS_TENANT_LABELS);
+    // a tenant that loses its own label loses its series; its later counts go to `other`
+    this.tenantLabels.onDropped((tenant) => {
+      this.tenantRequests.remove(tenant);
+      this.loginFailures.remove(tenant);
+    });
     // The event-loop delay histogram samples every 100 ms, not every 10 ms (prom-client's default):
     // a timer firing 100 times a second kept an idle API process at ~0.004 cores.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
@@ -146,6 +159,6 @@ export class Metrics {
     poolGauge('db_pool_free_connections', 'PostgreSQL connections idle in the pool', (p) => p.numFree());
     poolGauge('db_pool_pending_acquires', 'Queries waiting for a PostgreSQL connection', (p) => p.numPendingAcquires());
     poolGauge('db_pool_max_connections', 'Largest pool size (platform: DATABASE_POOL_MAX; each tenant group: its share)', (p) => p.max);
-    for (const source of sources) source.addTo(this.registry);
+    for (const source of sources) source.addTo(this.registry, this.tenantLabels);
   }
 }

@@ -44,6 +44,17 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   handle(root: DependencyContainer, data: z.infer<S>, attempt: JobAttempt): Promise<void>;
 }
 
+/**
+ * The trace a job belongs to, carried in its data next to what its schema reads (the schema drops
+ * it): `traceparent` (W3C) of the span that caused the job, its span's parent in the worker, and
+ * `tracelinks`, other traces the job also works for (a batch of deliveries written by several
+ * requests). Written only while tracing is on (src/platform/tracing).
+ */
+export interface JobTrace {
+  traceparent?: string;
+  tracelinks?: string[];
+}
+
 /** Every job the workers run, registered by the module that defines it. Names are permanent: queued jobs outlive deployments. */
 export const JOBS: InjectionToken<JobDefinition> = Symbol('Jobs');
 

@@ -8,6 +8,8 @@ import type { BackgroundWorker } from './worker-runtime';
 import { backoffDelay, JOBS, PermanentJobError, QUEUES, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
 import { bullConnection, bullPrefix } from './queue-registry';
 import { bumpSharedCounter } from '../metrics/shared-counters';
+import { inSpan, SpanKind, tracingEnabled } from '../tracing/tracing';
+import type { JobTrace } from './job-definition';
 
 export const RETRY_POLICY: InjectionToken<RetryPolicy> = Symbol('RetryPolicy');
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
@@ -58,7 +60,31 @@ export class JobWorkers implements BackgroundWorker {
     }
   }
 
-  private async run(job: Job): Promise<void> {
+  /** A job runs in a span of its own (tracing on): a child of the trace its producer put in the data (JobTrace), if any. */
+  private run(job: Job): Promise<void> {
+    if (!tracingEnabled()) return this.handle(job);
+    const data = (job.data ?? {}) as JobTrace & { tenantId?: unknown };
+    return inSpan(
+      `job ${job.name}`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: data.traceparent ?? null,
+        links: data.tracelinks,
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': job.queueName,
+          'messaging.message.id': String(job.id),
+          'job.name': job.name,
+          'job.attempt': job.attemptsMade + 1,
+          ...(typeof data.tenantId === 'number' ? { 'tenant.id': data.tenantId } : {}),
+        },
+      },
+      () => this.handle(job),
+    );
+  }
+
+  private async handle(job: Job): Promise<void> {
     const def = this.byName.get(job.name);
     if (!def) throw new PermanentJobError(`unknown job ${job.name}`);
     const parsed = def.schema.safeParse(job.data);
