@@ -25,7 +25,7 @@ export async function startServer(container: DependencyContainer, port?: number)
   // tenant in the cache and the connections of their clusters open.
   const tenants = container.resolve(TenantResolver);
   await tenants.start();
-  const { cached, ...preloaded } = await tenants.preload();
+  const { read, ...preloaded } = await tenants.preload();
   const clusters = container.resolve(CLUSTERS);
   const up = preloaded.clusters.filter((name) => clusters.has(name));
   // best effort: a cluster that is down (or no longer declared) fails its own tenants' requests, not the start
@@ -36,7 +36,7 @@ export async function startServer(container: DependencyContainer, port?: number)
   const perConnection = env.DATABASE_CONNECTION_MAX_TENANTS > 0 ? Math.floor(env.DATABASE_CONNECTION_MAX_TENANTS / 2) : Infinity;
   const warmed = await Promise.all(
     up.map((name) =>
-      warmTenantCatalogs(clusters.pools(name), cached.filter((t) => t.cluster === name), tables, { budgetMs: env.STARTUP_WARMUP_MS, perConnection }).catch((err) => {
+      warmTenantCatalogs(clusters.pools(name), read.filter((t) => t.cluster === name), tables, { budgetMs: env.STARTUP_WARMUP_MS, perConnection }).catch((err) => {
         logger.warn({ cluster: name, err: (err as Error).message }, 'catalog warm-up failed');
         return null;
       }),
@@ -47,7 +47,7 @@ export async function startServer(container: DependencyContainer, port?: number)
   const app = buildApp(container);
   const drain = new HttpDrain(app);
   // V8 compiles the path every request takes before the first real one comes (anonymous: 401s)
-  const warmHost = cached.find((x) => x.host)?.host;
+  const warmHost = read.find((x) => x.host)?.host;
   if (warmHost) logger.info(await warmRequestPath(drain.listener, warmHost, ['/api/person'], env.STARTUP_WARMUP_REQUESTS), 'request path warmed');
   const server = http.createServer(drain.listener);
   server.keepAliveTimeout = 65_000;

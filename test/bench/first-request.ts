@@ -14,8 +14,8 @@ import { cpuSeconds, pidsMatching } from './proc-stats';
 import { swtToken } from './generate-tenants';
 
 /**
- * What a tenant's first request costs, phase by phase (test/bench/README.md "The first request of a
- * tenant"): against the data of `npm run bench -- --data DIR` (the bench's 1,000 tenants), starts the
+ * What a tenant's first request costs, phase by phase (test/bench/README.md "The first seconds after a
+ * start"): against the data of `npm run bench -- --data DIR` (the bench's 1,000 tenants), starts the
  * API in this process as src/server.ts does (no worker process) and sends GET /api/person with SWT
  * ONE AT A TIME (no queueing: each figure is the request's own cost):
  *   A. the process's first authenticated request (route code never run: the JIT's part);

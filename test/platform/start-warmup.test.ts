@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import request from 'supertest';
 import type { Knex } from 'knex';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
@@ -81,6 +81,31 @@ describe('the API before it listens', () => {
     const acme = [...first, ...next].find((x) => x.id === tenants[0].tenantId)!;
     expect(acme).toEqual(await store.load(acme.id));
     expect(acme.hosts).toEqual([tenants[0].host]);
+  });
+
+  it('reads a page again when a tenant change comes in while it is read: the cache and the clusters are not left empty', async () => {
+    // what another process's tenant change (another test file's, in a full run) did to the start-up:
+    // the page was dropped, leaving the cache and the clusters to open connections to empty
+    const resolver = t.container.resolve(TenantResolver);
+    const store = (resolver as any).store as TenantStore;
+    const loadPage = store.loadPage.bind(store);
+    let calls = 0;
+    const spy = vi.spyOn(store, 'loadPage').mockImplementation(async (afterId, limit) => {
+      const page = await loadPage(afterId, limit);
+      if (calls++ === 0) resolver.forget(-1);
+      return page;
+    });
+    try {
+      resolver.clear();
+      const r = await resolver.preload();
+      expect(r.clusters).toEqual(['main']);
+      expect(r.read.map((x) => x.id)).toEqual(expect.arrayContaining(tenants.map((x) => x.tenantId)));
+      expect(resolver.cacheSizes().tenants).toBe(r.tenants);
+      expect(r.tenants).toBeGreaterThanOrEqual(tenants.length);
+      expect(calls).toBeGreaterThanOrEqual(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   // last: it empties the cache

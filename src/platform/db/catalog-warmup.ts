@@ -28,8 +28,8 @@ export interface WarmupReport {
  * each table, in one round trip. Planning opens the table and every index of it and reads their
  * statistics, so PostgreSQL builds the relation's cache entries (columns, indexes, triggers,
  * constraints, policies) that a first real statement of the tenant on this connection would
- * otherwise build inside a request: about 3 ms of PostgreSQL per tenant for GET /api/person,
- * against 0.6 ms once built (test/bench/README.md "The first request of a tenant").
+ * otherwise build inside a request: 1.3-1.7 ms of PostgreSQL CPU per tenant for GET /api/person
+ * (its two reads cost 1.3 ms once built; test/bench/README.md "The first seconds after a start").
  */
 export function warmStatements(schema: string, tables: readonly string[]): string {
   const q = (name: string) => `"${name.replace(/"/g, '""')}"`;

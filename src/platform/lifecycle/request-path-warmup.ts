@@ -14,7 +14,7 @@ export interface RequestPathWarmup {
  * the error envelope, pino-http) before the first real request comes. No credentials: each answer
  * is the 401 an anonymous call gets, so nothing is read or written for a person. What only an
  * authenticated request runs (its route's handler and the data loads) stays cold; measured in
- * test/bench/README.md "The first request of a tenant". Costs about `requests` x 1-2 ms of the API's CPU.
+ * test/bench/README.md "The first seconds after a start". Costs about `requests` x 1-2 ms of the API's CPU.
  */
 export async function warmRequestPath(listener: http.RequestListener, host: string, paths: readonly string[], requests: number, concurrency = 4): Promise<RequestPathWarmup> {
   const started = Date.now();

@@ -13,6 +13,8 @@ export const TENANT_CHANGED_CHANNEL = 'platform:tenant-changed';
 
 /** Tenants per statement of the start-up preload (each row carries its hosts and config items). */
 const PRELOAD_PAGE = 1000;
+/** Reads of one page again when a change message came in meanwhile, before the page is left to load on demand. */
+const PRELOAD_RETRIES = 3;
 
 interface Cached<T> {
   value: T;
@@ -100,30 +102,43 @@ export class TenantResolver {
    * statement, before the API answers ready: otherwise the first request of each tenant after a
    * start waits for its two lookups, and with many tenants those first requests queue behind each
    * other. Call after start(), so that a change published meanwhile wins (a page read while the
-   * generation moved is dropped; its tenants load on demand). Returns how many tenants it cached,
-   * the clusters they are placed on and the tenants themselves (for the catalog warm-up).
+   * generation moved is read again, up to PRELOAD_RETRIES times, then left out of the cache: its
+   * tenants load on demand). Returns how many tenants it cached,
+   * the clusters of the tenants it read and those tenants (a dropped page's too: the connections and
+   * the catalog warm-up need their schema and cluster, not fresh config).
    */
-  async preload(): Promise<{ tenants: number; clusters: string[]; cached: { id: number; schema: string; cluster: string; host?: string }[] }> {
+  async preload(): Promise<{ tenants: number; clusters: string[]; read: { id: number; schema: string; cluster: string; host?: string }[] }> {
     const clusters = new Set<string>();
     const list: { id: number; schema: string; cluster: string; host?: string }[] = [];
     let cached = 0;
     let afterId = 0;
+    let retries = 0;
     while (cached < this.env.TENANT_CACHE_MAX) {
       const generation = this.generation;
       const page = await this.store.loadPage(afterId, Math.min(PRELOAD_PAGE, this.env.TENANT_CACHE_MAX - cached));
       if (page.length === 0) break;
+      // a change came in while the page was read: read it again (a page dropped without it left the
+      // cache, and the clusters to open connections to, empty right after a start; #42)
+      if (generation !== this.generation && retries < PRELOAD_RETRIES) {
+        retries++;
+        continue;
+      }
+      retries = 0;
       afterId = page[page.length - 1].id;
+      // what the start-up does with the tenants (connections, catalog warm-up) needs no fresh config
+      for (const tenant of page) {
+        clusters.add(tenant.cluster ?? MAIN_CLUSTER);
+        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER, host: tenant.hosts[0] });
+      }
       if (generation !== this.generation) continue;
       const expires = Date.now() + this.ttl();
       for (const tenant of page) {
         this.byId.set(tenant.id, { value: tenant, expires });
         for (const host of tenant.hosts) this.byHost.set(host, { value: tenant.id, expires });
-        clusters.add(tenant.cluster ?? MAIN_CLUSTER);
-        list.push({ id: tenant.id, schema: tenant.schema, cluster: tenant.cluster ?? MAIN_CLUSTER, host: tenant.hosts[0] });
       }
       cached += page.length;
     }
-    return { tenants: cached, clusters: [...clusters], cached: list };
+    return { tenants: cached, clusters: [...clusters], read: list };
   }
 
   async stop(): Promise<void> {
