@@ -48,7 +48,7 @@ describe('the API before it listens', () => {
   it('has opened every connection of every tenant connection group', () => {
     const pools = t.container.resolve(TENANT_POOLS);
     for (const group of pools.groups) {
-      const pool = (group.client as any).pool;
+      const pool = (group.client).pool;
       expect(pool.numFree() + pool.numUsed()).toBe(2);
     }
   });
