@@ -21,4 +21,5 @@ const program = new Command('migrate')
     }),
   );
 
-program.parseAsync(process.argv);
+// an error rejects the promise: Node prints it and exits 1, as a CLI should
+void program.parseAsync(process.argv);

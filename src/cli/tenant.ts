@@ -222,4 +222,5 @@ program
 
 registerPlacementCommands(program);
 
-program.parseAsync(process.argv);
+// an error rejects the promise: Node prints it and exits 1, as a CLI should
+void program.parseAsync(process.argv);

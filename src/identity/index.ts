@@ -7,7 +7,7 @@ import type { AppModule } from '../platform/module';
 
 export const identityModule: AppModule = {
   name: 'identity',
-  register(c) {
+  register() {
     // Nothing to register: the auth schemes need persons (src/flows/identity registers them).
   },
 };

@@ -24,7 +24,9 @@ export async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     try {
       if ((await send(url)).status === 200) return;
-    } catch {}
+    } catch {
+      // not listening yet: try again
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not come up`);
@@ -68,7 +70,7 @@ export interface AbBed {
   redis: { url: string };
   knex: Knex;
   /** Starts one checkout's API (`env` over the defaults, e.g. SMTP_URL); stopped when the run ends. */
-  start(name: string, dir: string, nodeArgs?: string[], env?: NodeJS.ProcessEnv): Promise<CheckoutApi>;
+  start: (name: string, dir: string, nodeArgs?: string[], env?: NodeJS.ProcessEnv) => Promise<CheckoutApi>;
 }
 
 /**

@@ -15,7 +15,7 @@ import { migrateAll, forEachBounded } from '../../src/platform/migrations/migrat
 import { tenantMigrations } from '../../migrations/tenant';
 import { TenantImporter } from '../../src/tenancy/tenants/tenant-importer';
 import { hashPassword } from '../../src/platform/auth/password-hasher';
-import { BENCH_PASSWORD, BENCH_SECRET, largeTenant, smallTenant, swtToken } from './generate-tenants';
+import { BENCH_PASSWORD, largeTenant, smallTenant, swtToken } from './generate-tenants';
 import { PeakSampler, commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
 import { GROUPS, renderTable, type Group, type PerGroup, type Row } from './report';
 import { runLoad, type Load } from './load-runner';
@@ -115,7 +115,7 @@ const wanted = (scenario: string) => !ONLY || ONLY.test(scenario);
 const PROVISIONED_MARK = 'provisioned.json';
 const PLATFORM_TOKEN = 'bench-platform-token-0123456789';
 const NOISY = 'noisy neighbour';
-if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others']!)) throw new Error('--noisy-others: all, same-group or other-groups');
+if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others'])) throw new Error('--noisy-others: all, same-group or other-groups');
 
 /** CPU seconds so far of every process in each group, by pid, each with its ended children (closed PostgreSQL backends). */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
@@ -225,7 +225,7 @@ async function main() {
   // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
   const SCALE_BASE = Number(flags['scale-base']);
   if (T > SCALE_BASE) {
-    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out!, runLoad, say, idle: IDLE, idleSettle: IDLE_SETTLE });
+    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out, runLoad, say, idle: IDLE, idleSettle: IDLE_SETTLE });
     return;
   }
   const work = flags.data ? path.resolve(flags.data) : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
@@ -290,7 +290,7 @@ async function main() {
     // The product, started as a user would; started again before each cold measurement.
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const apiNodeArgs = flags['api-node-args']!.split(/\s+/).filter(Boolean);
+    const apiNodeArgs = flags['api-node-args'].split(/\s+/).filter(Boolean);
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
@@ -384,7 +384,7 @@ async function main() {
     };
 
     const ceilingPort = await freePort();
-    const yardstickArgs = flags['yardstick-node-args']!.split(/\s+/).filter(Boolean);
+    const yardstickArgs = flags['yardstick-node-args'].split(/\s+/).filter(Boolean);
     const ceiling = spawn(process.execPath, [...yardstickArgs, ...TSX, path.join(__dirname, 'ceiling-server.ts'), String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(ceiling);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
@@ -408,8 +408,9 @@ async function main() {
     const reference = spawn(process.execPath, [...yardstickArgs, ...TSX, path.join(__dirname, 'reference-server.ts'), String(referencePort), pg.url, redis.url], { stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(reference);
     await waitFor(`${referenceBase}/readyz`);
-    extra.referenceCheck = await compareWithProduct(base, referenceBase, sessionRequests.filter((_, i) => i % Math.max(1, Math.floor(sessionRequests.length / 20)) === 0));
-    say(`sanity check, reference vs product: ${extra.referenceCheck}`);
+    const referenceCheck = await compareWithProduct(base, referenceBase, sessionRequests.filter((_, i) => i % Math.max(1, Math.floor(sessionRequests.length / 20)) === 0));
+    extra.referenceCheck = referenceCheck;
+    say(`sanity check, reference vs product: ${referenceCheck}`);
     // warmed as long as the product's steady runs are (they follow a cold run)
     const referenceRow = await measure('reference: hand-written express + Redis + pg, GET /api/person, session', { url: referenceBase, requests: sessionRequests }, { server: () => reference.pid!, warmup: COLD + WARMUP, always: true });
     await stopChild(reference);
@@ -607,9 +608,9 @@ async function main() {
     await pg.stop().catch(() => {});
   }
   const table = renderTable(rows, extra);
-  fs.mkdirSync(flags.out!, { recursive: true });
-  fs.writeFileSync(path.join(flags.out!, 'bench.json'), JSON.stringify({ rows, extra }, null, 2));
-  fs.writeFileSync(path.join(flags.out!, 'bench.md'), table);
+  fs.mkdirSync(flags.out, { recursive: true });
+  fs.writeFileSync(path.join(flags.out, 'bench.json'), JSON.stringify({ rows, extra }, null, 2));
+  fs.writeFileSync(path.join(flags.out, 'bench.md'), table);
   process.stdout.write(`\n${table}\n`);
   if (!flags.data) fs.rmSync(work, { recursive: true, force: true });
 }

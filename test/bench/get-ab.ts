@@ -27,10 +27,10 @@ const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().
 
 async function requestsFor(api: CheckoutApi, hosts: string[]): Promise<LoadRequest[]> {
   const out: LoadRequest[] = [];
-  if (flags.auth === 'swt') return hosts.map((host) => ({ method: 'GET', path: flags.path!, headers: { Host: host, Authorization: `SWT ${swtToken(host.startsWith('large.') ? 'p0' : 'user')}` } }));
+  if (flags.auth === 'swt') return hosts.map((host) => ({ method: 'GET', path: flags.path, headers: { Host: host, Authorization: `SWT ${swtToken(host.startsWith('large.') ? 'p0' : 'user')}` } }));
   for (const host of hosts) {
     const cookie = await login(api.base, host, host.startsWith('large.') ? 'p0' : 'user');
-    out.push({ method: 'GET', path: flags.path!, headers: { Host: host, Cookie: cookie } });
+    out.push({ method: 'GET', path: flags.path, headers: { Host: host, Cookie: cookie } });
   }
   return out;
 }
@@ -39,7 +39,7 @@ runAb(flags.data!, async ({ knex, start }) => {
   const hosts: string[] = (await knex('platform.tenant_hosts').select('host')).map((r: { host: string }) => r.host);
   const sides: { api: CheckoutApi; requests: LoadRequest[]; cpu: number[]; rps: number[] }[] = [];
   for (const [name, dir] of [['a', flags.a!], ['b', flags.b!]] as const) {
-    const api = await start(name, dir, flags[`${name}-node-args`]!.split(/\s+/).filter(Boolean));
+    const api = await start(name, dir, flags[`${name}-node-args`].split(/\s+/).filter(Boolean));
     sides.push({ api, requests: await requestsFor(api, hosts), cpu: [], rps: [] });
     say(`${name}: ${dir} on ${api.base}, ${hosts.length} tenants`);
   }

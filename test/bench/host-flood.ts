@@ -97,8 +97,8 @@ async function main() {
   const c = buildContainer(loadEnv({ LOG_LEVEL: 'warn' }), { databaseUrl: pg.url, redisUrl: redis.url });
   await migrateAll(c.resolve(KNEX), { concurrency: 1 });
   await closeContainer(c);
-  const extraEnv = Object.fromEntries(flags.env!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-  const nodeArgs = flags['node-args']!.split(/\s+/).filter(Boolean);
+  const extraEnv = Object.fromEntries(flags.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const nodeArgs = flags['node-args'].split(/\s+/).filter(Boolean);
   const api = spawn(process.execPath, ['--expose-gc', ...nodeArgs, '--import', 'tsx', path.join(__dirname, 'host-flood-api.ts')], {
     env: { ...process.env, ...extraEnv, PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -38,13 +38,13 @@ async function main() {
         url: config.url,
         connections: config.connections,
         ...(config.amount ? { amount: config.amount } : { duration: config.duration ?? 10 }),
-        requests: [{ setupRequest: next }] as any,
+        requests: [{ setupRequest: next }],
         timeout: config.timeout ?? 10,
         // autocannon ends a run (and stamps its duration) on its next sample tick: with the default 1 s a
         // run of a fixed amount was reported up to a second long; 100 ms bounds that to a tenth
         sampleInt: 100,
       },
-      (err, r) => (err ? reject(err) : resolve(r)),
+      (err: Error | null, r) => (err ? reject(err) : resolve(r)),
     );
     if (config.leadingSeconds) {
       // the first requests go out on a later tick

@@ -67,7 +67,7 @@ runAb(flags.data!, async ({ start }) => {
   };
   for (let round = 0; round < Number(flags.rounds); round++) {
     for (const name of round % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) {
-      const api = await start(name, flags[name]!, flags[`${name}-node-args`]!.split(/\s+/).filter(Boolean), { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
+      const api = await start(name, flags[name]!, flags[`${name}-node-args`].split(/\s+/).filter(Boolean), { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
       const cookie = (await login(api.base, LARGE, 'p0')).toString();
       await sendAll(api, requestsOf(cookie, Number(flags.warm), `${name}${round}w`));
       const count = Number(flags.count);

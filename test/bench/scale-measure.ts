@@ -91,7 +91,9 @@ async function main() {
     try {
       const s = fs.readFileSync(`/proc/${row.pid}/smaps_rollup`, 'utf8');
       sizes.push(`${row.pid}: Pss ${/Pss:\s+(\d+)/.exec(s)?.[1]} kB, age ${((Date.now() - new Date(row.backend_start).getTime()) / 1000).toFixed(0)}s`);
-    } catch {}
+    } catch {
+      // the backend ended meanwhile
+    }
   }
   console.log('backends', sizes);
   await db.end();
@@ -99,4 +101,4 @@ async function main() {
   await new Promise((res) => api.once('exit', res));
 }
 main().catch((e) => { console.error(e); process.exit(1); });
-process.on('exit', () => { try { (globalThis as any).api?.kill('SIGTERM'); } catch {} });
+process.on('exit', () => { try { (globalThis as any).api?.kill('SIGTERM'); } catch { /* already gone */ } });

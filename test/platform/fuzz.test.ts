@@ -9,7 +9,7 @@ import type { RouteDefinition } from '../../src/platform/http/define-route';
 import { createTestApp, importDemoTenant, type DemoTenant, type TestApp } from '../support/test-app';
 import { ACME_PASSWORDS } from '../support/login';
 import { baseline, routeParams, type FuzzParam } from '../support/fuzz-params';
-import { CANONICAL, PATH_BAD, SWEEP, Raw, badValue, enc, formPairs, problemWith, sendRaw, stringsOf, toJson } from '../support/fuzz-values';
+import { PATH_BAD, SWEEP, Raw, badValue, enc, formPairs, problemWith, sendRaw, stringsOf, toJson } from '../support/fuzz-values';
 
 /**
  * Walks the route table and sends every parameter bad values by query, form and JSON body,
@@ -36,7 +36,7 @@ interface FuzzCase {
 // Logging out would end the session the fuzzer works with; everything else runs.
 const targets: Target[] = allRoutes
   .filter((r) => !(r.path === '/logout'))
-  .map((route) => ({ route, params: [...routeParams(route), { path: ['no_such_parameter'], kind: 'string', inPath: false, required: false } as FuzzParam] }));
+  .map((route) => ({ route, params: [...routeParams(route), { path: ['no_such_parameter'], kind: 'string', inPath: false, required: false }] }));
 
 let t: TestApp;
 let acme: DemoTenant;
@@ -63,7 +63,7 @@ function buildRequest(c: FuzzCase) {
   const { route, params } = c.target;
   const input = baseline(params);
   const [head, sub] = c.param.path;
-  if (sub !== undefined) input[head] = { ...(typeof input[head] === 'object' ? (input[head] as object) : {}), [sub]: c.value };
+  if (sub !== undefined) input[head] = { ...(typeof input[head] === 'object' ? (input[head]) : {}), [sub]: c.value };
   else input[head] = c.value;
   const inPath = new Set(params.filter((p) => p.inPath).map((p) => p.path[0]));
   const path = `/api${route.path.replace(/:(\w+)/g, (_m, name: string) => pathSegment(input[name] ?? '1'))}`;
@@ -77,8 +77,13 @@ function buildRequest(c: FuzzCase) {
   let url = path;
   let body: string | undefined;
   if (transport === 'query') url += pairs.length ? `?${pairs.join('&')}` : '';
-  else if (transport === 'form') (body = pairs.join('&')), (headers['Content-Type'] = 'application/x-www-form-urlencoded');
-  else (body = toJson(input)), (headers['Content-Type'] = 'application/json');
+  else if (transport === 'form') {
+    body = pairs.join('&');
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  } else {
+    body = toJson(input);
+    headers['Content-Type'] = 'application/json';
+  }
   if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
   return { method, path: url, headers, body, label: `${method} ${route.path} ${c.param.path.join('.')} by ${transport}` };
 }

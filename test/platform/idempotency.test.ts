@@ -61,6 +61,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('a repeat while the first still runs is 409 with Retry-After; a 5xx is not kept, so a retry runs', async () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with apply(this)
     const original = SendMessageFlow.prototype.send;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -35,7 +35,7 @@ describe('tenant-affine connection groups', () => {
     for (const tenant of tenants) {
       expect(openTenantScope(t.container, tenant).resolve(TENANT_DB).builder).toBe(pools.forTenant(tenant.id));
       // the tenant's own knex (its share) on its group's pool
-      expect((pools.forTenant(tenant.id).client as any).pool).toBe((pools.groups[tenant.id % 2].client as any).pool);
+      expect((pools.forTenant(tenant.id).client).pool).toBe((pools.groups[tenant.id % 2].client).pool);
     }
   });
 
@@ -59,11 +59,11 @@ describe('tenant-affine connection groups', () => {
 describe("a tenant's own knex", () => {
   it('shares its group pool without adding listeners to the group client, and runs transactions on it', async () => {
     const pools = t.container.resolve(TENANT_POOLS);
-    const group = pools.groups[0].client as any;
+    const group = pools.groups[0].client;
     const before = ['start', 'query', 'query-error', 'query-response'].map((e) => group.listenerCount(e));
     // ids no tenant has: the own knex of each is made on first use
     const ids = Array.from({ length: 20 }, (_, i) => 1_000_000_000 + 2 * i);
-    for (const id of ids) expect((pools.forTenant(id).client as any).pool).toBe(group.pool);
+    for (const id of ids) expect((pools.forTenant(id).client).pool).toBe(group.pool);
     expect(['start', 'query', 'query-error', 'query-response'].map((e) => group.listenerCount(e))).toEqual(before);
     const pid = await pools.forTenant(ids[0]).transaction(async (trx) => (await trx.raw('select pg_backend_pid() as pid')).rows[0].pid);
     expect(pid).toEqual(expect.any(Number));

@@ -37,7 +37,7 @@ function projected(schema: any): any {
     delete item.required;
     for (const branch of [...(item.anyOf ?? []), ...(item.oneOf ?? [])]) relax(branch);
   };
-  for (const prop of Object.values(copy.properties ?? {}) as any[]) if (prop?.type === 'array') relax(prop.items);
+  for (const prop of Object.values<any>(copy.properties ?? {})) if (prop?.type === 'array') relax(prop.items);
   return copy;
 }
 const operations: Operation[] = [];

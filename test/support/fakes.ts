@@ -19,6 +19,7 @@ export function fakeUnitOfWork(repositories: [InjectionToken<any>, object][]): P
       const tx: Transaction = {
         get<R>(token: InjectionToken<R>): R {
           const found = byToken.get(token);
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a class prints as its source, a symbol or string as itself: enough to name the missing fake
           if (!found) throw new Error(`no fake for ${String(token)}`);
           return found as R;
         },

@@ -71,6 +71,7 @@ export function formPairs(name: string, value: unknown, out: string[] = []): str
   if (value instanceof Raw) out.push(`${enc(name)}=${value.text}`);
   else if (Array.isArray(value)) value.forEach((v, i) => formPairs(v !== null && typeof v === 'object' ? `${name}[${i}]` : name, v, out));
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) formPairs(`${name}[${k}]`, v, out);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a primitive by now (arrays and objects are taken above)
   else out.push(`${enc(name)}=${enc(value === null || value === undefined ? '' : String(value))}`);
   return out;
 }
@@ -124,7 +125,10 @@ export function problemWith(res: RawResponse, sentStrings: string[]): string | n
 export function stringsOf(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
   else if (v instanceof Raw) out.push(v.text, decodeURIComponentSafe(v.text));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (out.push(k), stringsOf(x, out));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+    out.push(k);
+    stringsOf(x, out);
+  }
   return out;
 }
 

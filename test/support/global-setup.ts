@@ -20,7 +20,7 @@ declare module 'vitest' {
 // would turn a run with failed tests (vitest sets process.exitCode = 1) into exit code 0 and a green CI.
 const exitWithCode = process.exit.bind(process);
 process.exit = ((code?: number | string | null) =>
-  exitWithCode(code === 0 || code === undefined || code === null ? (process.exitCode ?? 0) : code)) as typeof process.exit;
+  exitWithCode(code === 0 || code === undefined || code === null ? (process.exitCode ?? 0) : code));
 
 /** One real PostgreSQL and one real Redis for the whole run, on free loopback ports. */
 export default async function setup(project: TestProject) {

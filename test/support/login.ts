@@ -25,6 +25,6 @@ export async function loginCookie(t: TestApp, host: string, userName: string, pa
 }
 
 /** A client logged in as a demo user of an imported acme tenant. */
-export async function asAcme(t: TestApp, host: string, userName: keyof typeof ACME_PASSWORDS & string) {
+export async function asAcme(t: TestApp, host: string, userName: keyof typeof ACME_PASSWORDS) {
   return client(t, host, await loginCookie(t, host, userName, ACME_PASSWORDS[userName]));
 }

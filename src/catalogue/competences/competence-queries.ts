@@ -50,7 +50,7 @@ export function expiringRegistrations(db: TenantDb, today: string, days: number)
     .whereNull('pc.superseded_at')
     .whereNull('pc.deleted_at')
     .where('pc.passed', '>', 0)
-    .where((w) => w.whereRaw('pc.checked is not false').orWhere('pc.override', true))
+    .where((w) => void w.whereRaw('pc.checked is not false').orWhere('pc.override', true))
     .where('c.active', true)
     .whereRaw('pc.valid_until >= ?::date and pc.valid_until <= ?::date + ?::int', [today, today, days]);
 }

@@ -42,7 +42,7 @@ export class CompetencesRepository {
     if (f.types) q.whereIn('c.type', f.types);
     if (f.term) {
       const like = `%${f.term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      q.where((w) => w.whereILike('c.title', like).orWhereILike('c.description', like));
+      q.where((w) => void w.whereILike('c.title', like).orWhereILike('c.description', like));
     }
     if (f.categoryIds) {
       q.whereIn('c.id', this.db.table('competence_categories').select('competence_id').whereIn('category_id', f.categoryIds));
@@ -58,7 +58,7 @@ export class CompetencesRepository {
         .table('competence_organisations')
         .select('competence_id')
         .whereIn('organisation_id', organisations as any);
-      q.where((w) => w.whereNotIn('c.id', restricted).orWhereIn('c.id', valid));
+      q.where((w) => void w.whereNotIn('c.id', restricted).orWhereIn('c.id', valid));
     }
     for (const [name, value] of Object.entries(f.customAttributes ?? {})) {
       q.whereRaw('c.custom_attributes ->> ? = ?', [name, value]);

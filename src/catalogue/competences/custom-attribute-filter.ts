@@ -1,5 +1,4 @@
 import type { Tenant } from '../../platform/tenant-scope/tenant';
-import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { ApiError } from '../../platform/errors/api-error';
 
 /**
@@ -18,7 +17,7 @@ export function customAttributeFilter(tenant: Tenant, input: Record<string, unkn
     }
     for (const [name, value] of Object.entries(nested)) given.push([`custom_attributes[${name}]`, name, value]);
   }
-  const defs = (tenant.config.get('custom_attributes') as CustomAttributeDefinition[]).filter((d) => d.applies_to.includes(appliesTo));
+  const defs = tenant.config.get('custom_attributes').filter((d) => d.applies_to.includes(appliesTo));
   const out: Record<string, string> = {};
   for (const [param, name, value] of given) {
     if (!defs.some((d) => d.name === name)) {

@@ -77,7 +77,7 @@ export class CompetenceMatrix {
       .whereRaw('q.role_id = any(?::int[])', [intArray(roleIds)])
       .where('c.active', true)
       .whereNull('c.parent_id')
-      .modify((b) => (q.competenceIds ? b.whereRaw('q.competence_id = any(?::int[])', [intArray(q.competenceIds)]) : b))
+      .modify((b) => void (q.competenceIds ? b.whereRaw('q.competence_id = any(?::int[])', [intArray(q.competenceIds)]) : b))
       .select('q.role_id', 'q.competence_id', 'q.mandatory');
     const byRole = new Map<number, { competence_id: number; mandatory: boolean }[]>();
     for (const r of requirements) byRole.set(r.role_id, [...(byRole.get(r.role_id) ?? []), r]);

@@ -88,12 +88,12 @@ export class PersonCompetenceRegistration {
     }
     if (input.file !== undefined) throw new ApiError(501, 'file upload on person competences is not implemented');
     for (const [param, types] of Object.entries(TYPE_PARAMS)) {
-      if ((input as any)[param] !== undefined && !types.includes(c.type as never)) {
+      if ((input as any)[param] !== undefined && !types.includes(c.type)) {
         throw ApiError.malformed(param, `does not apply to a competence of type ${c.type}`);
       }
     }
     const date = input.date ? isoDate(input.date) : this.clock.today();
-    let validUntil = input.valid_until ? isoDate(input.valid_until) : c.valid_months ? addMonths(date, c.valid_months) : null;
+    const validUntil = input.valid_until ? isoDate(input.valid_until) : c.valid_months ? addMonths(date, c.valid_months) : null;
     if (validUntil !== null && validUntil < date) throw ApiError.malformed('valid_until', 'must not be before date');
     const row: NewRegistration = newRegistration(
       { person_id: person.id, competence_id: c.id, passed: input.passed ?? 100, date, valid_until: validUntil, registered_by: user.personId },

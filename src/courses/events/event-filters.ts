@@ -5,7 +5,6 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { p } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
-import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 
 export const eventFilterShape = {
   competence_id: p.id().optional(),
@@ -41,7 +40,7 @@ export function customAttributeFilters(tenant: Tenant, raw: Record<string, unkno
   const nested = raw.custom_attributes;
   if (nested && typeof nested === 'object' && !Array.isArray(nested)) Object.assign(found, nested);
   else if (nested !== undefined) throw ApiError.malformed('custom_attributes', 'use custom_attributes.<name>=<value>');
-  const defined = (tenant.config.get('custom_attributes') as unknown as CustomAttributeDefinition[]).filter((d) => d.applies_to.includes('event'));
+  const defined = (tenant.config.get('custom_attributes')).filter((d) => d.applies_to.includes('event'));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(found)) {
     if (!defined.some((d) => d.name === name)) {
@@ -96,7 +95,7 @@ export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFi
   if (resolved.hostedByNobodyOr) {
     // Available in an organisation's context: hosted by it or by an organisation above it, or hosted by nobody.
     const hosts = resolved.hostedByNobodyOr;
-    q.where((w) => w.whereNull('e.host_organisation_id').orWhereIn('e.host_organisation_id', hosts as any));
+    q.where((w) => void w.whereNull('e.host_organisation_id').orWhereIn('e.host_organisation_id', hosts as any));
   }
   if (resolved.hostedBy) q.whereIn('e.host_organisation_id', resolved.hostedBy as any);
   for (const competences of resolved.competences ?? []) q.whereIn('e.competence_id', competences as any);

@@ -87,7 +87,7 @@ export class EventWrites {
       .where('ends_at', '>', from)
       .orderBy([{ column: 'starts_at' }, { column: 'id' }])
       .first('id', 'title', 'starts_at', 'ends_at');
-    if (except.length) q.whereNotIn('id', except).where((w) => w.whereNull('parent_id').orWhereNotIn('parent_id', except));
+    if (except.length) q.whereNotIn('id', except).where((w) => void w.whereNull('parent_id').orWhereNotIn('parent_id', except));
     return q;
   }
 
@@ -95,7 +95,7 @@ export class EventWrites {
   async cancel(id: number, reason: string | null): Promise<number[]> {
     const rows = await this.db
       .table('events')
-      .where((w) => w.where({ id }).orWhere({ parent_id: id }))
+      .where((w) => void w.where({ id }).orWhere({ parent_id: id }))
       .where({ cancelled: false })
       .update({ cancelled: true, cancel_reason: reason, cancelled_at: this.db.fn.now(), updated_at: this.db.fn.now() })
       .returning('id');
@@ -106,7 +106,7 @@ export class EventWrites {
   async uncancel(id: number): Promise<void> {
     await this.db
       .table('events')
-      .where((w) => w.where({ id }).orWhere({ parent_id: id }))
+      .where((w) => void w.where({ id }).orWhere({ parent_id: id }))
       .update({ cancelled: false, cancel_reason: null, cancelled_at: null, updated_at: this.db.fn.now() });
   }
 

@@ -43,7 +43,7 @@ export class JoinCheckRepository {
   /** check_join's facts, each read by a query of its own. */
   facts(missing: MissingPrerequisitesQuery): JoinFacts {
     return {
-      missingPrerequisites: (eventId, personId, today) => missing(this.db, eventId, personId, today) as unknown as Promise<{ id: number; title: string }[]>,
+      missingPrerequisites: (eventId, personId, today) => missing(this.db, eventId, personId, today),
       clash: (personId, event) => this.clash(personId, event),
       liveStatus: (personId, eventId) => this.liveStatus(personId, eventId),
       seatsTaken: (eventId) => this.seatsTaken(eventId),
@@ -144,7 +144,7 @@ export class JoinCheckRepository {
       .where('e.cancelled', false)
       .whereNot('e.id', event.id)
       // Modules of the same course overlap their parent by design.
-      .where((w) => w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
+      .where((w) => void w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
       .where('e.starts_at', '<', event.ends_at)
       .where('e.ends_at', '>', event.starts_at)
       .orderBy('e.starts_at');

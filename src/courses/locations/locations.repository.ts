@@ -47,14 +47,14 @@ export class LocationsRepository {
     const q = db.table('locations as l');
     if (f.term) {
       const like = `%${f.term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      q.where((w) => w.whereILike('l.name', like).orWhereILike('l.address', like));
+      q.where((w) => void w.whereILike('l.name', like).orWhereILike('l.address', like));
     }
     if (f.minimumCapacity !== undefined) q.where('l.capacity', '>=', f.minimumCapacity);
     if (f.box) {
       q.whereBetween('l.latitude', [f.box.swLat, f.box.neLat]);
       // A box whose west edge is east of its east edge crosses the 180th meridian.
       if (f.box.swLng <= f.box.neLng) q.whereBetween('l.longitude', [f.box.swLng, f.box.neLng]);
-      else q.where((w) => w.where('l.longitude', '>=', f.box!.swLng).orWhere('l.longitude', '<=', f.box!.neLng));
+      else q.where((w) => void w.where('l.longitude', '>=', f.box!.swLng).orWhere('l.longitude', '<=', f.box!.neLng));
     }
     if (f.available) {
       q.whereNotExists(

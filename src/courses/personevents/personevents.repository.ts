@@ -132,8 +132,8 @@ export class PersonEventsRepository {
       );
     if (module) q.where('pe.status', 'signed_on');
     if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
-    if (f.passed !== undefined) q.where(f.passed ? (w) => w.where(reached, true) : (w) => w.whereNull(reached).orWhere(reached, false));
-    if (f.met !== undefined) q.where(f.met ? (w) => w.where('r.met', true) : (w) => w.whereNull('r.met').orWhere('r.met', false));
+    if (f.passed !== undefined) q.where(f.passed ? (w) => void w.where(reached, true) : (w) => void w.whereNull(reached).orWhere(reached, false));
+    if (f.met !== undefined) q.where(f.met ? (w) => void w.where('r.met', true) : (w) => void w.whereNull('r.met').orWhere('r.met', false));
     return q;
   }
 

@@ -72,7 +72,7 @@ export class CalendarFeedFlow {
       host: this.tenant.hosts[0] ?? `${this.tenant.slug}.invalid`,
       tenantName: this.tenant.name,
       personId: person.id,
-      organizer: calendarParty(this.tenant.config.get('mail.from') as string | null),
+      organizer: calendarParty(this.tenant.config.get('mail.from')),
       attendee: person.email ? { name: null, email: person.email } : null,
       timeZone: this.tenant.config.get('tenant.timezone') as string | null,
       entries: await this.calendar.upcoming(person.id, this.clock.now()),

@@ -43,7 +43,7 @@ export class CourseCalendar {
       host: tenant.hosts[0] ?? `${tenant.slug}.invalid`,
       tenantName: tenant.name,
       personId: person.id,
-      organizer: calendarParty(tenant.config.get('mail.from') as string | null),
+      organizer: calendarParty(tenant.config.get('mail.from')),
       attendee: { name: null, email: person.email },
       timeZone: tenant.config.get('tenant.timezone') as string | null,
       entries: this.entries,

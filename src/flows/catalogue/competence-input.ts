@@ -1,7 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
-import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
 import { ApiError } from '../../platform/errors/api-error';
 import { PersonDirectory } from '../../people';
 import {
@@ -89,7 +88,7 @@ export class CompetenceInput {
     if (data.owner_user_name !== undefined) columns.owner_id = await this.personId(data.owner_user_name, 'owner_user_name');
     if (data.instructor_user_name !== undefined) columns.instructor_id = await this.personId(data.instructor_user_name, 'instructor_user_name');
     if (data.custom_attributes !== undefined) {
-      const defs = this.tenant.config.get('custom_attributes') as CustomAttributeDefinition[];
+      const defs = this.tenant.config.get('custom_attributes');
       columns.custom_attributes = mergeCustomAttributes(defs, current?.custom_attributes ?? {}, data.custom_attributes, `${P}[custom_attributes]`);
     }
     return { columns, categoryIds: data.category_ids, attributeIds: data.attribute_ids, parent };

@@ -49,7 +49,7 @@ export class EventAuthoringFlow {
   ) {}
 
   private get definitions(): CustomAttributeDefinition[] {
-    return this.tenant.config.get('custom_attributes') as unknown as CustomAttributeDefinition[];
+    return this.tenant.config.get('custom_attributes');
   }
 
   /** The columns event_data sets (references checked), and the names of the fields given. */
@@ -101,7 +101,7 @@ export class EventAuthoringFlow {
       if (d.parent_id !== undefined && (d.parent_id ?? null) !== event.parent_id) throw ApiError.malformed('event_data[parent_id]', 'cannot be changed; create a new event');
       const checks = tx.get(EventChecks);
       const c = await this.columns(checks, d, event);
-      const next = { ...event, ...c } as EventRow;
+      const next = { ...event, ...c };
       const placed = ['startdate', 'enddate', 'location_id', 'max_participants'].some((k) => k in d);
       if (placed) {
         const parent = event.parent_id === null ? null : ((await tx.get(EventsRepository).find(event.parent_id)) ?? null);

@@ -102,7 +102,7 @@ export class SsoSignInFlow {
   }
 
   private async createJit(p: IdentityProviderRow, value: string, claims: Record<string, unknown>, log: Logger) {
-    const str = (k: string) => (typeof claims[k] === 'string' ? (claims[k] as string) : undefined);
+    const str = (k: string) => (typeof claims[k] === 'string' ? (claims[k]) : undefined);
     const userName = (p.match_field === 'user_name' ? value : str('preferred_username') ?? str('email') ?? String(claims.sub)).toLowerCase();
     const data = PersonCreateData.safeParse({
       user_name: userName,

@@ -63,7 +63,7 @@ export function parseOrFail<S extends z.ZodType>(line: number, schema: S, input:
   if (r.success) return r.data;
   const problems = r.error.issues.map((issue) => {
     const err = zodErrorToApiError(new z.ZodError([issue]), input);
-    const parameter = String(err.extra.parameter ?? '');
+    const parameter = typeof err.extra.parameter === 'string' ? err.extra.parameter : '';
     return { row: line, column: column ? column(parameter) : columnOf(parameter), errorcode: err.errorcode, message: err.message };
   });
   throw new RowFailure(problems);
@@ -164,7 +164,7 @@ export class OrganisationsOfBatch {
   resolve(l: ImportLine, idColumn = 'organisation_id', externColumn = 'extern_organisation_id'): number | undefined {
     const raw = cell(l, idColumn);
     if (raw !== undefined) {
-      const id = parseOrFail(l.line, z.object({ [idColumn]: p.id() }), { [idColumn]: raw })[idColumn] as number;
+      const id = parseOrFail(l.line, z.object({ [idColumn]: p.id() }), { [idColumn]: raw })[idColumn];
       if (this.unknownIds.has(id)) fail(l.line, idColumn, ApiError.notFound(`organisation ${id}`));
       return id;
     }

@@ -98,7 +98,7 @@ export class PersonImportRows implements ImportRows {
   private roleIds(l: ImportLine): number[] | undefined {
     const raw = cell(l, 'role_ids');
     if (raw === undefined) return undefined;
-    const ids = [...new Set(parseOrFail(l.line, RoleIds, { role_ids: raw }).role_ids as number[])];
+    const ids = [...new Set(parseOrFail(l.line, RoleIds, { role_ids: raw }).role_ids)];
     const unknown = ids.filter((id) => !this.knownRoles.has(id));
     if (unknown.length) fail(l.line, 'role_ids', ApiError.notFound(`role ${unknown.join(', ')}`));
     return ids;

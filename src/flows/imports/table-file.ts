@@ -114,5 +114,6 @@ export function cellText(v: unknown): string {
     if (typeof o.text === 'string') return o.text;
     if (typeof o.error === 'string') return o.error;
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any other kind of cell value is kept as its text, whatever that is
   return String(v);
 }

@@ -6,7 +6,7 @@ import { OUTBOUND_EVENTS } from '../../platform/outbound/outbound-events';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { UnitOfWork, type Transaction } from '../../platform/tenant-scope/unit-of-work';
 import { EventResults, EventsRepository, type EventResultRow, type EventResultValues, type EventRow } from '../../courses';
-import { CompetencesRepository, passMarkOf, ResultRegistrations, type CompetenceRow } from '../../catalogue';
+import { CompetencesRepository, passMarkOf, ResultRegistrations } from '../../catalogue';
 import { PersonDirectory } from '../../people';
 import { ParticipantsFlow } from './participants';
 import type { ResultInput } from './result-input';
@@ -134,7 +134,7 @@ export class RecordResultsFlow {
   private async loadCompetences(tx: Transaction, facts: CourseFacts, ids: number[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !facts.competences.has(id));
     if (!missing.length) return;
-    for (const c of (await tx.get(CompetencesRepository).byIds(missing)) as CompetenceRow[]) facts.competences.set(c.id, c);
+    for (const c of (await tx.get(CompetencesRepository).byIds(missing))) facts.competences.set(c.id, c);
   }
 }
 

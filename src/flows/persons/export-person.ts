@@ -58,7 +58,7 @@ export class ExportPersonFlow {
     // one row past the page tells whether a section goes on
     const probe = { limit: page.limit + 1, offset: page.offset };
     const [sections, auditRows] = await Promise.all([
-      Promise.all(this.holders.map((h) => h.export?.(key, probe) ?? {})),
+      Promise.all(this.holders.map(async (h) => (await h.export?.(key, probe)) ?? {})),
       auditEntriesOf(this.db, person.id, probe),
     ]);
     const found: Partial<Record<PersonExportSection | 'auditlog', Record<string, unknown>[]>> = Object.assign({ auditlog: auditRows }, ...sections);

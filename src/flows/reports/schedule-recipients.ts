@@ -50,7 +50,7 @@ export class ScheduleRecipients {
     if (withManagers) {
       for (const m of await this.managers.managersOf(organisationId)) {
         const row = await this.persons.find({ id: m.id }, COLUMNS);
-        if (row) all.push(row as Candidate);
+        if (row) all.push(row);
       }
     }
     const byId = new Map<number, Candidate>();
@@ -68,7 +68,7 @@ export class ScheduleRecipients {
     const allowed: Candidate[] = [];
     const refused: string[] = [];
     for (const name of new Set(userNames)) {
-      const row = (await this.persons.find({ user_name: name }, COLUMNS)) as Candidate | undefined;
+      const row = (await this.persons.find({ user_name: name }, COLUMNS));
       if (row && (row.id === owner.personId || (await this.access.canManagePerson(owner, row)) || (await this.managers.managedBy(row.id)).has(organisationId))) allowed.push(row);
       else refused.push(name);
     }

@@ -132,7 +132,7 @@ export class ScimUsersFlow {
     const fresh = Object.keys(changes).length || organisationId !== undefined ? await this.person(String(person.id)) : person;
     await this.uow.run(async (tx) => {
       if (Object.keys(changes).length || organisationId !== undefined) {
-        await tx.get(UpdatePersonFlow).update(caller.principal, fresh, { person_data: changes as never, organisation_id: organisationId }, ip);
+        await tx.get(UpdatePersonFlow).update(caller.principal, fresh, { person_data: changes, organisation_id: organisationId }, ip);
       }
       if (before.manager !== after.manager) await tx.get(ScimLinks).setManager(person.id, after.manager);
     });

@@ -47,7 +47,7 @@ export class SurveyAnswersFlow {
     const q = this.described();
     if (of !== 'everyone' && 'personId' in of) q.where('a.person_id', of.personId);
     // the organisation's own answers, and those of its persons
-    else if (of !== 'everyone') q.where((w) => w.where('a.organisation_id', of.organisationId).orWhere('p.organisation_id', of.organisationId));
+    else if (of !== 'everyone') q.where((w) => void w.where('a.organisation_id', of.organisationId).orWhere('p.organisation_id', of.organisationId));
     if (surveyId) q.where('a.survey_id', surveyId);
     return this.answers.page<AnswerRow>(q, paging);
   }

@@ -61,7 +61,7 @@ export class ApiClientsRepository {
     await this.db
       .table('api_clients')
       .where({ client_id: clientId })
-      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', this.db.raw(`now() - interval '1 minute'`)))
+      .andWhere((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', this.db.raw(`now() - interval '1 minute'`)))
       .update({ last_used_at: this.db.fn.now() });
   }
 }

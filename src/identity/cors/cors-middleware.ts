@@ -39,7 +39,7 @@ export function corsDecision(allowedOrigins: readonly string[], origin: string):
   }
   const sameHost = allowedOrigins.filter((o) => {
     try {
-      return new URL(o).hostname === parsed!.hostname;
+      return new URL(o).hostname === parsed.hostname;
     } catch {
       return false;
     }

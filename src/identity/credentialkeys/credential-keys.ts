@@ -103,7 +103,7 @@ export class CredentialKeys {
   async published(now: Date): Promise<JWK[]> {
     const rows: Pick<CredentialKeyRow, 'public_jwk'>[] = await this.db
       .table('credential_keys')
-      .where((w) => w.whereNull('retired_at').orWhere('signed_unbounded', true).orWhere('signed_until', '>', now))
+      .where((w) => void w.whereNull('retired_at').orWhere('signed_unbounded', true).orWhere('signed_until', '>', now))
       .orderBy('id', 'desc')
       .select('public_jwk');
     return rows.map((r) => r.public_jwk);

@@ -33,7 +33,7 @@ export class MessageData {
   messagesOf(personId: number): Knex.QueryBuilder {
     return this.db
       .table('messages as m')
-      .where((w) => w.where('m.recipient_id', personId).orWhere('m.sender_id', personId))
+      .where((w) => void w.where('m.recipient_id', personId).orWhere('m.sender_id', personId))
       .select('m.id as message_id', 'm.kind', 'm.recipient_id', 'm.title', 'm.text', 'm.cc', 'm.reply_to', 'm.send_medium', 'm.created_at')
       .orderBy('m.id');
   }

@@ -21,7 +21,7 @@ export class BaseUrlRequestClient extends twilio.RequestClient {
     const base = new URL(this.baseUrl);
     const prefix = base.pathname.replace(/\/$/, '');
     const uri = `${base.origin}${prefix}${original.pathname}${original.search}`;
-    return super.request<TData>({ ...opts, uri } as RequestOptions & { data?: TData });
+    return super.request<TData>({ ...opts, uri });
   }
 }
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { RedisClient } from '../../platform/redis/redis-client';
 import type { Logger } from 'pino';
-import { LOGGER, REDIS } from '../../platform/tokens';
+import { LOGGER } from '../../platform/tokens';
 import { QUEUE_PREFIX, QUEUE_REDIS } from '../../platform/queue/job-definition';
 import { signalPendingTenant } from './pending-tenant-signal';
 

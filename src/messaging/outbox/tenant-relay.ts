@@ -77,7 +77,7 @@ export class TenantRelay {
       sweepMs: timing.sweepMs,
       reconcileMs: Math.min(timing.reconcileMs ?? timing.sweepMs, deps.redeliverAfterSeconds * 1000),
       serves: (id) => this.serves(id),
-      sweep: options.sweep,
+      sweep: (knex, tenants) => options.sweep(knex, tenants),
     });
   }
 

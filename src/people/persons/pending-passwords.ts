@@ -50,7 +50,7 @@ export class PendingPasswords {
     const updated = await this.db
       .table('persons')
       .where({ id: personId })
-      .where((q) => q.whereNull('credentials_changed_at').orWhereRaw('credentials_changed_at <= ?::timestamptz', [requestedAt instanceof Date ? requestedAt.toISOString() : requestedAt]))
+      .where((q) => void q.whereNull('credentials_changed_at').orWhereRaw('credentials_changed_at <= ?::timestamptz', [requestedAt instanceof Date ? requestedAt.toISOString() : requestedAt]))
       .update({
         pending_password_earlier: this.db.raw(
           `case when ? then (array_append(coalesce(pending_password_earlier, '{}'), pending_password_hash))[greatest(1, coalesce(cardinality(pending_password_earlier), 0) + 2 - ${MAX_EARLIER}):] else null end`,
@@ -82,7 +82,7 @@ export class PendingPasswords {
     const updated = await this.db
       .table('persons')
       .where({ id: personId })
-      .where((q) => q.where('pending_password_hash', hash).orWhereRaw('? = any(pending_password_earlier)', [hash]))
+      .where((q) => void q.where('pending_password_hash', hash).orWhereRaw('? = any(pending_password_earlier)', [hash]))
       .update({
         password_hash: hash,
         ...CLEARED,

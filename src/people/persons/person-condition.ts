@@ -66,8 +66,8 @@ function test(q: Knex.QueryBuilder, alias: string, c: Extract<PersonCondition, {
 
 /** Adds `c` to `q` (persons aliased `alias`). */
 export function whereCondition(q: Knex.QueryBuilder, alias: string, c: PersonCondition): void {
-  if ('and' in c) return void q.where((w) => c.and.forEach((x) => w.where((i) => whereCondition(i, alias, x))));
-  if ('or' in c) return void q.where((w) => c.or.forEach((x) => w.orWhere((i) => whereCondition(i, alias, x))));
+  if ('and' in c) return void q.where((w) => c.and.forEach((x) => void w.where((i) => whereCondition(i, alias, x))));
+  if ('or' in c) return void q.where((w) => c.or.forEach((x) => void w.orWhere((i) => whereCondition(i, alias, x))));
   if ('not' in c) return void q.whereNot((w) => whereCondition(w, alias, c.not));
   if ('always' in c) return void q.whereRaw(c.always ? 'true' : 'false');
   if ('ids' in c) return void q.whereIn(`${alias}.id`, c.ids);

@@ -27,7 +27,7 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
   if (filter.types?.length) q.whereIn('type', filter.types);
   if (filter.userName) {
     const name = filter.userName;
-    q.where((w) => w.where('actor', name).orWhere('subject', name));
+    q.where((w) => void w.where('actor', name).orWhere('subject', name));
   }
   if (filter.start) q.where('at', '>=', filter.start);
   if (filter.end) q.where('at', '<', filter.end);
@@ -40,7 +40,7 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
  * so entries under a former user name are in and a former holder of the person's user name's are not.
  */
 export async function auditEntriesOf(db: TenantDb, personId: number, page?: { limit: number; offset: number }): Promise<Record<string, unknown>[]> {
-  const query = db.table('audit_log').where((w) => w.where('actor_id', personId).orWhere('subject_id', personId))
+  const query = db.table('audit_log').where((w) => void w.where('actor_id', personId).orWhere('subject_id', personId))
     .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details').orderBy('audit_id');
   const rows = await (page ? query.limit(page.limit).offset(page.offset) : query);
   return rows.map((e: { audit_id: string }) => ({ ...e, audit_id: Number(e.audit_id) }));

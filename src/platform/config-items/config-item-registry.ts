@@ -112,7 +112,7 @@ export const CONFIG_ITEMS = [
     description: 'Requests per minute one caller (a person; the client address before login) may send to this tenant\'s API; past it 429 with Retry-After. Empty: no limit.',
     type: 'int_or_null',
     schema: z.number().int().min(1).max(1_000_000).nullable(),
-    default: 1200 as number | null,
+    default: 1200,
     secret: false,
     readable: true,
     section: 'integrations',

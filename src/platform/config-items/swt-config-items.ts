@@ -20,6 +20,7 @@ export const SWT_CONFIG_ITEMS = [
     type: 'enum',
     options: ['text', 'base64'] as const,
     schema: z.enum(['text', 'base64']),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion widens the default, from which the item's value type is inferred
     default: 'text' as 'text' | 'base64',
     secret: false,
     readable: true,

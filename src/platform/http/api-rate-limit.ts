@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../errors/api-error';
 import { RateLimiterPool, TenantRateLimiter, type RateLimitRule } from '../rate-limit/tenant-rate-limiter';
@@ -62,7 +61,7 @@ export function apiRateLimit(root: DependencyContainer, routes: readonly RouteDe
         res.set(headers(points, err));
         throw ApiError.tooMany(r.message, err.msBeforeNext);
       }
-      requestLog(req, logger as Logger).warn({ err }, 'API rate limit not checked: Redis not reachable');
+      requestLog(req, logger).warn({ err }, 'API rate limit not checked: Redis not reachable');
       return next();
     }
     res.set(headers(points, outcome));

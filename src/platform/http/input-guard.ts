@@ -25,6 +25,7 @@ export function parseQueryString(str: string): Record<string, unknown> {
 }
 
 // NUL: PostgreSQL text cannot hold it. A lone surrogate: jsonb refuses it and text would get U+FFFD.
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function describeBad(s: string): string {

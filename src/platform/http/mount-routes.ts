@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/api-error';
 import type { RequestBody, RouteContext, RouteDefinition, RouteResult } from './define-route';
 import { requireUser } from './define-route';
-import { errorEnvelope, okEnvelope, selectFields } from './envelope';
+import { okEnvelope, selectFields } from './envelope';
 import { IdempotentCall, type StoredAnswer } from './idempotency';
 import { ENV, REDIS } from '../tokens';
 import type { Env } from '../config/env';
@@ -144,6 +144,7 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
     get user() {
       return requireUser(principal);
     },
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- pino-http's type allows an object; our request ids are strings
     requestId: String(req.id),
     ip: req.ip ?? '',
     get log() {
@@ -158,7 +159,7 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
   };
   let result: RouteResult;
   try {
-    result = await route.handler(ctx, parsed as never);
+    result = await route.handler(ctx, parsed);
   } finally {
     // What this request changed must not be served from this process's cache to the next one.
     if (scope.tenant && route.method !== 'get' && !route.keepsCachedData) {

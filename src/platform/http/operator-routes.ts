@@ -29,7 +29,7 @@ export function mountOperatorRoutes(root: DependencyContainer, routes: readonly 
     if (route.access !== access.operator) throw new Error(`operator route ${route.method.toUpperCase()} ${route.path} must declare access: access.operator`);
   }
   const scope: RouteScope = { tenant: null, container: root, principal: null };
-  const resolve = root.resolve.bind(root) as DependencyContainer['resolve'];
+  const resolve = root.resolve.bind(root);
   const gate: RequestHandler = async (req, _res, next) => {
     const check: AccessCheck = {
       principal: null,

@@ -9,7 +9,7 @@ import { MISSING } from './zod-to-api-error';
 const toList = (v: unknown): unknown => {
   if (v === undefined || v === null || v === '') return undefined;
   if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => x !== '');
-  if (typeof v === 'object') return Object.values(v as object); // qs turns ids[0]=1 into {0:'1'} past its array limit
+  if (typeof v === 'object') return Object.values(v); // qs turns ids[0]=1 into {0:'1'} past its array limit
   if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
   return [v];
 };

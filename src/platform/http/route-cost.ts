@@ -10,6 +10,7 @@ export function costOf(cost: RouteCost | undefined, input: Record<string, unknow
   if (typeof cost === 'number') return cost;
   const v = input[cost.when.param];
   const given = v !== undefined && v !== null && v !== '';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a parsed input value (string, number or boolean) compared as text
   return given && (cost.when.equals === undefined || String(v) === cost.when.equals) ? cost.heavier : cost.base;
 }
 

@@ -49,7 +49,7 @@ export async function migrateSchema(
       try {
         await m.up(trx);
       } catch (err) {
-        throw new Error(`${schema}: migration ${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`${schema}: migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       await trx.withSchema(schema).table('schema_migrations').insert({ name: m.name });
       applied.push(m.name);

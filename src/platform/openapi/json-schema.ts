@@ -31,7 +31,7 @@ function withoutZodFormats(js: JsonSchema): JsonSchema {
 }
 
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const js = withoutZodFormats(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema);
+  const js = withoutZodFormats(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }));
   delete js.$schema;
   const defs = js.$defs as Record<string, JsonSchema> | undefined;
   if (!defs) return js;

@@ -11,8 +11,8 @@ export class PlatformDb {
   static readonly SCHEMA = 'platform';
   constructor(@inject(KNEX) readonly knex: Knex) {}
 
-  table<TRecord extends {} = any>(name: string): Knex.QueryBuilder<TRecord, any> {
-    return this.knex.withSchema(PlatformDb.SCHEMA).table(name) as Knex.QueryBuilder<TRecord, any>;
+  table<TRecord extends object = any>(name: string): Knex.QueryBuilder<TRecord, any> {
+    return this.knex.withSchema(PlatformDb.SCHEMA).table(name);
   }
 
   ref(name: string): string {

@@ -14,8 +14,8 @@ export class TenantDb {
   ) {}
 
   /** Query builder on one of the tenant's tables. */
-  table<TRecord extends {} = any>(name: string): Knex.QueryBuilder<TRecord, any> {
-    return this.knex.withSchema(this.schema).table(name) as Knex.QueryBuilder<TRecord, any>;
+  table<TRecord extends object = any>(name: string): Knex.QueryBuilder<TRecord, any> {
+    return this.knex.withSchema(this.schema).table(name);
   }
 
   /**
@@ -28,7 +28,7 @@ export class TenantDb {
 
   /** Raw SQL. Write `??` for identifiers and pass db.ref(...) as the binding. */
   raw<T = any>(sql: string, bindings: readonly Knex.RawBinding[] | Knex.ValueDict = []): Knex.Raw<T> {
-    return this.knex.raw(sql, bindings as any) as Knex.Raw<T>;
+    return this.knex.raw(sql, bindings as any);
   }
 
   /**
@@ -38,7 +38,7 @@ export class TenantDb {
    */
   prepared<T = any>(key: string, sql: string, bindings: readonly Knex.RawBinding[] = []): Knex.Raw<T> {
     const raw = this.raw<T>(sql, bindings);
-    return raw.options({ name: statementName(key, raw.toSQL().sql) }) as Knex.Raw<T>;
+    return raw.options({ name: statementName(key, raw.toSQL().sql) });
   }
 
   /** Knex helpers that need no table (fn.now(), ref to columns, etc.). */

@@ -4,7 +4,7 @@ import { LOGGER, TENANT_DB, TENANT_SCOPE } from '../tokens';
 import type { TenantDb } from './tenant-db';
 
 /** Work that must wait for the commit: a mail's or webhook's wake-up, a cache invalidation, ending sessions. */
-export type AfterCommitWork = () => unknown | Promise<unknown>;
+export type AfterCommitWork = () => unknown;
 
 /**
  * One database transaction of a tenant. It hands out repositories and services bound to it, and

@@ -9,7 +9,6 @@ import { TZDate } from '@date-fns/tz';
 import { addMonths as addMonthsFns, differenceInYears, format } from 'date-fns';
 import { TENANT } from '../tokens';
 import type { Tenant } from '../tenant-scope/tenant';
-import { DEFAULT_TIME_ZONE } from './time-zone';
 
 export { DEFAULT_TIME_ZONE, isTimeZone } from './time-zone';
 

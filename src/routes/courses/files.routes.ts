@@ -29,6 +29,7 @@ export const fileRoutes = [
     async handler(ctx, input) {
       const owner = ctx.target;
       if (input.ceid) await ctx.resolve(EventsService).get(input.ceid);
+      // eslint-disable-next-line no-control-regex -- control characters are replaced in a file name
       const name = input.file.originalname.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255) || 'file';
       const id = await ctx.resolve(FilesService).save({
         ownerId: owner.id,

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import busboy from 'busboy';
 import { z } from 'zod';
 import { COSTS, defineRoute, type RouteContext } from '../../platform/http/define-route';
@@ -33,7 +32,7 @@ function readUpload(ctx: RouteContext, maxBytes: number): Promise<Upload> {
     let problem: ApiError | undefined;
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.headers as IncomingHttpHeaders, limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, parts: 12 } });
+      parser = busboy({ headers: ctx.headers, limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, parts: 12 } });
     } catch {
       throw ApiError.malformed('file', 'the multipart body cannot be read');
     }
@@ -51,6 +50,7 @@ function readUpload(ctx: RouteContext, maxBytes: number): Promise<Upload> {
         chunks.length = 0;
       });
       stream.on('end', () => {
+        // eslint-disable-next-line no-control-regex -- control characters are replaced in a file name
         if (!problem) upload.file = { name: (info.filename || 'import').replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 255), data: Buffer.concat(chunks) };
       });
     });

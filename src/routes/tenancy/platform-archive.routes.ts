@@ -14,6 +14,7 @@ const flag = (description: string) =>
   z
     .unknown()
     .optional()
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a query value of any kind, read as its text (a query string gives strings)
     .transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(String(v).toLowerCase())))
     .meta({ type: 'string', description });
 

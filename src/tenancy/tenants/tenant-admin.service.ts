@@ -108,7 +108,10 @@ export class TenantAdminService {
   async list(): Promise<TenantSummary[]> {
     const rows = await this.store.list();
     // A tenant deleted between the list and its summary is simply no longer listed (was a 500).
-    const summaries = await Promise.all(rows.map((r) => this.summary(r.id).catch((e) => (e instanceof ApiError && e.errorcode === 404 ? null : Promise.reject(e)))));
+    const summaries = await Promise.all(rows.map((r) => this.summary(r.id).catch((e: unknown) => {
+        if (e instanceof ApiError && e.errorcode === 404) return null;
+        throw e;
+      })));
     return summaries.filter((x): x is TenantSummary => x !== null);
   }
 

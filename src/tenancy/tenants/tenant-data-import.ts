@@ -156,7 +156,7 @@ export class DataImport {
 
   private async importPersons(): Promise<void> {
     const hashes = await Promise.all(
-      this.doc.persons.map((p) => (p.password_hash ? p.password_hash : p.password ? hashPassword(p.password) : null)),
+      this.doc.persons.map(async (p) => (p.password_hash ? p.password_hash : p.password ? hashPassword(p.password) : null)),
     );
     const rows = this.doc.persons.map((p, i) => {
       const where = `persons[${i}] (${p.user_name})`;

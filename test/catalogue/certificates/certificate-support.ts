@@ -8,7 +8,7 @@ export async function pdfText(bytes: Buffer): Promise<string> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   const { text } = await extractText(pdf, { mergePages: true });
-  return text as string;
+  return text;
 }
 
 /** supertest's answer bytes for a non-JSON media type. */

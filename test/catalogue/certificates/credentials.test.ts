@@ -85,7 +85,7 @@ describe('GET /api/personcompetences/[competence_id]/credential', () => {
     // globex gets a key of its own with its first credential
     const foreign = await foreignCourse(t, globex, 'homer');
     const homer = client(t, globex.host, await loginCookie(t, globex.host, 'homer', GLOBEX_PASSWORDS.homer));
-    const theirs = await credential(homer as any, foreign);
+    const theirs = await credential(homer, foreign);
     await jwtVerify(theirs, remoteKeys(globex.host));
     await expect(jwtVerify(jwt, remoteKeys(globex.host))).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
     // and their key, forced on it under any kid, does not verify acme's signature

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, importDemoTenant, type TestApp, type DemoTenant } from '../../support/test-app';
 import { asAcme } from '../../support/login';
 import { tenantDb } from '../../courses/events/events-support';
-import { CLOCK, type TenantClock } from '../../../src/platform/time/tenant-clock';
+import { CLOCK } from '../../../src/platform/time/tenant-clock';
 import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 import { competenceLevel } from '../../../src/catalogue/personcompetences/competence-level.query';
 import { PersonDirectory } from '../../../src/people';
@@ -155,7 +155,7 @@ describe('competence level as one statement', () => {
 /** The former per-person computation: required from the roles, held per competence by CompetenceStates. */
 async function perPerson(tdb: TenantDb, personId: number, today: string) {
   const repo = new PersonCompetencesRepository(tdb);
-  const states = new CompetenceStates(new CompetencesRepository(tdb), repo, { today: () => today } as unknown as TenantClock);
+  const states = new CompetenceStates(new CompetencesRepository(tdb), repo, { today: () => today });
   const required = (await new PersonCompetenceList(tdb, repo, states).required(await repo.roleIdsOf(personId))).filter((r) => r.mandatory);
   const held = await states.evaluate(personId, required.map((r) => r.competenceId));
   return { required: required.length, fulfilled: held.filter((s) => s.held).length };

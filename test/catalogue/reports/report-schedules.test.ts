@@ -182,7 +182,7 @@ describe('a monthly CSV compliance summary', () => {
     expect(mails).toBe(true);
     const file = await attachment(mailsTo('admin@acme.example', subject)[0]);
     expect(file.filename).toBe('compliance-2027-01-31.csv');
-    const [head, ...lines] = parse(file.content, { bom: true }) as string[][];
+    const [head, ...lines] = parse(file.content, { bom: true });
     expect(head.slice(0, 4)).toEqual(['organisation_id', 'organisation_name', 'parent_id', 'date']);
     const json = (await admin.get(`/api/reports/compliance?organisation_id=${org['Acme Industries']}`)).body.compliance;
     const totals = lines.filter((l) => l[4] === '');

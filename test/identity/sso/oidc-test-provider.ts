@@ -32,8 +32,9 @@ export interface TestClient {
 
 /** A real OpenID provider (oidc-provider) on loopback: code flow, PKCE required, login without a form. */
 export async function startTestOp(): Promise<TestOp> {
-  let handler: http.RequestListener = (_req, res) => res.end();
-  const server = http.createServer((req, res) => handler(req, res));
+  let handler: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> = (_req, res) => void res.end();
+  // the handler answers every error itself (500), so its promise is voided
+  const server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });

@@ -57,8 +57,9 @@ const newId = () => `_${randomBytes(16).toString('hex')}`;
 
 /** samlify as a real SAML IdP on loopback: metadata at /metadata, SSO (HTTP-Redirect in, HTTP-POST out) at /sso. */
 export async function startTestIdp(): Promise<TestIdp> {
-  let handler: http.RequestListener = (_q, r) => r.end();
-  const server = http.createServer((q, r) => handler(q, r));
+  let handler: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void> = (_q, r) => void r.end();
+  // the handler answers every error itself (500), so its promise is voided
+  const server = http.createServer((q, r) => void handler(q, r));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const entityId = `${base}/idp`;

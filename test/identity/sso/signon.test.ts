@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function login(userName: keyof typeof ACME_PASSWORDS & string) {
+async function login(userName: keyof typeof ACME_PASSWORDS) {
   const res = await client(t, acme.host).post('/api/login').send({ user_name: userName, password: ACME_PASSWORDS[userName], login: 1 });
   expect(res.status).toBe(200);
   return res.body.login[0] as { hash: string; person_id: number };

@@ -48,13 +48,8 @@ async function tenantDb() {
 
 const run = (deliveryIds: number[]) => deliverBatchJob.handle(t.container, { tenantId: acme.tenantId, deliveryIds }, { number: 1, max: 8 });
 const received = (title: string) => smtp.mails.filter((m) => m.headers.subject === title);
-const states = async (ids: number[]) =>
-  (await (await tenantDb()).table('message_deliveries').whereIn('id', ids).orderBy('id').select('address', 'state', 'attempts', 'last_error')) as {
-    address: string;
-    state: string;
-    attempts: number;
-    last_error: string | null;
-  }[];
+const states = async (ids: number[]): Promise<{ address: string; state: string; attempts: number; last_error: string | null }[]> =>
+  await (await tenantDb()).table('message_deliveries').whereIn('id', ids).orderBy('id').select('address', 'state', 'attempts', 'last_error');
 
 it('one recipient refused for good (5xx) fails alone: the others are sent once each, and running the batch again sends nothing', async () => {
   const ids = await post('Batch permanent');

@@ -167,7 +167,7 @@ export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeout
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v as NonNullable<T>;
+    if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }

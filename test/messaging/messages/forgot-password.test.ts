@@ -45,7 +45,7 @@ describe('POST /api/forgot_password', () => {
   });
 
   it('the stored message never holds the password', async () => {
-    const admin = client(bed.t, bed.acme.host, (await login('admin', ACME_PASSWORDS.admin)).headers['set-cookie']![0].split(';')[0]);
+    const admin = client(bed.t, bed.acme.host, (await login('admin', ACME_PASSWORDS.admin)).headers['set-cookie'][0].split(';')[0]);
     const list = await admin.get('/api/messages?user_name=nils');
     const pw = list.body.messages.filter((m: any) => m.title === 'Your new password');
     expect(pw.length).toBeGreaterThan(0);

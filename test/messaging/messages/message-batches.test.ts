@@ -175,7 +175,6 @@ describe('group commit of a superuser\'s messages', () => {
     await poison(acme, 'Poison', 'P0001');
     const lone = await admin.post('/api/messages').send({ user_name: 'ola', title: 'Poison alone', text: 'x' });
     expect(lone.status).toBe(500);
-    const before = counted();
     const sent = Array.from({ length: 12 }, (_, i) => ({ user_name: 'ola', title: i === 5 || i === 9 ? `Poison ${i}` : `Fallback ${i}`, text: `text ${i}` }));
     const answers = await burstOnBusyTable(admin, sent);
     const after = counted();

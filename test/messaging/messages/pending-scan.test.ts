@@ -49,7 +49,7 @@ it('names the tenant with pending rows and not the one without', async () => {
 });
 
 it('reads each outbox through its partial index of pending rows, never the delivered history', async () => {
-  const probe = pendingProbe(knex, tenants(), MESSAGE_OUTBOX).toString();
+  const probe = pendingProbe(knex, tenants(), MESSAGE_OUTBOX).toQuery();
   const { rows } = await knex.raw(`explain (analyze, buffers, format json) ${probe}`);
   const plan = JSON.stringify(rows[0]['QUERY PLAN']);
   expect(plan).not.toContain('Seq Scan');

@@ -107,7 +107,7 @@ export class Traffic {
       const sentAt = Date.now();
       try {
         const r = await send();
-        this.answers.push({ kind, sentAt, doneAt: Date.now(), status: r.status, body: r.body, retryAfter: r.headers['retry-after'] as string | undefined });
+        this.answers.push({ kind, sentAt, doneAt: Date.now(), status: r.status, body: r.body, retryAfter: r.headers['retry-after'] });
       } catch (err) {
         this.answers.push({ kind, sentAt, doneAt: Date.now(), status: 0, body: null, error: (err as Error).message });
       }

@@ -14,7 +14,7 @@ async function unitOfWork() {
   const scope = openTenantScope(bed.t.container, tenant);
   const db = scope.resolve(TENANT_DB);
   const organisationName = async (id: number) => (await db.table('organisations').where({ id }).first('name'))?.name as string | undefined;
-  const someOrganisation = (await db.table('organisations').orderBy('id').first('id', 'name')) as { id: number; name: string };
+  const someOrganisation = (await db.table('organisations').orderBy('id').first('id', 'name'));
   return { uow: scope.resolve(UnitOfWork), scope, organisationName, org: someOrganisation };
 }
 
@@ -45,7 +45,7 @@ describe('unit of work: after-commit work', () => {
         throw new Error('refused half-way');
       })
       .catch((e: Error) => e);
-    expect((failure as Error).message).toBe('refused half-way');
+    expect((failure).message).toBe('refused half-way');
     expect(ran).toBe(0);
     expect(await organisationName(org.id)).toBe(org.name);
   });

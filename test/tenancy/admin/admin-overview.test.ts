@@ -139,13 +139,13 @@ describe('admin console: overview and matrix in Chromium', () => {
     expect(heads[1].disposition).toMatch(/^attachment; filename="competencematrix-\d{4}-\d{2}-\d{2}\.xlsx"$/);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#matrix-export-csv').click()]);
     expect(csv.suggestedFilename()).toMatch(/^competencematrix-\d{4}-\d{2}-\d{2}\.csv$/);
-    const text = fs.readFileSync((await csv.path())!, 'utf8');
+    const text = fs.readFileSync((await csv.path()), 'utf8');
     expect(text.startsWith('\ufeffuser_name,firstname,lastname,organisation_id,organisation_name,compliant')).toBe(true);
     // every person of the filter, not only the page shown
     expect(text.trim().split('\n').length).toBe(1 + 25 + second.length);
     const [xlsx] = await Promise.all([page.waitForEvent('download'), page.locator('#matrix-export-xlsx').click()]);
     expect(xlsx.suggestedFilename()).toMatch(/\.xlsx$/);
-    expect(fs.readFileSync((await xlsx.path())!).subarray(0, 2).toString()).toBe('PK');
+    expect(fs.readFileSync((await xlsx.path())).subarray(0, 2).toString()).toBe('PK');
 
     expect(await axeViolations(page, '#matrix')).toEqual([]);
     await page.locator('#matrix').screenshot({ path: path.join(RESULTS, 'admin-matrix.png') });

@@ -70,7 +70,7 @@ export function operator(t: TestApp, token: string | null = OPERATOR_TOKEN) {
 export async function readArchive(gz: Buffer): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   const extract = tar.extract();
-  Readable.from([gunzipSync(gz)]).pipe(extract as unknown as NodeJS.WritableStream);
+  Readable.from([gunzipSync(gz)]).pipe(extract);
   for await (const entry of extract) {
     const parts: Buffer[] = [];
     for await (const p of entry) parts.push(p as Buffer);

@@ -88,7 +88,7 @@ async function sample(host: string): Promise<Record<string, unknown>> {
     out[url] = res.body;
   }
   const files = (await ola.get('/api/surveyanswers')).body.surveyanswers ?? [];
-  const fileIds = (await knex.withSchema(schemaNameForSlug(host.replace(/\.test$/, ''))).table('files').orderBy('id').pluck('id')) as number[];
+  const fileIds = (await knex.withSchema(schemaNameForSlug(host.replace(/\.test$/, ''))).table('files').orderBy('id').pluck('id'));
   for (const id of fileIds) {
     const res = await ola.get(`/api/files/${id}/content`);
     expect(res.status).toBe(200);

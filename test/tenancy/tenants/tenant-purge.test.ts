@@ -41,7 +41,7 @@ const job = (tenantId: number, messageId: number) => ({ tenantId, messageId, del
 
 /** Failed jobs of both tenants in a queue: a worker that fails every job, once. */
 async function failJobs(name: string, tenants: DemoTenant[]): Promise<void> {
-  const queue = t.container.resolve(QueueRegistry).get(name as any);
+  const queue = t.container.resolve(QueueRegistry).get(name);
   for (const tn of tenants) await queue.add('messages.deliver', job(tn.tenantId, 900), { jobId: `t${tn.tenantId}-m900-email`, attempts: 1 });
   const worker = new Worker(name, async () => {
     throw new Error('boom');

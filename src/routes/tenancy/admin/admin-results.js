@@ -8,7 +8,6 @@
 import { api, el, scroller, uid } from './admin-dom.js';
 import { allPages, problemsOf } from './admin-forms.js';
 
-const FIELDS = ['met', 'passed', 'grade', 'comments'];
 const text = (v) => (v === null || v === undefined ? '' : String(v));
 const personName = (p) => [p.firstname, p.lastname].filter(Boolean).join(' ') || p.user_name;
 

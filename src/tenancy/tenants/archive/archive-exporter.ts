@@ -115,7 +115,7 @@ export class ArchiveExporter {
       const v = await trx.raw('select last_value::text as last_value, is_called from ??.??', [schema, s.sequence]);
       sequences.push({ ...s, ...v.rows[0] });
     }
-    const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name')) as string[];
+    const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name'));
     const platform = await platformDb.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
     const items = await platformDb.raw(
       'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',

@@ -2,7 +2,6 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { inject, injectable } from 'tsyringe';
-import type { Knex } from 'knex';
 import * as tar from 'tar-stream';
 import type { z } from 'zod';
 import { CLUSTERS, type Clusters } from '../../../platform/clusters/clusters';
@@ -188,7 +187,7 @@ export class ArchiveImporter {
         } catch (err) {
           throw err instanceof SchemaTakenError ? new ImportError(`tenant "${slug}": ${err.message}`) : err;
         }
-        await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations.slice(0, known));
+        await migrateSchema(trx, tenantSchema, tenantMigrations.slice(0, known));
         progress(`${slug}: schema ${tenantSchema} created at version ${version ?? '(none)'} on cluster ${cluster}`);
         const target = new Map((await catalogTables(trx, tenantSchema)).map((t) => [t.name, t]));
         const mode = await disableTriggers(trx, tenantSchema, [...target.keys()]);
@@ -246,7 +245,7 @@ export class ArchiveImporter {
         }
         await resetSequences(trx, tenantSchema, manifest.sequences);
         await enableTriggers(trx, tenantSchema, [...target.keys()], mode);
-        const later = await migrateSchema(trx as unknown as Knex, tenantSchema, tenantMigrations);
+        const later = await migrateSchema(trx, tenantSchema, tenantMigrations);
         if (later.applied.length) progress(`${slug}: migrated ${later.applied.join(', ')}`);
         return id;
       });

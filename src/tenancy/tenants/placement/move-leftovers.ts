@@ -46,7 +46,7 @@ export class MoveLeftovers {
       .from('tenant_moves as m')
       .join('tenants as t', 't.id', 'm.tenant_id')
       .whereIn('m.state', [...LEFTOVER_STATES])
-      .where((w) => w.whereNot('m.state', 'switched').orWhere('m.started_at', '<', new Date(Date.now() - graceMs)))
+      .where((w) => void w.whereNot('m.state', 'switched').orWhere('m.started_at', '<', new Date(Date.now() - graceMs)))
       .orderBy('m.id')
       .select('m.id', 'm.tenant_id', 'm.from_cluster', 'm.to_cluster', 'm.state', 't.schema_name as schema', 't.cluster');
     const done: string[] = [];

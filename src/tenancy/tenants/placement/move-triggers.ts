@@ -100,7 +100,7 @@ export async function withTableLocks<T>(c: Client, schema: string, tables: Catal
     } catch (err) {
       await c.query('rollback');
       if ((err as { code?: string }).code !== '55P03' || Date.now() > until) {
-        throw new Error(`could not lock the tenant's tables (${mode}) within ${deadlineMs} ms after ${attempt} attempts: ${(err as Error).message}`);
+        throw new Error(`could not lock the tenant's tables (${mode}) within ${deadlineMs} ms after ${attempt} attempts: ${(err as Error).message}`, { cause: err });
       }
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
       continue;

@@ -63,7 +63,7 @@ export class SpareSchemas {
     await assertSchemaFree(trx, schema);
     const claimed = await this.claim(trx, schema);
     if (!claimed) await trx.raw('create schema ??', [schema]);
-    await migrateSchema(trx as unknown as Knex, schema, tenantMigrations);
+    await migrateSchema(trx, schema, tenantMigrations);
     return claimed;
   }
 

@@ -223,7 +223,7 @@ export class TenantMover {
         if (row?.cluster === from) return false;
         await new Promise((r) => setTimeout(r, 1000));
       }
-      throw new Error(`could not tell whether tenant ${tenant.slug} was switched to ${to} (${(err as Error).message}); its writes stay paused: run the move again`);
+      throw new Error(`could not tell whether tenant ${tenant.slug} was switched to ${to} (${(err as Error).message}); its writes stay paused: run the move again`, { cause: err });
     }
   }
 
