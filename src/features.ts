@@ -15,6 +15,7 @@ import { peopleModule } from './people';
 import { catalogueModule } from './catalogue';
 import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
+import { SharedDataVersions } from './platform/cache/shared-data-versions';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
 import { FILE_STORE, LocalFileStore } from './platform/files/file-store';
 import { registerFlows } from './flows';
@@ -35,6 +36,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.registerSingleton(Metrics);
   c.registerSingleton(PrincipalCache);
   c.registerSingleton(TenantDataCache);
+  c.registerSingleton(SharedDataVersions);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });
   // One byte store for uploads (courses' files) and tenant archives (tenancy), under DATA_DIR/files.
   c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });

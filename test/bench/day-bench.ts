@@ -224,7 +224,8 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
       ].filter(Boolean).join('; ');
       const worstP99 = (kind: string) => Math.max(0, ...r.classes.filter((x) => x.kind === kind).map((x) => x.p99));
       say(`${name}: ${served} requests in ${r.seconds.toFixed(1)} s, errors ${errors}, worst p99 read ${worstP99('read').toFixed(0)} write ${Math.max(worstP99('write'), worstP99('message')).toFixed(0)} ms; ${note}`);
-      for (const e of [...r.errorExamples.slice(0, 3), ...r.checks.examples.slice(0, 5)]) say(`  ${e}`);
+      // every stale answer is printed (there should be none), a few of the failures
+      for (const e of [...r.errorExamples.slice(0, 3), ...r.checks.examples.filter((x) => x.startsWith('stale')), ...r.checks.examples.filter((x) => !x.startsWith('stale')).slice(0, 3)]) say(`  ${e}`);
       const sorted = r.classes.map((x) => x.p99);
       rows.push({ scenario: name, rps: (served - r.checks.count) / r.seconds, p50: Math.min(...r.classes.map((x) => x.p50)), p99: Math.max(...sorted), errors, cpu, cpuMs, statements: (s1 - s0) / Math.max(1, served), seconds: r.seconds, note: `${note}; p50/p99: the lowest class p50 and the highest class p99` });
       if (opts.perClass) for (const x of r.classes) rows.push({ scenario: `  ${x.cls} (${x.kind})`, rps: x.rps, p50: x.p50, p99: x.p99, errors: x.errors });

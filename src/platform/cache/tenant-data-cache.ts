@@ -6,6 +6,7 @@ import type { Tenant } from '../tenant-scope/tenant';
 import { PrincipalCache } from '../auth/principal-cache';
 import { CLOCK } from '../time/tenant-clock';
 import { ROOT_CONTAINER } from '../queue/job-definition';
+import { SharedDataVersions } from './shared-data-versions';
 
 interface Entry {
   tenant: Tenant;
@@ -52,8 +53,17 @@ export class TenantDataCache {
     this.entries = new LRUCache<string, Entry>({ max: env.TENANT_DATA_CACHE_ENTRIES ?? 100_000 });
   }
 
+  /** The version shared by every API process (SharedDataVersions), where the container has it. */
+  private async shared(schema: string): Promise<string | null> {
+    if (!this.root.isRegistered(SharedDataVersions, true)) return '';
+    return this.root.resolve(SharedDataVersions).read(schema);
+  }
+
   async get<T extends object>(tenant: Tenant, key: string, load: () => Promise<T>, until?: (value: T) => number): Promise<T> {
-    const version = this.versions.dataVersion(tenant.schema);
+    const local = this.versions.dataVersion(tenant.schema);
+    // a write acknowledged by another process is seen at once, before its notification arrives here
+    const shared = local === null ? null : await this.shared(tenant.schema);
+    const version = local === null || shared === null ? null : `${local}/${shared}`;
     if (version === null) {
       this.lookups.bypass++;
       return load();
@@ -81,7 +91,7 @@ export class TenantDataCache {
     } finally {
       if (this.loading.get(full) === loading) this.loading.delete(full);
     }
-    if (this.versions.dataVersion(tenant.schema) === version) {
+    if (this.versions.dataVersion(tenant.schema) === local) {
       const entry = { tenant, version, expires: now + this.env.PRINCIPAL_CACHE_SECONDS * 1000, until: until ? until(value) : Infinity, value };
       this.entries.set(full, entry);
     }

@@ -15,6 +15,7 @@ import { requestLog, requestScope } from '../tenant-scope/request-scope';
 import { routeMatcher } from './route-match';
 import { firstSegment } from './middleware-series';
 import { sendStream } from './send-stream';
+import { SharedDataVersions } from '../cache/shared-data-versions';
 import { PrincipalCache } from '../auth/principal-cache';
 import { MAX_INPUT_DEPTH, checkInputValues } from './input-guard';
 import { LIMIT_MAX } from './param-types';
@@ -166,6 +167,8 @@ async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw:
       const cache = scope.container.resolve(PrincipalCache);
       if (route.keepsAccounts) cache.forgetData(scope.tenant.schema);
       else cache.forgetSchema(scope.tenant.schema);
+      // ... nor from another process's: the shared version moves before the answer leaves
+      await scope.container.resolve(SharedDataVersions).bump(scope.tenant.schema);
     }
   }
   const fields = (parsed as { fields?: string[] })?.fields;
