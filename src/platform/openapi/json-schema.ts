@@ -60,12 +60,16 @@ function withoutZodFormats(js: JsonSchema): JsonSchema {
   });
 }
 
+const UNNAMED_MESSAGE = 'a schema is used recursively without a name: give it .meta({ id }) where it is defined';
+
 /** zod's names for schemas it had to extract without an id (a recursive z.lazy). */
 const UNNAMED = /^_*schema\d+$/;
 
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const js = withoutZodFormats(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema);
   delete js.$schema;
+  // a recursive schema at the root refers to itself as "#", which in the document would be the document
+  if (JSON.stringify(js).includes('"$ref":"#"')) throw new Error(`${UNNAMED_MESSAGE} (${JSON.stringify(js).slice(0, 200)})`);
   const defs = js.$defs as Record<string, JsonSchema> | undefined;
   if (!defs) return js;
   delete js.$defs;
@@ -73,7 +77,7 @@ export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   const rewrite = (text: string) => text.replace(/"#\/\$defs\/([^"]+)"/g, (_m, id: string) => JSON.stringify(placeholder(io, id)));
   for (const [id, def] of Object.entries(defs)) {
     if (UNNAMED.test(id)) {
-      throw new Error(`a schema is used in several places or recursively without a name: give it .meta({ id }) where it is defined (${JSON.stringify(def).slice(0, 200)})`);
+      throw new Error(`${UNNAMED_MESSAGE} (${JSON.stringify(def).slice(0, 200)})`);
     }
     const text = rewrite(JSON.stringify(def));
     const forms = named.get(id) ?? {};

@@ -38,7 +38,11 @@ const contractFetch: typeof fetch = async (input, init) => {
   const text = await res.clone().text();
   const body = res.headers.get('content-type')?.includes('application/json') ? JSON.parse(text) : text;
   const url = new URL(request.url);
-  assertMatchesContract(request.method.toLowerCase(), url.pathname + url.search, { status: res.status, body, headers: Object.fromEntries(res.headers.entries()) });
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  assertMatchesContract(request.method.toLowerCase(), url.pathname + url.search, { status: res.status, body, headers });
   checked.push(`${request.method} ${url.pathname} ${res.status}`);
   return res;
 };
