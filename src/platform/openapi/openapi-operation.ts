@@ -67,7 +67,8 @@ function successSchema(route: RouteDefinition): JsonSchema {
       { $ref: '#/components/schemas/Envelope' },
       {
         type: 'object',
-        required: [route.resource, ...extras.map(([name]) => name)],
+        // a route that declares its objects always answers them; one without may answer the envelope alone ({ body })
+        required: [...(route.output ? [route.resource] : []), ...extras.map(([name]) => name)],
         properties: { [route.resource]: { type: 'array', items: item }, ...Object.fromEntries(extras) },
       },
     ],

@@ -47,7 +47,13 @@ describe('the OpenAPI document as a contract to generate from', () => {
   });
 
   it('marks the resource arrays and the request bodies with a required parameter required', () => {
-    for (const { at, op } of defined) for (const schema of envelopeOf(op)) expect(schema.allOf[1].required, at).toContain(Object.keys(schema.allOf[1].properties)[0]);
+    for (const { at, op } of defined) {
+      for (const schema of envelopeOf(op)) {
+        const [resource, array] = Object.entries(schema.allOf[1].properties as Record<string, any>)[0];
+        // routes that declare their objects (named); one without may answer the envelope alone (POST /api/forgot_password)
+        if (array.items.$ref || array.items.anyOf) expect(schema.allOf[1].required, at).toContain(resource);
+      }
+    }
     expect(doc.paths['/api/login'].post.requestBody.required).toBe(true);
     expect(doc.paths['/api/persons'].post.requestBody.required).toBe(true);
     // every parameter optional: the body may be left out
