@@ -56,14 +56,14 @@ export { PersonAnonymiser, erasedUserName } from './persons/person-anonymiser';
 /** Deactivated accounts: the 401 that names it, for the login, session, sign-on hash and SWT checks. */
 export { accountDeactivated, deactivationText, isDeactivated, personStateParam } from './persons/person-lifecycle';
 /** For its routes (src/routes/people) and the flows: views and input of persons, organisations. */
-export { PersonView, presentPersonSimple, presentPersonFull } from './persons/person.presenter';
+export { Person, PersonFull, PersonView, presentPersonSimple, presentPersonFull } from './persons/person.presenter';
 export { PersonCreateData, PersonUpdateData, PROFILE_COLUMNS } from './persons/person-data.schema';
 export { OwnViewCache } from './persons/own-view-cache';
 export { OrganisationsService } from './organisations/organisations.service';
 export { OrganisationData, type OrganisationDataInput } from './organisations/organisation-data.schema';
 /** For the bulk import (src/flows/imports): organisations by external id. */
 export { OrganisationsRepository, type OrganisationRow } from './organisations/organisations.repository';
-export { OrganisationView } from './organisations/organisation.presenter';
+export { Organisation, OrganisationFull, OrganisationView } from './organisations/organisation.presenter';
 /** Administering the tree (issue 36): PUT/DELETE of an organisation, its managers. */
 export { OrganisationAuthoring, type OrganisationUpdateData } from './organisations/organisation-authoring';
 export { OrganisationManagersRepository, type ManagerRow } from './organisations/organisation-managers.repository';

@@ -57,6 +57,7 @@ import { importRoutes } from './tenancy/imports.routes';
 import { oauthTokenOpenApi } from './identity/oauth-token.openapi';
 import { scimOpenApi } from './identity/scim-openapi';
 import type { OpenApiExtra } from '../platform/openapi/openapi-document';
+import { OPENAPI_TAGS } from './openapi-tags';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
 export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes, ...credentialKeyRoutes];
@@ -118,6 +119,7 @@ export { oauthTokenHttp } from './identity/oauth-token.http';
 /** Endpoints outside the route groups whose format a standard fixes (RFC 6749, SCIM), for the OpenAPI document. */
 export const openApiExtra: OpenApiExtra = {
   paths: { ...oauthTokenOpenApi, ...calendarFeedOpenApi, ...scimOpenApi.paths },
+  tags: OPENAPI_TAGS,
   securitySchemes: { ...scimOpenApi.securitySchemes },
   schemas: { ...scimOpenApi.schemas },
 };

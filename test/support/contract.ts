@@ -32,12 +32,19 @@ interface Operation {
 /** fields= keeps a subset of each object's top-level attributes, so none of them stays required. */
 function projected(schema: any): any {
   const copy = structuredClone(schema);
-  const relax = (item: any) => {
-    if (!item || typeof item !== 'object') return;
+  // an object named in components (#/components/schemas/Person) is copied in before it is relaxed
+  const own = (item: any): any => (item?.$ref ? structuredClone(document.components.schemas[item.$ref.split('/').pop() as keyof typeof document.components.schemas]) : item);
+  const relax = (item: any): any => {
+    item = own(item);
+    if (!item || typeof item !== 'object') return item;
     delete item.required;
-    for (const branch of [...(item.anyOf ?? []), ...(item.oneOf ?? [])]) relax(branch);
+    for (const key of ['anyOf', 'oneOf'] as const) if (item[key]) item[key] = item[key].map(relax);
+    return item;
   };
-  for (const prop of Object.values<any>(copy.properties ?? {})) if (prop?.type === 'array') relax(prop.items);
+  // the envelope's own attributes are never projected: the arrays of objects are, in the operation's part of allOf
+  for (const part of [copy, ...(copy.allOf ?? [])]) {
+    for (const prop of Object.values(part.properties ?? {}) as any[]) if (prop?.type === 'array') prop.items = relax(prop.items);
+  }
   return copy;
 }
 const operations: Operation[] = [];

@@ -21,7 +21,7 @@ const simpleShape = {
 export const CompetenceSimpleView: z.ZodType = z.object({
   ...simpleShape,
   children: z.array(z.lazy(() => CompetenceSimpleView)).describe('modules, checklist items or survey questions, simple view, recursively'),
-});
+}).meta({ id: 'CompetenceChild' });
 
 /** simple: the list view; full (default for one by id) adds the optional fields below. */
 export const CompetenceView = z.object({
@@ -36,7 +36,7 @@ export const CompetenceView = z.object({
   instructor_user_name: z.string().nullable().optional().describe('full view'),
   custom_attributes: z.record(z.string(), z.unknown()).optional().describe("full view; names defined in the tenant's custom_attributes config item"),
   updated_at: z.string().optional().describe('ISO 8601 date-time; full view'),
-});
+}).meta({ id: 'Competence' });
 
 /** Competence objects: simple in lists and nested children, full for one by id. */
 export class CompetencePresenter {

@@ -44,7 +44,7 @@ const ChecklistItemView = z.object({ ...shape });
 export const PersonCompetenceView = z.object({
   ...shape,
   children: z.array(ChecklistItemView).optional().describe('checklists: their items, each with its own state'),
-});
+}).meta({ id: 'PersonCompetence' });
 
 const COURSE_TYPES = ['course', 'group', 'module', 'ecourse'];
 

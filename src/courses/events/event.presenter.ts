@@ -48,7 +48,7 @@ export const EventView = z.object({
   cancelled_at: isoDateTime().nullable().optional().describe('full view only: when it was cancelled; null while not cancelled'),
   ...userCheckShape,
   children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
-});
+}).meta({ id: 'Event' });
 
 /** An event as its views show it: with its competence's title and its instructor's user name (read by a flow). */
 export type DescribedEvent = EventRow & { competence_title: string; instructor_user_name: string | null };

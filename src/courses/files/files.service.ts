@@ -54,7 +54,7 @@ export const FileView = z.object({
   survey_answer_id: z.number().int().nullable().describe('the survey answer the file was uploaded with'),
   created_at: isoDateTime(),
   download_url: z.string().describe('relative URL of the bytes (GET, same login)'),
-});
+}).meta({ id: 'File' });
 
 export function presentFile(r: FileRow): Record<string, unknown> {
   return {

@@ -21,7 +21,7 @@ export const LocationView = z.object({
   capacity: z.number().int().nullable().describe('number of seats; null = not registered'),
   latitude: z.number().nullable().describe('WGS 84 degrees'),
   longitude: z.number().nullable().describe('WGS 84 degrees'),
-});
+}).meta({ id: 'Location' });
 
 const present = (r: any) => ({
   location_id: r.id,

@@ -51,4 +51,4 @@ export const PersonEventView = z.object({
   order_reference: z.string().nullable().describe('reference of that order'),
   signed_on_at: isoDateTime(),
   signed_off_at: isoDateTime().nullable(),
-});
+}).meta({ id: 'PersonEvent' });

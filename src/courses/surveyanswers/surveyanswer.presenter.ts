@@ -37,7 +37,7 @@ export const SurveyAnswerItemView: z.ZodType<unknown> = z.lazy(() =>
     file_title: z.string().optional(),
     children: z.array(SurveyAnswerItemView).optional().describe('answers to the sub-questions of this question'),
   }),
-);
+).meta({ id: 'SurveyAnswerItem' });
 
 export const SurveyAnswerView = z.object({
   surveyanswer_id: z.number().int(),
@@ -51,7 +51,7 @@ export const SurveyAnswerView = z.object({
   created_at: isoDateTime(),
   updated_at: isoDateTime(),
   items: z.array(SurveyAnswerItemView).optional().describe('full view only: the answers, nested as the survey\'s questions'),
-});
+}).meta({ id: 'SurveyAnswer' });
 
 export function presentAnswer(r: AnswerRow, view: ViewName): Record<string, unknown> {
   const out: Record<string, unknown> = {

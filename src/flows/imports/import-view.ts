@@ -29,7 +29,7 @@ export const ImportView = z.object({
   created_at: z.string().nullable(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
-});
+}).meta({ id: 'Import' });
 export type ImportView = z.infer<typeof ImportView>;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);

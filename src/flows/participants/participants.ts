@@ -34,7 +34,7 @@ export const ParticipantView = z.object({
   result_recorded_by: z.string().nullable().describe('user name of whoever recorded it last'),
   holds_competence: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
   signed_on_at: isoDateTime(),
-});
+}).meta({ id: 'Participant' });
 
 export interface ParticipantFilters {
   waitlist?: boolean;

@@ -4,7 +4,7 @@ import { TENANT_DB } from '../../platform/tokens';
 import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 import { auditEntriesOf } from '../../platform/audit';
 import { PERSON_DATA, type ExportPage, type PersonDataHolder, type PersonExportSection } from '../../platform/privacy/personal-data';
-import { PersonView, type PersonWithDetails } from '../../people';
+import { PersonFull, type PersonWithDetails } from '../../people';
 import { PersonViews } from './person-views';
 
 const rows = (what: string) => z.array(z.record(z.string(), z.unknown())).describe(what);
@@ -17,7 +17,7 @@ const LIST_SECTIONS = ['personcompetences', 'personevents', 'surveyanswers', 'me
 
 export const PersonExportView = z
   .object({
-    person: PersonView,
+    person: PersonFull,
     roles: rows('roles held: role_id, name, meta_type'),
     personcompetences: rows('every registration ever stored, current, superseded (superseded_at) and deleted (deleted_at) alike'),
     personevents: rows('sign-ons, wait list places and sign-offs'),
@@ -34,7 +34,7 @@ export const PersonExportView = z
       })
       .describe(`every list section is one page, in id order: at most limit rows (default ${EXPORT_PAGE_DEFAULT}, at most ${EXPORT_PAGE_MAX}) from offset on`),
   })
-  .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.');
+  .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.').meta({ id: 'PersonExport' });
 
 /**
  * GET /api/persons/[user_name]/export, the right of access and portability: one answer with
@@ -53,7 +53,7 @@ export class ExportPersonFlow {
 
   /** `person`: resolved and allowed by the route (the person themself or a superuser), with the full view's details. */
   async export(person: PersonWithDetails, page: ExportPage = { limit: EXPORT_PAGE_DEFAULT, offset: 0 }): Promise<z.infer<typeof PersonExportView>> {
-    const view = (await this.views.present(person, 'full')) as z.infer<typeof PersonView>;
+    const view = (await this.views.present(person, 'full')) as z.infer<typeof PersonFull>;
     const key = { id: person.id, user_name: person.user_name };
     // one row past the page tells whether a section goes on
     const probe = { limit: page.limit + 1, offset: page.offset };

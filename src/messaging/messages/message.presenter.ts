@@ -26,7 +26,7 @@ export const MessageOutput = z
       )
       .describe('one per medium, with its delivery state'),
   })
-  .describe('Message with its delivery state per medium. The sender may read it too; password mails never show the password.');
+  .describe('Message with its delivery state per medium. The sender may read it too; password mails never show the password.').meta({ id: 'Message' });
 
 /** The placeholder in a password mail's stored text; the password itself is never stored. */
 export const PASSWORD_PLACEHOLDER = '{password}';

@@ -3,25 +3,32 @@ import type { OrganisationRow } from './organisations.repository';
 
 const OrganisationRef = z.object({ organisation_id: z.number().int(), name: z.string() });
 
-/** One Organisation: the simple fields always, the rest only in the full view. */
-export const OrganisationView = z
+/** Organisation, simple view (lists by default). */
+export const Organisation = z
   .object({
     organisation_id: z.number().int(),
     name: z.string(),
     parent_id: z.number().int().describe('0 for a root organisation, as on input'),
     extern_organisation_id: z.string().nullable(),
-    email: z.string().nullable().optional().describe('stored lower-case (full view)'),
-    address: z.string().nullable().optional(),
-    phone: z.string().nullable().optional(),
-    parent: OrganisationRef.nullable().optional().describe('null for a root (full view)'),
-    children: z.array(OrganisationRef).optional().describe('direct sub-organisations, ordered by name (full view)'),
-    created_at: z.string().optional().describe('ISO 8601 date-time (full view)'),
-    updated_at: z.string().optional().describe('ISO 8601 date-time (full view)'),
   })
-  .describe(
-    'Organisation. Simple view: organisation_id, name, parent_id, extern_organisation_id; full view adds email, address, ' +
-      'phone, parent, children, created_at, updated_at.',
-  );
+  .describe('Organisation, simple view (lists by default, view=simple): organisation_id, name, parent_id, extern_organisation_id.')
+  .meta({ id: 'Organisation' });
+
+/** Organisation, full view (one by id by default). */
+export const OrganisationFull = Organisation.extend({
+  email: z.string().nullable().describe('stored lower-case'),
+  address: z.string().nullable(),
+  phone: z.string().nullable(),
+  parent: OrganisationRef.nullable().describe('null for a root'),
+  children: z.array(OrganisationRef).describe('direct sub-organisations, ordered by name'),
+  created_at: z.string().describe('ISO 8601 date-time'),
+  updated_at: z.string().describe('ISO 8601 date-time'),
+})
+  .describe('Organisation, full view (view=full): the simple view plus email, address, phone, parent, children, created_at, updated_at.')
+  .meta({ id: 'OrganisationFull' });
+
+/** One Organisation in the view asked for. */
+export const OrganisationView = z.union([OrganisationFull, Organisation]);
 
 type Named = { id: number; name: string };
 

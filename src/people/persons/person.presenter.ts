@@ -6,11 +6,8 @@ import { passwordChangeReason } from './password-state';
 const isoDateTime = () => z.string().describe('ISO 8601 date-time');
 const OrganisationRef = z.object({ organisation_id: z.number().int(), name: z.string() });
 
-/**
- * One Person: the simple fields always, the rest only in the full view (single objects default
- * to full, lists to simple). Credentials (password hash, pending passwords) are never returned.
- */
-export const PersonView = z
+/** Person, simple view: who the person is and how to reach them (lists default to it). */
+export const Person = z
   .object({
     person_id: z.number().int(),
     user_name: z.string(),
@@ -21,48 +18,50 @@ export const PersonView = z
     mobile: z.string().nullable().describe('+ and 6-15 digits'),
     organisation_id: z.number().int().nullable().describe('the organisation the person is a member of'),
     employee_code: z.string().nullable(),
-    birthdate: z.string().nullable().optional().describe('calendar date YYYY-MM-DD (full view)'),
-    extern_person_id: z.string().nullable().optional(),
-    address: z.string().nullable().optional(),
-    postcode: z.string().nullable().optional(),
-    city: z.string().nullable().optional(),
-    phone: z.string().nullable().optional(),
-    sex: z.string().nullable().optional(),
-    notice: z.string().nullable().optional(),
-    profile_image: z.string().nullable().optional(),
-    source: z.string().nullable().optional(),
-    code: z.string().nullable().optional(),
-    language: z
-      .string()
-      .nullable()
-      .optional()
-      .describe('BCP 47 language tag (nb, sv, en-GB) in canonical form; notices are written in it where texts exist, else the tenant\'s language (full view)'),
-    superuser: z.boolean().optional().describe('may do everything in the tenant (full view)'),
-    superadmin: z.boolean().optional().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons (full view)"),
-    organisation: OrganisationRef.nullable().optional().describe('the member organisation (full view)'),
-    roles: z
-      .array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') }))
-      .optional()
-      .describe('roles held (full view)'),
-    manages: z
-      .array(OrganisationRef)
-      .optional()
-      .describe('organisations the person is directly assigned to manage; the subtrees below count too (full view)'),
-    password_changed_at: isoDateTime().nullable().optional().describe('ISO 8601 date-time; when the person last set their own password (full view)'),
-    must_change_password: z
-      .enum(['expired', 'changed_by_other', 'sent_by_mail'])
-      .nullable()
-      .optional()
-      .describe('why the person must choose a new password before anything else (418); null when not (full view)'),
-    deactivated: z.boolean().optional().describe('the person is deactivated: cannot log in, left out of lists unless state=deactivated or all (full view)'),
-    deactivated_at: isoDateTime().nullable().optional().describe('ISO 8601 date-time of the deactivation; null while active (full view)'),
-    created_at: isoDateTime().optional(),
-    updated_at: isoDateTime().optional(),
   })
+  .describe('Person, simple view (lists by default, view=simple): person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code.')
+  .meta({ id: 'Person' });
+
+/** Person, full view: every stored field but credentials, with organisation, roles, managed organisations and the password state. */
+export const PersonFull = Person.extend({
+  birthdate: z.string().nullable().describe('calendar date YYYY-MM-DD'),
+  extern_person_id: z.string().nullable(),
+  address: z.string().nullable(),
+  postcode: z.string().nullable(),
+  city: z.string().nullable(),
+  phone: z.string().nullable(),
+  sex: z.string().nullable(),
+  notice: z.string().nullable(),
+  profile_image: z.string().nullable(),
+  source: z.string().nullable(),
+  code: z.string().nullable(),
+  language: z
+    .string()
+    .nullable()
+    .describe("BCP 47 language tag (nb, sv, en-GB) in canonical form; notices are written in it where texts exist, else the tenant's language"),
+  superuser: z.boolean().describe('may do everything in the tenant'),
+  superadmin: z.boolean().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons"),
+  organisation: OrganisationRef.nullable().describe('the member organisation'),
+  roles: z.array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') })).describe('roles held'),
+  manages: z.array(OrganisationRef).describe('organisations the person is directly assigned to manage; the subtrees below count too'),
+  password_changed_at: isoDateTime().nullable().describe('ISO 8601 date-time; when the person last set their own password'),
+  must_change_password: z
+    .enum(['expired', 'changed_by_other', 'sent_by_mail'])
+    .nullable()
+    .describe('why the person must choose a new password before anything else (418); null when not'),
+  deactivated: z.boolean().describe('the person is deactivated: cannot log in, left out of lists unless state=deactivated or all'),
+  deactivated_at: isoDateTime().nullable().describe('ISO 8601 date-time of the deactivation; null while active'),
+  created_at: isoDateTime(),
+  updated_at: isoDateTime(),
+})
   .describe(
-    'Person. Simple view: person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code; ' +
-      'full view adds every other stored field, organisation, roles, manages, the password state and deactivated / deactivated_at. Password hashes are never shown.',
-  );
+    'Person, full view (single objects by default, view=full): the simple view plus every other stored field, organisation, roles, manages, ' +
+      'the password state and deactivated / deactivated_at. Password hashes are never shown.',
+  )
+  .meta({ id: 'PersonFull' });
+
+/** One Person in the view asked for: full (single objects by default) or simple (lists by default). */
+export const PersonView = z.union([PersonFull, Person]);
 
 /** List view: who the person is and how to reach them. */
 export function presentPersonSimple(p: Pick<PersonRow, 'id' | 'user_name' | 'firstname' | 'lastname' | 'jobtitle' | 'email' | 'mobile' | 'organisation_id' | 'employee_code'>) {

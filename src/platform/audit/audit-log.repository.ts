@@ -10,7 +10,7 @@ export const AuditLogEntry = z.object({
   subject: z.string().nullable(),
   ip: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
-});
+}).meta({ id: 'AuditLogEntry' });
 export type AuditLogEntry = z.infer<typeof AuditLogEntry>;
 
 export interface AuditLogFilter {

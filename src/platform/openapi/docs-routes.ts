@@ -49,12 +49,22 @@ The operator API under /platform (tag platform) runs outside any tenant, whateve
 \`Authorization: Bearer <PLATFORM_ADMIN_TOKEN>\` (401 without it or with a wrong one; 404 on every path while no token is
 configured). It has no rate limit, cross-site check or Idempotency-Key; bodies may be up to 100 MB (tenant documents).`;
 
+/** The document /api/openapi.json serves and `npm run openapi` writes. */
+export function apiDocument(groups: readonly RouteGroup[], version: string, extra?: OpenApiExtra) {
+  return buildOpenApiDocument(groups, { version, description: DESCRIPTION }, extra);
+}
+
+/** The document as bytes: two-space JSON and a final newline, the same on every Node version. */
+export function apiDocumentText(groups: readonly RouteGroup[], version: string, extra?: OpenApiExtra): string {
+  return `${JSON.stringify(apiDocument(groups, version, extra), null, 2)}\n`;
+}
+
 /**
  * GET /api/openapi.json and the rendered docs at /docs; the same on every host. Added to the app
  * at their paths, not as a router of their own that every request would walk through.
  */
 export function mountDocs(app: Express, groups: readonly RouteGroup[], version: string, extra?: OpenApiExtra): void {
-  const document = buildOpenApiDocument(groups, { version, description: DESCRIPTION }, extra);
+  const document = apiDocument(groups, version, extra);
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });

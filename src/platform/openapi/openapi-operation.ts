@@ -45,18 +45,33 @@ function pathParams(path: string): string[] {
 
 const ENVELOPE_REF = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
 
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** Headers every answer of the tenant API carries once its rate limit was counted (all but during a Redis outage). */
+const RATE_LIMIT_HEADERS = { RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
+
+/** The headers an answer of `status` declares. */
+function answerHeaders(route: RouteDefinition, group: RouteGroup, status: number): Record<string, unknown> | undefined {
+  const headers: Record<string, unknown> = {
+    ...(group.tenant ? RATE_LIMIT_HEADERS : {}),
+    ...(status === 429 || status === 503 || (status === 409 && idempotent(route, group)) ? { 'Retry-After': header('Retry-After') } : {}),
+    ...(status >= 200 && status < 300 && idempotent(route, group) ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
+  };
+  return Object.keys(headers).length ? headers : undefined;
+}
+
 function successSchema(route: RouteDefinition): JsonSchema {
   const item = route.output ? toJsonSchema(route.output, 'output') : { type: 'object' };
-  const extras = Object.entries(route.extras ?? {}).map(([name, schema]) => [name, toJsonSchema(schema, 'output')]);
+  const extras = Object.entries(route.extras ?? {}).map(([name, schema]) => [name, toJsonSchema(schema, 'output')] as const);
   return {
-    type: 'object',
-    required: ['valid', 'message'],
-    properties: {
-      valid: { const: true },
-      message: { type: 'string' },
-      [route.resource]: { type: 'array', items: item },
-      ...Object.fromEntries(extras),
-    },
+    allOf: [
+      { $ref: '#/components/schemas/Envelope' },
+      {
+        type: 'object',
+        // a route that declares its objects always answers them; one without may answer the envelope alone ({ body })
+        required: [...(route.output ? [route.resource] : []), ...extras.map(([name]) => name)],
+        properties: { [route.resource]: { type: 'array', items: item }, ...Object.fromEntries(extras) },
+      },
+    ],
   };
 }
 
@@ -87,14 +102,18 @@ function errorResponses(route: RouteDefinition, group: RouteGroup) {
       String(status),
       {
         description: list.map((c) => `errorcode ${c}: ${meaning(c)}`).join('; '),
-        ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds until the limit\'s window has passed', schema: { type: 'integer' } } } } : {}),
+        headers: answerHeaders(route, group, status),
         content: ENVELOPE_REF,
       },
     ]),
   );
   if (idempotent(route, group)) {
     responses['409'].description += `; or a request with the same ${IDEMPOTENCY_HEADER} is still running (Retry-After)`;
-    responses['422'] = { description: `errorcode 420: the ${IDEMPOTENCY_HEADER} was used for a different request within 24 hours`, content: ENVELOPE_REF };
+    responses['422'] = {
+      description: `errorcode 420: the ${IDEMPOTENCY_HEADER} was used for a different request within 24 hours`,
+      headers: answerHeaders(route, group, 422),
+      content: ENVELOPE_REF,
+    };
   }
   return responses;
 }
@@ -140,15 +159,9 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
     'x-access': route.access.security,
     ...rateLimitCost(route, group),
     parameters,
-    responses: {
-      ...(route.redirect ? { '302': { description: `Redirect ${route.redirect}`, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } } } } } : {}),
-      ...(route.redirect ? {} : { [route.created ? '201' : '200']: route.answer
-        ? mediaContent(route.answer, 'output')
-        : { description: `Envelope with ${route.resource}: an array of objects`, content: { 'application/json': { schema: successSchema(route) } } } }),
-      ...(route.accepted ? { '202': { description: `Accepted: ${route.accepted}`, content: { 'application/json': { schema: successSchema(route) } } } } : {}),
-      ...errorResponses(route, group),
-    },
+    responses: successResponses(route, group),
   };
+  Object.assign(op.responses as object, errorResponses(route, group));
   // A body taken whole leaves every other parameter to the query string.
   if (route.method === 'get' || route.method === 'delete' || route.body) {
     for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.has(name), schema });
@@ -161,10 +174,26 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
     };
     op.requestBody = {
       description: 'JSON, form-encoded (bracket form for nested objects) or the same names in the query string',
+      // required when it holds a required parameter (which may come in the query string instead)
+      ...(body.required.length > 0 ? { required: true } : {}),
       content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } },
     };
   }
   return op;
+}
+
+/** The 2xx (or the 302 of a redirect): the envelope with the route's objects, or its own media. */
+function successResponses(route: RouteDefinition, group: RouteGroup): Record<string, unknown> {
+  if (route.redirect) {
+    return { '302': { description: `Redirect ${route.redirect}`, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } }, ...answerHeaders(route, group, 302) } } };
+  }
+  const status = route.created ? '201' : '200';
+  const headers = answerHeaders(route, group, Number(status));
+  const envelope = (description: string) => ({ description, headers, content: { 'application/json': { schema: successSchema(route) } } });
+  return {
+    [status]: route.answer ? { ...mediaContent(route.answer, 'output'), headers } : envelope(`Envelope with ${route.resource}: an array of objects`),
+    ...(route.accepted ? { '202': envelope(`Accepted: ${route.accepted}`) } : {}),
+  };
 }
 
 /**

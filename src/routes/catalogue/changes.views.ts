@@ -21,7 +21,7 @@ const RegistrationChange = z.object({
   current: z.boolean().describe('still the current registration (not superseded, not deleted)'),
   deleted: z.literal(false),
   changed_at: changedAt,
-});
+}).meta({ id: 'RegistrationChange' });
 
 /** Type=personcompetences: one per deletion of a person's registrations of a competence. */
 const RegistrationDeletion = z.object({
@@ -31,7 +31,7 @@ const RegistrationDeletion = z.object({
   user_name: z.string(),
   deleted: z.literal(true),
   changed_at: changedAt,
-});
+}).meta({ id: 'RegistrationDeletion' });
 
 /** Type=competences: a competence updated in the period. */
 const CompetenceChange = z.object({
@@ -43,7 +43,7 @@ const CompetenceChange = z.object({
   competence_group_id: z.number().int().nullable(),
   deleted: z.literal(false),
   changed_at: changedAt,
-});
+}).meta({ id: 'CompetenceChange' });
 
 /** Type=competences: a competence deleted in the period (one per competence, those inside a deleted one too). */
 const CompetenceDeletion = z.object({
@@ -52,7 +52,7 @@ const CompetenceDeletion = z.object({
   type: z.enum(COMPETENCE_TYPE_IDS),
   deleted: z.literal(true),
   changed_at: changedAt,
-});
+}).meta({ id: 'CompetenceDeletion' });
 
 /** Type=events: an event updated since startdate. */
 const EventChange = z.object({
@@ -66,7 +66,7 @@ const EventChange = z.object({
   locked: z.boolean(),
   deleted: z.literal(false),
   changed_at: changedAt,
-});
+}).meta({ id: 'EventChange' });
 
 /** Type=events: an event deleted since startdate (its tombstone; never with organisation_id: a deleted event had no sign-on). */
 const EventDeletion = z.object({
@@ -78,7 +78,7 @@ const EventDeletion = z.object({
   ends_at: z.string().describe('ISO 8601 date-time'),
   deleted: z.literal(true),
   changed_at: changedAt,
-});
+}).meta({ id: 'EventDeletion' });
 
 /** One changed object; which shapes appear follows `Type`. */
-export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, CompetenceDeletion, EventChange, EventDeletion]);
+export const ChangeView = z.union([RegistrationChange, RegistrationDeletion, CompetenceChange, CompetenceDeletion, EventChange, EventDeletion]).meta({ id: 'Change' });

@@ -33,8 +33,8 @@ export const competenceLevelRoutes = [
       'the persons of the organisation and every unit below, summing required and fulfilled over them (each person-competence pair weighs the same); ' +
       'state: active (default) leaves deactivated persons out, deactivated counts only them, all both. A person named by user_name is counted whatever their state.',
     output: z.union([
-      z.object({ user_name: z.string(), ...counts }),
-      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below (as state selects them)'), ...counts }),
+      z.object({ user_name: z.string(), ...counts }).meta({ id: 'PersonCompetenceLevel' }),
+      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below (as state selects them)'), ...counts }).meta({ id: 'OrganisationCompetenceLevel' }),
     ]),
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), state: personStateParam, ...fieldsShape }),
     async handler(ctx, input) {

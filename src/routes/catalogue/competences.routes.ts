@@ -78,7 +78,7 @@ export const competenceRoutes = [
       name: z.string(),
       course_template: z.boolean().describe('events can be created from competences of this type (course, group)'),
       nested_only: z.boolean().describe('only exists as a child of another competence (module, checklist item, survey question)'),
-    }),
+    }).meta({ id: 'CompetenceType' }),
     async handler() {
       return {
         items: COMPETENCE_TYPES.map((t) => ({ competence_type_id: t.id, name: t.name, course_template: t.course_template, nested_only: t.nested })),
@@ -94,7 +94,7 @@ export const competenceRoutes = [
     description:
       'Without competence_ids: active e-courses that have a start URL. competence_ids naming an unknown competence is a 404, one that is not an e-course a 420.',
     input: z.object({ competence_ids: p.idList().optional(), ...pagingShape, ...fieldsShape }),
-    output: z.object({ competence_id: z.number().int(), title: z.string(), lms_start_url: z.string() }),
+    output: z.object({ competence_id: z.number().int(), title: z.string(), lms_start_url: z.string() }).meta({ id: 'LmsStartUrl' }),
     async handler(ctx, input) {
       const repo = ctx.resolve(CompetencesRepository);
       if (input.competence_ids) {

@@ -31,7 +31,7 @@ const ScheduleOut = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe('A report mailed by itself: weekly or monthly, as a CSV or XLSX attachment');
+  .describe('A report mailed by itself: weekly or monthly, as a CSV or XLSX attachment').meta({ id: 'ReportSchedule' });
 
 function present(v: ScheduleView) {
   const { report, ...data } = scheduleDataOf(v.row);

@@ -29,7 +29,7 @@ export const MatrixRowView = z.object({
   organisation_name: z.string().nullable(),
   compliant: z.boolean().describe('every mandatory cell is passed or expiring'),
   competences: z.array(MatrixCellView).describe('one cell per required competence, sorted by title'),
-});
+}).meta({ id: 'CompetenceMatrixRow' });
 
 const counts = {
   required: z.number().int().describe('mandatory (person, competence) pairs'),
@@ -49,7 +49,7 @@ export const ComplianceRowView = z.object({
   compliant_persons: z.number().int().describe('of them, holding every mandatory competence'),
   ...counts,
   by_competence: z.array(z.object({ competence_id: z.number().int(), title: z.string(), ...counts })).describe('the same counts per required competence, sorted by title'),
-});
+}).meta({ id: 'ComplianceRow' });
 
 const common = {
   date: p.when().optional().describe("the day the states are taken on (tenant's time zone), default today; a later day forecasts"),

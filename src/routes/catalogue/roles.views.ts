@@ -21,13 +21,13 @@ export const RoleView = z.object({
     )
     .optional()
     .describe('GET /roles/{role_id} only: the competences the role requires'),
-});
+}).meta({ id: 'Role' });
 
 /** A Position: a role of meta type position, with position_id = role_id. */
 export const PositionView = RoleView.omit({ mandatory: true, requirements: true }).extend({
   position_id: z.number().int().describe('the role id'),
   meta_type: z.literal('position'),
-});
+}).meta({ id: 'Position' });
 
 /** An OrganisationalFunction: a role made available on an organisation; its id is the role id. */
 export const OrganisationalFunctionView = z.object({
@@ -38,4 +38,4 @@ export const OrganisationalFunctionView = z.object({
   organisation_id: z.number().int().describe('the organisation the function is available in (for a person: their own organisation)'),
   inherited: z.boolean().describe('true when made available on an organisation above organisation_id'),
   held: z.boolean().optional().describe("only for a person's functions (no organisation_id) and after PUT: whether the person holds it now"),
-});
+}).meta({ id: 'OrganisationalFunction' });

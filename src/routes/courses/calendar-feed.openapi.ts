@@ -2,7 +2,8 @@
  * GET /calendar/{token}.ics in the OpenAPI document: an iCalendar feed, not the envelope, written
  * by hand next to calendar-feed.http.ts (as POST /oauth/token is).
  */
-const envelope = { type: 'object', required: ['valid', 'message'], properties: { valid: { const: false }, message: { type: 'string' }, errorcode: { type: 'integer' } } };
+const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
+const RETRY_AFTER = { $ref: '#/components/headers/Retry-After' };
 
 export const calendarFeedOpenApi = {
   '/calendar/{file}': {
@@ -21,8 +22,9 @@ export const calendarFeedOpenApi = {
       parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.ics$' }, description: '<token>.ics' }],
       responses: {
         '200': { description: 'the feed', content: { 'text/calendar': { schema: { type: 'string' } } } },
-        '404': { description: 'no such feed', content: { 'application/json': { schema: envelope } } },
-        '429': { description: 'too many requests from this address', content: { 'application/json': { schema: envelope } } },
+        '404': { description: 'no such feed', content: { 'application/json': { schema: ERROR_ENVELOPE } } },
+        '429': { description: 'too many requests from this address', headers: { 'Retry-After': RETRY_AFTER }, content: { 'application/json': { schema: ERROR_ENVELOPE } } },
+        '503': { description: 'a dependency (database, Redis) is unavailable', headers: { 'Retry-After': RETRY_AFTER }, content: { 'application/json': { schema: ERROR_ENVELOPE } } },
       },
     },
   },

@@ -18,7 +18,7 @@ const CalendarFeedOut = z
     created: z.boolean().describe('true: this answer made the token'),
     created_at: z.string().describe('ISO 8601 date-time the token was made'),
   })
-  .describe("A person's personal calendar feed (iCalendar, subscribed to by a calendar application)");
+  .describe("A person's personal calendar feed (iCalendar, subscribed to by a calendar application)").meta({ id: 'CalendarFeed' });
 
 export const calendarFeedRoutes = [
   defineRoute({

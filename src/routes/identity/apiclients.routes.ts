@@ -21,7 +21,7 @@ const ApiClientOut = z
     created_at: z.string(),
     created_by: z.string().nullable(),
   })
-  .describe('An API client of the tenant (OAuth 2.0 client credentials)');
+  .describe('An API client of the tenant (OAuth 2.0 client credentials)').meta({ id: 'ApiClient' });
 
 function present(v: ApiClientView) {
   return {

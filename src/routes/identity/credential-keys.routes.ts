@@ -13,7 +13,7 @@ const CredentialKeyOut = z
     created_at: z.string(),
     retired_at: z.string().nullable(),
   })
-  .describe("One of the tenant's Ed25519 keys for verifiable credentials (never its private half)");
+  .describe("One of the tenant's Ed25519 keys for verifiable credentials (never its private half)").meta({ id: 'CredentialKey' });
 
 /** The tenant's credential signing keys (issue 38; superusers only). */
 export const credentialKeyRoutes = [

@@ -30,7 +30,7 @@ const IdentityProviderView = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe("An identity provider of the tenant (OIDC or SAML); the client secret is never shown");
+  .describe("An identity provider of the tenant (OIDC or SAML); the client secret is never shown").meta({ id: 'IdentityProvider' });
 
 function typeSpecific(r: IdentityProviderRow, host: string) {
   const urls = ssoEndpoints(host, r.id);

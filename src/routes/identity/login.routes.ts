@@ -38,7 +38,7 @@ export const loginRoutes = [
       user_name: z.string(),
       must_change_password: z.boolean(),
       forward_url: z.string().optional(),
-    }),
+    }).meta({ id: 'LoginSession' }),
     async handler(ctx, input) {
       const r = await ctx.resolve(LoginFlow).login(input.user_name, input.password, ctx.ip);
       return {
@@ -72,7 +72,7 @@ function logoutRoute(method: 'get' | 'post') {
     summary: 'End the session of the tg-visit cookie; relays forward_url',
     description: 'GET and POST do the same: the session ends on the server and the cookie is cleared.',
     input: z.object({ forward_url: p.string(2000).optional() }),
-    output: z.object({ forward_url: z.string().optional() }),
+    output: z.object({ forward_url: z.string().optional() }).meta({ id: 'Logout' }),
     async handler(ctx, input) {
       await ctx.resolve(LoginService).logout(ctx.principal, ctx.ip);
       return {

@@ -64,7 +64,13 @@ export const oauthTokenOpenApi = {
         '401': failure('invalid_client: unknown client, wrong secret or revoked client (WWW-Authenticate: Basic)'),
         '404': failure('unknown tenant host'),
         '405': failure('a method other than POST'),
-        '429': failure('too many failed attempts: wait Retry-After seconds'),
+        '429': { ...failure('too many failed attempts: wait Retry-After seconds'), headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } },
+        // a dependency's outage leaves for the app's error answer, the envelope
+        '503': {
+          description: 'errorcode 503: a dependency (database, Redis) is unavailable; retry after Retry-After seconds',
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
       },
     },
   },

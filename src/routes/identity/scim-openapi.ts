@@ -9,6 +9,7 @@ const ERRORS = {
   '400': failure('invalidFilter, invalidSyntax, invalidValue, invalidPath, mutability, noTarget (scimType)'),
   '401': failure('no token, or an unknown, expired, revoked or other tenant\'s one'),
   '403': failure('the token lacks the scope scim'),
+  '503': { ...failure('a dependency (database, Redis) is unavailable: retry after Retry-After seconds'), headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } },
 };
 const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'the person\'s (User) or role\'s (Group) id' };
 const LIST_PARAMETERS = [

@@ -22,7 +22,7 @@ const WebhookView = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe('A webhook endpoint of the tenant');
+  .describe('A webhook endpoint of the tenant').meta({ id: 'Webhook' });
 
 const AttemptView = z
   .object({
@@ -37,7 +37,7 @@ const AttemptView = z
     delivery_state: z.enum(['pending', 'delivered', 'failed']).describe('the delivery now: pending (another attempt will come), delivered or failed (given up)'),
     next_attempt_at: z.string().nullable().describe('ISO 8601: when a pending delivery is tried again'),
   })
-  .describe('One attempt to deliver an event to the endpoint');
+  .describe('One attempt to deliver an event to the endpoint').meta({ id: 'WebhookAttempt' });
 
 function present(w: EndpointRow, secret = false) {
   const rotating = w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now();

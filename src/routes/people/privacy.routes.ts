@@ -46,7 +46,7 @@ export const privacyRoutes = [
       'Earlier security event log entries naming the person are rewritten to the placeholder, and person.erased is recorded. ' +
       'Afterwards the old user_name is a 404 and cannot log in. 409 when another person already holds the placeholder name.',
     input: z.object({ user_name: userNameParam, confirm: z.string().max(200) }),
-    output: z.object({ user_name: z.string().describe('the placeholder, erased-<person_id>') }),
+    output: z.object({ user_name: z.string().describe('the placeholder, erased-<person_id>') }).meta({ id: 'ErasedPerson' }),
     async handler(ctx, input) {
       const placeholder = await ctx.resolve(ErasePersonFlow).erase(ctx.user, input.user_name, input.confirm);
       return { message: 'person erased', items: [{ user_name: placeholder }] };

@@ -11,13 +11,13 @@ const SwtCheckView = z
     ok: z.boolean(),
     detail: z.string().describe('why it passed or failed; never key material'),
   })
-  .describe('One step of the SWT verification, in the order the SWT sign-on runs them');
+  .describe('One step of the SWT verification, in the order the SWT sign-on runs them').meta({ id: 'SwtCheck' });
 
 const CorsCheckView = z.object({
   origin: z.string(),
   allowed: z.boolean().describe('whether a page at this origin may call the API with credentials'),
   reason: z.string(),
-});
+}).meta({ id: 'CorsCheck' });
 
 /** The admin page's integration checkers; each answers with the production code's own decision. */
 export const configItemCheckRoutes = [

@@ -20,7 +20,7 @@ export const placementRoutes = [
     summary: 'The PostgreSQL clusters with their tenants and spare schemas',
     description: 'main is DATABASE_URL (also the platform database); the others come from TENANT_DATABASE_URLS, in the order declared. `clusters`: name, tenants, spare_schemas.',
     input: z.object({}),
-    output: z.object({ name: z.string(), tenants: z.number().int(), spare_schemas: z.number().int() }),
+    output: z.object({ name: z.string(), tenants: z.number().int(), spare_schemas: z.number().int() }).meta({ id: 'Cluster' }),
     async handler(ctx) {
       const counts = await ctx.resolve(TenantPlacement).counts();
       const spares = ctx.resolve(SpareSchemas);
@@ -45,7 +45,7 @@ export const placementRoutes = [
     }),
     extras: {
       created: z.number().int(),
-      failed: z.array(z.object({ slug: z.string(), error: z.string() })),
+      failed: z.array(z.object({ slug: z.string(), error: z.string() }).meta({ id: 'TenantCreationFailure' })),
       from_spares: z.number().int().describe('how many got a pre-migrated spare schema'),
       seconds: z.number(),
       progress,
@@ -100,7 +100,7 @@ export const placementRoutes = [
         changed_rows: z.number().int().describe('rows copied again in the write pause'),
         write_pause_ms: z.number(),
         seconds: z.number(),
-      }),
+      }).meta({ id: 'TenantMove' }),
       progress,
     },
     async handler(ctx, input) {

@@ -47,7 +47,7 @@ export const tenantInsideRoutes = [
     summary: 'Mail a person a new password (must be changed at login); audited',
     description: 'Through the outbox, as send_login does; recorded in the tenant\'s security event log as password.reset with actor operator.',
     input: z.object({ slug, user_name: z.string().describe('the person') }),
-    output: z.object({ user_name: z.string() }),
+    output: z.object({ user_name: z.string() }).meta({ id: 'PasswordReset' }),
     async handler(ctx, input) {
       const person = await ctx.resolve(OperatorPasswordsFlow).resetPassword(origin(ctx), input.slug, input.user_name);
       return { items: [person], message: `a new password was sent to ${person.user_name}` };

@@ -20,7 +20,7 @@ export const TenantView = z
     created_at: z.string().describe('ISO 8601 date-time'),
     migration_failed_at: z.string().nullable().describe('set while the last migration of the tenant failed (it answers 503 meanwhile)'),
   })
-  .describe('A tenant with its status, hosts, cluster, schema version and size');
+  .describe('A tenant with its status, hosts, cluster, schema version and size').meta({ id: 'Tenant' });
 
 export const progress = z.array(z.string()).describe('progress lines, as the CLI prints them');
 

@@ -157,7 +157,7 @@ const lifecycleRoutes = [
       schema: z.string(),
       applied: z.array(z.string()).describe('the migrations this run applied'),
       error: z.string().optional().describe('why its migration failed'),
-    }),
+    }).meta({ id: 'TenantMigration' }),
     extras: { progress },
     async handler(ctx) {
       const lines: string[] = [];

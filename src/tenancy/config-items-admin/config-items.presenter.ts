@@ -14,7 +14,7 @@ export const ConfigItemView = z.object({
   default: z.unknown().optional(),
   is_default: z.boolean().optional(),
   options: z.array(z.string()).optional(),
-});
+}).meta({ id: 'ConfigItem' });
 
 /** Looks up a readable item or throws 404 (unknown) / 403 (refused through the API). */
 export function readableItem(id: string) {

@@ -35,7 +35,7 @@ const Organisation: z.ZodType<OrganisationNode> = z.lazy(() =>
     extern_organisation_id: z.union([z.string(), z.number()]).optional(),
     children: z.array(Organisation).optional(),
   }),
-);
+).meta({ id: 'TenantImportOrganisation' });
 
 export interface NamedNode {
   ref: string;
@@ -52,7 +52,7 @@ const Named: z.ZodType<NamedNode> = z.lazy(() =>
     external_id: z.union([z.string(), z.number()]).optional(),
     children: z.array(Named).optional(),
   }),
-);
+).meta({ id: 'TenantImportNamedNode' });
 
 export const COMPETENCE_TYPES = [
   'course',
@@ -106,7 +106,7 @@ const Competence: z.ZodType<CompetenceNode> = z.lazy(() =>
     active: z.boolean().optional(),
     children: z.array(Competence).optional(),
   }),
-);
+).meta({ id: 'TenantImportCompetence' });
 
 export interface EventNode {
   ref: string;
@@ -152,7 +152,7 @@ const Event: z.ZodType<EventNode> = z.lazy(() =>
     custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     children: z.array(Event).optional(),
   }),
-);
+).meta({ id: 'TenantImportEvent' });
 
 const PERSON_TEXT_FIELDS = [
   'firstname',

@@ -53,13 +53,15 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/persons/{user_name}'].get.operationId).toBe('getPersonsUser_name');
   });
 
-  it("passes Redocly's recommended ruleset without an error (warnings allowed), offline", async () => {
+  it("passes Redocly's recommended ruleset without an error or a warning (but the accepted ones), offline", async () => {
     const doc = (await request(t.app).get('/api/openapi.json')).body;
     const { createConfig, lintFromString } = await import('@redocly/openapi-core');
     const config = await createConfig({ extends: ['recommended'] });
+    // test/contract/.redocly.lint-ignore.yaml: single sign-on's success is a 302 (a browser flow)
+    const accepted = (p: { ruleId: string; location: { pointer?: string }[] }) => p.ruleId === 'operation-2xx-response' && /^#\/paths\/~1api~1sso~1/.test(p.location[0]?.pointer ?? '');
     const lint = async (document: unknown) => {
       const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
-      return problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+      return problems.filter((p) => !accepted(p)).map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
     };
     expect(await lint(doc)).toEqual([]);
     // the linter does see errors: an operationId with a character a URL cannot hold, a path parameter not declared

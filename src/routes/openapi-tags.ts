@@ -1,0 +1,48 @@
+/**
+ * The OpenAPI document's tags: one per first path segment under /api (an operation's tag), the
+ * operator API's and the hand-written endpoints' (SCIM, OAuth, calendar feeds), each described
+ * for the docs page and generated clients. The document builder refuses an operation whose tag is
+ * not here, so a new resource gets its line.
+ */
+export const OPENAPI_TAGS: Record<string, string> = {
+  login: 'Logging in with user name and password: the tg-visit session cookie and the session_id',
+  logout: 'Ending the session',
+  validate: 'Whether the session (cookie or SWT) is still valid',
+  validate_auth_token: 'Checking an SWT (simple web token) signed with the tenant\'s api.oauth.secret',
+  identityproviders: 'OIDC and SAML identity providers of the tenant (enterprise sign-in)',
+  sso: 'Single sign-on: OIDC login and callback, SAML assertion consumer service and metadata',
+  apiclients: 'API clients: OAuth 2.0 client credentials for machine access to /api',
+  credentialkeys: 'The tenant\'s Ed25519 keys that sign Open Badges credentials',
+  configitems: 'Config items: the settings tenant administrators tune',
+  imports: 'Bulk imports of persons, organisations and registrations from files',
+  person: 'The logged-in person',
+  persons: 'Persons: accounts, contact data, roles, lifecycle (deactivate, erase), exports, calendar feeds',
+  organisations: 'Organisations (a tree), their members, managers and organisational functions',
+  competences: 'Competences: courses, modules, checklists, surveys and the other kinds of the catalogue',
+  competencetypes: 'The kinds of competence',
+  lmsstarturls: 'Start URLs of e-learning competences',
+  competencegroups: 'Competence groups (a tree) and their roles',
+  categories: 'Categories of competences (a tree)',
+  roles: 'Roles and the competences they require',
+  positions: 'Positions: roles of meta type position',
+  organisationalfunctions: 'Organisational functions and their assignment to organisations',
+  personcompetences: 'Registrations: the competences a person holds, their certificates and credentials',
+  competencelevel: 'How far persons and organisations fulfil the competences their roles require',
+  reports: 'Reports: competence matrix, compliance, scheduled reports by mail',
+  changes: 'What changed since a point in time (registrations, competences, events), for synchronising',
+  messages: 'Messages by e-mail and SMS and their deliveries',
+  forgot_password: 'Sending a new password by mail',
+  webhooks: 'Webhooks: signed notifications of changes to the integrator\'s URL, and their delivery attempts',
+  events: 'Events (course dates): scheduling, cancelling, locking, participants',
+  personevents: 'Sign-ons: a person signing on to and off events, the wait list',
+  orders: 'Orders made with sign-ons',
+  participants: 'Participants of an event and their results',
+  locations: 'Locations where events take place',
+  surveyanswer: 'One survey answer',
+  surveyanswers: 'Survey answers and their locking',
+  files: 'Files: uploads and downloads',
+  auditlog: 'The tenant\'s security audit trail',
+  calendar: 'Personal calendar feeds (iCalendar)',
+  scim: 'SCIM 2.0 provisioning of users and groups (RFC 7643/7644)',
+  platform: 'The operator API outside any tenant (PLATFORM_ADMIN_TOKEN)',
+};
