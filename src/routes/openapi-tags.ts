@@ -31,6 +31,7 @@ export const OPENAPI_TAGS: Record<string, string> = {
   reports: 'Reports: competence matrix, compliance, scheduled reports by mail',
   changes: 'What changed since a point in time (registrations, competences, events), for synchronising',
   messages: 'Messages by e-mail and SMS and their deliveries',
+  messagetemplates: 'The tenant\'s own words for the notices the product sends itself (passwords, sign-ons, reminders...), per language, with a preview',
   forgot_password: 'Sending a new password by mail',
   webhooks: 'Webhooks: signed notifications of changes to the integrator\'s URL, and their delivery attempts',
   events: 'Events (course dates): scheduling, cancelling, locking, participants',

@@ -217,7 +217,7 @@ async function main() {
   if (flags.scenario === 'day') {
     await runDayBench({
       tenants: T, persons: Number(flags['day-persons']), duration: DURATION, first: Number(flags['day-first']), rate: Number(flags['day-rate']),
-      classSeconds: Number(flags['day-class-seconds']), steps: Number(flags['day-steps']), data: flags.data, out: flags.out!, say,
+      classSeconds: Number(flags['day-class-seconds']), steps: Number(flags['day-steps']), data: flags.data, out: flags.out, say,
     });
     return;
   }

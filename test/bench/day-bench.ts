@@ -66,7 +66,7 @@ function runDriver(config: DayMixConfig): Promise<DayMixResult> {
         if (code === 0) resolve(JSON.parse(out));
         else reject(new Error(`day driver exited ${code}`));
       } catch (err) {
-        reject(err);
+        reject(err instanceof Error ? err : new Error(String(err)));
       }
     });
   });

@@ -39,6 +39,7 @@ const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math
 /** Every statement sent on any connection: its time, and whether that connection had met the statement's tenant schema. */
 const seen = new WeakMap<object, Set<string>>();
 let stats = { statements: 0, coldSchema: 0, coldMs: 0, warmMs: 0 };
+// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with the client as this (.apply below)
 const originalQuery = pg.Client.prototype.query as (...a: unknown[]) => unknown;
 (pg.Client.prototype as unknown as { query: unknown }).query = function (this: object, ...args: unknown[]) {
   const first = args[0] as string | { text?: string };
@@ -77,7 +78,7 @@ async function main() {
   const dir = path.resolve(flags.data!);
   const pgService = await startLocalPostgres({ dataDir: path.join(dir, 'pg'), persistent: true, fsync: false });
   const redis = await startLocalRedis({ dir: path.join(dir, 'redis') });
-  const env = loadEnv({ LOG_LEVEL: 'silent', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', ...JSON.parse(flags.env!) });
+  const env = loadEnv({ LOG_LEVEL: 'silent', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', ...JSON.parse(flags.env) });
   const c = buildContainer(env, { databaseUrl: pgService.url, redisUrl: redis.url });
   const pgPids = () => pidsMatching(path.join(dir, 'pg'));
   const pgCpu = () => pgPids().reduce((s, p) => s + cpuSeconds(p, { reaped: true }), 0);

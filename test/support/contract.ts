@@ -43,7 +43,7 @@ function projected(schema: any): any {
   };
   // the envelope's own attributes are never projected: the arrays of objects are, in the operation's part of allOf
   for (const part of [copy, ...(copy.allOf ?? [])]) {
-    for (const prop of Object.values(part.properties ?? {}) as any[]) if (prop?.type === 'array') prop.items = relax(prop.items);
+    for (const prop of Object.values<any>(part.properties ?? {})) if (prop?.type === 'array') prop.items = relax(prop.items);
   }
   return copy;
 }

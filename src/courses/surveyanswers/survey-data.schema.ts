@@ -35,7 +35,7 @@ const item: z.ZodType<SurveyItem> = z.lazy(() =>
     file_id: p.id().optional(),
     children: z.array(item).max(1000).optional(),
   }),
-).meta({ id: 'SurveyItem' }) as z.ZodType<SurveyItem>;
+).meta({ id: 'SurveyItem' });
 
 /** `data` as JSON text (form and query) or as an object (JSON body). */
 export const surveyData = z.preprocess(

@@ -74,7 +74,7 @@ export class CalendarFeedFlow {
       personId: person.id,
       organizer: calendarParty(this.tenant.config.get('mail.from')),
       attendee: person.email ? { name: null, email: person.email } : null,
-      timeZone: this.tenant.config.get('tenant.timezone') as string | null,
+      timeZone: this.tenant.config.get('tenant.timezone'),
       entries: await this.calendar.upcoming(person.id, this.clock.now()),
       name: `${this.tenant.name}: courses`,
     });

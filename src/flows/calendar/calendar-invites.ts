@@ -45,7 +45,7 @@ export class CourseCalendar {
       personId: person.id,
       organizer: calendarParty(tenant.config.get('mail.from')),
       attendee: { name: null, email: person.email },
-      timeZone: tenant.config.get('tenant.timezone') as string | null,
+      timeZone: tenant.config.get('tenant.timezone'),
       entries: this.entries,
     });
   }
@@ -59,7 +59,7 @@ export class CourseCalendar {
     if (!personIds.length || !this.entries.length) return 0;
     const contacts = await this.tx.get(PersonManagers).contacts(personIds);
     const renderer = this.tx.get(NoticeRenderer);
-    const first = this.entries[0]!;
+    const first = this.entries[0];
     const vars = { event_title: this.title, starts_at: new Date(this.startsAt).toISOString(), ends_at: new Date(first.ends_at).toISOString(), location: first.location };
     const items = [];
     for (const c of contacts.values()) {

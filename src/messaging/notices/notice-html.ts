@@ -26,7 +26,7 @@ export function textToHtml(text: string): string {
 /** White or near-black text, whichever reads better on the brand colour (WCAG relative luminance). */
 function textOn(colour: string): string {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
-  const luminance = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   return luminance > 0.179 ? '#111111' : '#ffffff';
 }
 

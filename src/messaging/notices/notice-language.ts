@@ -5,7 +5,7 @@ export function primaryLanguage(tag: string | null | undefined): string | null {
   if (!tag) return null;
   try {
     const [canonical] = Intl.getCanonicalLocales(tag.trim());
-    return canonical ? canonical.split('-')[0]!.toLowerCase() : null;
+    return canonical ? canonical.split('-')[0].toLowerCase() : null;
   } catch {
     return null;
   }

@@ -42,6 +42,8 @@ const intlLocale = (language: string) => (language === 'en' ? 'en-GB' : language
 
 function formatter(place: RenderPlace, value: unknown, options: Intl.DateTimeFormatOptions): string {
   if (value === null || value === undefined || value === '') return '';
+  // variables that are times are Dates or ISO strings; anything else is shown as it stands
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a template may hand any value to a date filter; String() is the fallback shown
   const s = value instanceof Date ? value.toISOString() : String(value);
   // a calendar date (valid_until) is the same day everywhere: no zone shift
   const date = dateOnly.test(s) ? new Date(`${s}T00:00:00Z`) : new Date(s);
@@ -97,7 +99,7 @@ const parsed = new Map<string, Template[]>();
 
 function positioned(part: TemplatePart, err: unknown): TemplateError {
   const e = err as Error & { token?: { getPosition?: () => [number, number] }; originalError?: Error };
-  let line: number | null = null;
+  let line: number | null;
   try {
     line = e.token?.getPosition?.()[0] ?? null;
   } catch {

@@ -23,7 +23,7 @@ const languageTag = z
       return false;
     }
   }, 'must be a BCP 47 language tag such as en, nb, sv or nb-NO')
-  .transform((v) => Intl.getCanonicalLocales(v)[0]!);
+  .transform((v) => Intl.getCanonicalLocales(v)[0]);
 
 /**
  * Config items of the notices the product writes itself (issue 39): the tenant's language, the look of
@@ -53,7 +53,7 @@ export const NOTICE_CONFIG_ITEMS = [
       'Language (BCP 47, e.g. en, nb, sv) of the notices the product sends itself to persons who have no language of their own, ' +
       'or one the product has no texts for. Texts are shipped for en, nb and sv (nn and no use nb); otherwise English.',
     type: 'string',
-    schema: languageTag as unknown as z.ZodType<string>,
+    schema: languageTag,
     default: 'en',
     secret: false,
     readable: true,
