@@ -17,7 +17,8 @@ module.exports = {
   forbidden: [
     {
       name: 'kernel-imports-no-module',
-      comment: 'src/platform is the kernel: the product plugs into it through extension points (tokens with several implementations), it never imports the product.',
+      comment:
+        'src/platform is the kernel: the product plugs into it through extension points (tokens with several implementations), it never imports the product.',
       severity: 'error',
       from: { path: '^src/platform/' },
       to: { path: [`^src/(${M}|flows|routes|cli)/`, '^src/[^/]+\\.ts$'] },
@@ -38,7 +39,8 @@ module.exports = {
     },
     {
       name: 'flows-import-faces',
-      comment: 'A flow reaches a module through its index.ts only (go to definition follows every call), and never the routes, the composition root or the CLI.',
+      comment:
+        'A flow reaches a module through its index.ts only (go to definition follows every call), and never the routes, the composition root or the CLI.',
       severity: 'error',
       from: { path: '^src/flows/' },
       to: { path: [`^src/(${M})/`, '^src/(routes|cli)/', '^src/[^/]+\\.ts$'], pathNot: FACE },

@@ -38,7 +38,10 @@ const folderOf = (file: string): string | null => {
   return parts.length > 1 ? (groups[parts[0]] ?? parts[0]) : null;
 };
 
-interface Import { from: string; to: string }
+interface Import {
+  from: string;
+  to: string;
+}
 const imports: Import[] = [];
 const files = walk(src);
 for (const file of files) {
@@ -102,10 +105,14 @@ console.log(`folders under src/: ${nodes.length} (${nodes.join(', ')})`);
 console.log(`files: ${files.length}; relative imports inside src/: ${imports.length}`);
 console.log(`imports that cross folders: ${cross.length}; of them past the target folder's index.ts: ${deep.length}`);
 const intoModules = cross.filter((i) => folderOf(i.to) !== 'platform');
-console.log(`of the crossing imports, those not into platform/ (the kernel): ${intoModules.length}; of them past the target's index.ts: ${intoModules.filter((i) => deep.includes(i)).length}`);
+console.log(
+  `of the crossing imports, those not into platform/ (the kernel): ${intoModules.length}; of them past the target's index.ts: ${intoModules.filter((i) => deep.includes(i)).length}`,
+);
 console.log(`imports from platform/ into another folder (the kernel importing a module): ${cross.filter((i) => folderOf(i.from) === 'platform').length}`);
 console.log(`folder pairs importing each other: ${mutual.length}${mutual.length ? ` (${mutual.join(', ')})` : ''}`);
-console.log(`cycles between folders (strongly connected groups): ${components.length}${components.length ? ` (${components.map((c) => c.join(' + ')).join('; ')})` : ''}`);
+console.log(
+  `cycles between folders (strongly connected groups): ${components.length}${components.length ? ` (${components.map((c) => c.join(' + ')).join('; ')})` : ''}`,
+);
 if (process.argv.includes('--edges')) {
   for (const [a, m] of [...edges].sort()) for (const [b, n] of [...m].sort()) console.log(`  ${a} -> ${b}: ${n}`);
 }

@@ -38,7 +38,11 @@ export async function seedDemoTenants(c: DependencyContainer, say: (m: string) =
 }
 
 /** npm start's seeding step: imports the demo tenants or says how to get them. */
-export async function seedDemoTenantsIfWanted(c: DependencyContainer, env: { DATABASE_URL?: string; DEMO_TENANTS?: boolean }, say: (m: string) => void): Promise<boolean> {
+export async function seedDemoTenantsIfWanted(
+  c: DependencyContainer,
+  env: { DATABASE_URL?: string; DEMO_TENANTS?: boolean },
+  say: (m: string) => void,
+): Promise<boolean> {
   if (!demoTenantsWanted(env)) {
     say(NO_DEMO_MESSAGE);
     return false;

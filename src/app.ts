@@ -8,7 +8,20 @@ import { mountRoutes } from './platform/http/mount-routes';
 import { errorMiddleware } from './platform/http/error-middleware';
 import { ApiError } from './platform/errors/api-error';
 import { healthRoutes } from './platform/http/health-routes';
-import { allRoutes, routeGroups, filesHttp, adminPageRoutes, platformRoutes, oauthTokenHttp, openApiExtra, verifyHttp, jwksHttp, scimHttp, SCIM_PATH, calendarFeedHttp } from './routes';
+import {
+  allRoutes,
+  routeGroups,
+  filesHttp,
+  adminPageRoutes,
+  platformRoutes,
+  oauthTokenHttp,
+  openApiExtra,
+  verifyHttp,
+  jwksHttp,
+  scimHttp,
+  SCIM_PATH,
+  calendarFeedHttp,
+} from './routes';
 import { mountDocs } from './platform/openapi/docs-routes';
 import { version } from '../package.json';
 import { apiRateLimit } from './platform/http/api-rate-limit';

@@ -29,14 +29,26 @@ export async function startServer(container: DependencyContainer, port?: number)
   const clusters = container.resolve(CLUSTERS);
   const up = preloaded.clusters.filter((name) => clusters.has(name));
   // best effort: a cluster that is down (or no longer declared) fails its own tenants' requests, not the start
-  await Promise.all(up.map((name) => clusters.pools(name).openConnections().catch((err) => logger.warn({ cluster: name, err: (err as Error).message }, 'could not open connections before ready'))));
+  await Promise.all(
+    up.map((name) =>
+      clusters
+        .pools(name)
+        .openConnections()
+        .catch((err) => logger.warn({ cluster: name, err: (err as Error).message }, 'could not open connections before ready')),
+    ),
+  );
   logger.info(preloaded, 'tenant cache preloaded, connections open');
   // the catalog of each tenant's first-request tables on each of its connections, bounded by STARTUP_WARMUP_MS
   const tables = container.isRegistered(TENANT_WARM_TABLES) ? [...new Set(container.resolveAll(TENANT_WARM_TABLES).flat())] : [];
   const perConnection = env.DATABASE_CONNECTION_MAX_TENANTS > 0 ? Math.floor(env.DATABASE_CONNECTION_MAX_TENANTS / 2) : Infinity;
   const warmed = await Promise.all(
     up.map((name) =>
-      warmTenantCatalogs(clusters.pools(name), read.filter((t) => t.cluster === name), tables, { budgetMs: env.STARTUP_WARMUP_MS, perConnection }).catch((err) => {
+      warmTenantCatalogs(
+        clusters.pools(name),
+        read.filter((t) => t.cluster === name),
+        tables,
+        { budgetMs: env.STARTUP_WARMUP_MS, perConnection },
+      ).catch((err) => {
         logger.warn({ cluster: name, err: (err as Error).message }, 'catalog warm-up failed');
         return null;
       }),

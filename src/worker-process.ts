@@ -5,7 +5,6 @@ import { childNodeFlags } from './platform/processes/node-flags';
 
 const WORKERS_ENTRY = path.resolve(__dirname, '../workers/main.ts');
 
-
 /** Beyond the worker's own grace: time to close its connections before it is killed. */
 const KILL_MARGIN_MS = 10_000;
 

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 
 /** Tenant schema: people, organisation tree, catalogue, events, registrations. */
 export async function up(trx: Knex.Transaction): Promise<void> {
-
   const ts = (t: Knex.CreateTableBuilder) => {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(trx.fn.now());
@@ -209,9 +208,7 @@ export async function up(trx: Knex.Transaction): Promise<void> {
     t.index(['person_id']);
   });
   // One live sign-on per person and event; signed-off rows stay as history.
-  await trx.raw(
-    "create unique index person_events_live on person_events (person_id, event_id) where status <> 'signed_off'",
-  );
+  await trx.raw("create unique index person_events_live on person_events (person_id, event_id) where status <> 'signed_off'");
 
   await trx.schema.createTable('person_competences', (t) => {
     t.bigIncrements('id');

@@ -10,10 +10,26 @@ import type { Knex } from 'knex';
  * time. A table added later that a cached read uses needs the same trigger.
  */
 export const TENANT_DATA_TABLES = [
-  'persons', 'person_roles', 'roles', 'organisations', 'organisation_managers', 'organisation_roles', 'role_admins',
-  'competences', 'requirements', 'person_competences', 'competence_groups', 'competence_categories', 'categories',
-  'competence_attributes', 'attributes', 'competence_organisations',
-  'events', 'person_events', 'event_prerequisites', 'locations',
+  'persons',
+  'person_roles',
+  'roles',
+  'organisations',
+  'organisation_managers',
+  'organisation_roles',
+  'role_admins',
+  'competences',
+  'requirements',
+  'person_competences',
+  'competence_groups',
+  'competence_categories',
+  'categories',
+  'competence_attributes',
+  'attributes',
+  'competence_organisations',
+  'events',
+  'person_events',
+  'event_prerequisites',
+  'locations',
 ];
 
 export async function up(trx: Knex.Transaction): Promise<void> {

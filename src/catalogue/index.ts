@@ -59,7 +59,15 @@ export { CatalogueTreeAuthoring, type TreeKind, type TreeNodeData } from './auth
 export { RoleAuthoring, type RoleData } from './authoring/role-authoring';
 export { referencesStillThere } from './authoring/concurrent-change';
 /** Reports (issue 38): the competence matrix's cells for many persons at once, by the rule of GET /api/personcompetences. */
-export { CompetenceMatrix, cellStatus, personsRequiring, type MatrixQuery, type MatrixCell, type MatrixColumn, type CellStatus } from './personcompetences/competence-matrix.query';
+export {
+  CompetenceMatrix,
+  cellStatus,
+  personsRequiring,
+  type MatrixQuery,
+  type MatrixCell,
+  type MatrixColumn,
+  type CellStatus,
+} from './personcompetences/competence-matrix.query';
 /** Certificates (issue 38): a verification code per registration and the status a verifier sees. */
 export {
   CertificatesRepository,

@@ -13,10 +13,23 @@ const program = new Command('migrate')
   .action(() =>
     runWithContainer(async (c) => {
       // running API processes drop the tenant from their caches: a failed one answers 503 at once, a recovered one is served again
-      const onTenantStateChange = async (id: number) => void (await c.resolve(REDIS).publish(TENANT_CHANGED_CHANNEL, String(id)).catch(() => 0));
-      const report = await migrateAll(c.resolve(KNEX), { concurrency: c.resolve(ENV).MIGRATE_CONCURRENCY, onProgress: progress, onTenantStateChange, clusters: c.resolve(CLUSTERS) });
+      const onTenantStateChange = async (id: number) =>
+        void (await c
+          .resolve(REDIS)
+          .publish(TENANT_CHANGED_CHANNEL, String(id))
+          .catch(() => 0));
+      const report = await migrateAll(c.resolve(KNEX), {
+        concurrency: c.resolve(ENV).MIGRATE_CONCURRENCY,
+        onProgress: progress,
+        onTenantStateChange,
+        clusters: c.resolve(CLUSTERS),
+      });
       const failed = report.tenants.filter((t) => t.error);
-      progress(failed.length ? `${failed.length} of ${report.tenants.length} tenants FAILED: ${failed.map((t) => t.slug).join(', ')}` : `${report.tenants.length} tenants up to date`);
+      progress(
+        failed.length
+          ? `${failed.length} of ${report.tenants.length} tenants FAILED: ${failed.map((t) => t.slug).join(', ')}`
+          : `${report.tenants.length} tenants up to date`,
+      );
       if (!report.ok) process.exitCode = 1;
     }),
   );

@@ -52,13 +52,15 @@ export function registerPlacementCommands(program: Command): void {
         const seconds = Number(o.dropAfter);
         if (!Number.isFinite(seconds) || seconds < 0) throw new CliError('--drop-after must be a number of seconds');
         const r = await c.resolve(TenantMover).move(slug, o.to, { onProgress: progress, dropAfterMs: seconds * 1000 });
-        out(`${r.slug} moved from ${r.from} to ${r.to}: ${r.tables} tables, ${r.rows} rows (${r.changedRows} copied again), write pause ${r.writePauseMs} ms, ${r.seconds.toFixed(1)} s in all`);
+        out(
+          `${r.slug} moved from ${r.from} to ${r.to}: ${r.tables} tables, ${r.rows} rows (${r.changedRows} copied again), write pause ${r.writePauseMs} ms, ${r.seconds.toFixed(1)} s in all`,
+        );
       }),
     );
 
   program
     .command('sweep-moves')
-    .description("Clean up what killed movers left (capture triggers, partial copies, old copies); the workers do it every minute")
+    .description('Clean up what killed movers left (capture triggers, partial copies, old copies); the workers do it every minute')
     .action(() =>
       runWithContainer(async (c) => {
         const lines = await c.resolve(MoveLeftovers).sweep(0);
@@ -102,7 +104,15 @@ export function registerPlacementCommands(program: Command): void {
         const lines = await readLines(file);
         const r = await c.resolve(BulkProvisioner).createMany(lines, { concurrency: Number(o.concurrency) || 4, onProgress: progress });
         for (const f of r.failed) progress(`${f.slug}: FAILED ${f.error}`);
-        out(JSON.stringify({ created: r.created, failed: r.failed.length, from_spares: r.fromSpares, seconds: r.seconds, per_second: Number(r.perSecond.toFixed(1)) }));
+        out(
+          JSON.stringify({
+            created: r.created,
+            failed: r.failed.length,
+            from_spares: r.fromSpares,
+            seconds: r.seconds,
+            per_second: Number(r.perSecond.toFixed(1)),
+          }),
+        );
         if (r.failed.length) process.exitCode = 1;
       }),
     );

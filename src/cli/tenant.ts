@@ -33,7 +33,14 @@ function table(rows: TenantSummary[]): string {
   const head = ['SLUG', 'NAME', 'STATUS', 'HOSTS', 'CLUSTER', 'SCHEMA VERSION', 'SIZE'];
   const cells = rows.map((t) => [t.slug, t.name, state(t), t.hosts.join(','), t.cluster, t.schema_version ?? '-', mib(t.schema_size_bytes)]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
-  return [head, ...cells].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [head, ...cells]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** A gzip stream (archive) or a JSON document, told apart by gzip's magic bytes. */
@@ -70,20 +77,33 @@ program
   .requiredOption('--name <name>', 'display name')
   .requiredOption('--host <host>', 'a host name the tenant answers on (repeat for more)', collect)
   .option('--admin-user <user_name>', "the first superuser's user name (in a root organisation named after the tenant)")
-  .option('--admin-email <email>', 'where the first superuser\'s password is mailed (the outbox and workers send it)')
-  .option('--mail-from <sender>', 'the tenant\'s sender address (config item mail.from); required with --admin-user unless MAIL_FROM is set')
+  .option('--admin-email <email>', "where the first superuser's password is mailed (the outbox and workers send it)")
+  .option('--mail-from <sender>', "the tenant's sender address (config item mail.from); required with --admin-user unless MAIL_FROM is set")
   .option('--admin-firstname <name>')
   .option('--admin-lastname <name>')
   .option('--cluster <name>', 'the PostgreSQL cluster for its schema (default: the one with the fewest tenants)')
-  .action((slug: string, o: { name: string; host: string[]; adminUser?: string; adminEmail?: string; adminFirstname?: string; adminLastname?: string; mailFrom?: string; cluster?: string }) =>
-    runWithContainer(async (c) => {
-      const input = { slug, name: o.name, hosts: o.host, cluster: o.cluster };
-      if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
-      if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
-      const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
-      out(describe(await passwords(c).createWithAdmin(CLI, { ...input, mailFrom: o.mailFrom }, first, progress)));
-      progress(`${slug}: a password was queued for ${o.adminUser} <${o.adminEmail}>; they must choose their own at first login`);
-    }),
+  .action(
+    (
+      slug: string,
+      o: {
+        name: string;
+        host: string[];
+        adminUser?: string;
+        adminEmail?: string;
+        adminFirstname?: string;
+        adminLastname?: string;
+        mailFrom?: string;
+        cluster?: string;
+      },
+    ) =>
+      runWithContainer(async (c) => {
+        const input = { slug, name: o.name, hosts: o.host, cluster: o.cluster };
+        if (!o.adminUser && !o.adminEmail) return out(describe(await admin(c).create(input, progress)));
+        if (!o.adminUser || !o.adminEmail) throw new CliError('--admin-user and --admin-email go together');
+        const first = { user_name: o.adminUser, email: o.adminEmail, firstname: o.adminFirstname, lastname: o.adminLastname };
+        out(describe(await passwords(c).createWithAdmin(CLI, { ...input, mailFrom: o.mailFrom }, first, progress)));
+        progress(`${slug}: a password was queued for ${o.adminUser} <${o.adminEmail}>; they must choose their own at first login`);
+      }),
   );
 
 const config = program.command('config').description("Read or set a tenant's config items (secrets are shown as set / not set only)");
@@ -102,7 +122,7 @@ config
   );
 config
   .command('set')
-  .description('Set a config item, validated like the tenant admin\'s PUT; audited as operator and applied at once by every process')
+  .description("Set a config item, validated like the tenant admin's PUT; audited as operator and applied at once by every process")
   .argument('<slug>')
   .argument('<id>')
   .argument('<value>', 'as in the admin form: JSON for numbers, booleans, lists and null; plain text for strings and enums; "" clears a nullable item')
@@ -141,7 +161,9 @@ program
 
 program
   .command('export')
-  .description('Write everything of a tenant as a tenant-archive/1 (gzip\'d tar: every table, files, config and its history), or the older tenant-import/1 JSON document')
+  .description(
+    "Write everything of a tenant as a tenant-archive/1 (gzip'd tar: every table, files, config and its history), or the older tenant-import/1 JSON document",
+  )
   .argument('<slug>')
   .option('--out <file>', 'write to this file (mode 600) instead of stdout')
   .option('--format <format>', `${ARCHIVE_FORMAT} or tenant-import/1`, ARCHIVE_FORMAT)
@@ -163,7 +185,9 @@ program
       const text = `${JSON.stringify(doc, null, 2)}\n`;
       if (o.out) {
         fs.writeFileSync(o.out, text, { mode: 0o600 });
-        progress(`${slug}: ${doc.persons.length} persons, ${doc.competences.length} top-level competences, ${doc.events.length} top-level events written to ${o.out}`);
+        progress(
+          `${slug}: ${doc.persons.length} persons, ${doc.competences.length} top-level competences, ${doc.events.length} top-level events written to ${o.out}`,
+        );
       } else process.stdout.write(text);
     }),
   );
@@ -207,7 +231,7 @@ program
 
 program
   .command('delete')
-  .description("Delete a tenant for good: drops its schema, platform rows, Redis keys (sessions, ...) and queued jobs")
+  .description('Delete a tenant for good: drops its schema, platform rows, Redis keys (sessions, ...) and queued jobs')
   .argument('<slug>')
   .option('--yes-delete-everything', 'confirm; without it nothing is deleted')
   .action((slug: string, o: { yesDeleteEverything?: boolean }) =>

@@ -63,4 +63,12 @@ export { surveyData, validateItems, walkItems, type SurveyData } from './surveya
 export { FilesService, FileView, presentFile, type FileRow } from './files/files.service';
 /** Calendar invites and personal feeds (issue 39): the iCalendar text, its entries, SEQUENCE and the feed tokens. */
 export { CalendarRepository } from './calendar/calendar.repository';
-export { calendarText, calendarParty, calendarUid, type CalendarDocument, type CalendarEntry, type CalendarMethod, type CalendarParty } from './calendar/calendar-ics';
+export {
+  calendarText,
+  calendarParty,
+  calendarUid,
+  type CalendarDocument,
+  type CalendarEntry,
+  type CalendarMethod,
+  type CalendarParty,
+} from './calendar/calendar-ics';

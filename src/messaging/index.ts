@@ -74,13 +74,23 @@ export { CalendarNotice, type CalendarNoticeItem } from './messages/calendar-not
 export { MessageData, type MessageOfPerson } from './messages/message-personal-data';
 /** The expiry reminders' rows, texts and scan job (SendExpiryRemindersFlow, src/flows/reminders). */
 export {
-  ExpiryRemindersRepository, reachedThreshold, withoutReminder, schemasWithReminderRows, type DueRegistration, type RegistrationColumns,
+  ExpiryRemindersRepository,
+  reachedThreshold,
+  withoutReminder,
+  schemasWithReminderRows,
+  type DueRegistration,
+  type RegistrationColumns,
 } from './reminders/expiry-reminders.repository';
 export { reminderMessage, thresholdsDone } from './reminders/reminder-message';
 export { REMINDER_SCAN_JOB } from './reminders/reminder-scheduler';
 /** Report schedules (issue 38 item 4): their rows, periods and scan job; the reports and the scan are src/flows/reports'. */
 export {
-  ReportSchedulesRepository, timingOf, type ScheduleRow, type ScheduleFields, type ScheduledReport, type ScheduleFormat,
+  ReportSchedulesRepository,
+  timingOf,
+  type ScheduleRow,
+  type ScheduleFields,
+  type ScheduledReport,
+  type ScheduleFormat,
 } from './report-schedules/report-schedules.repository';
 export { duePeriod, nextRun, periodOf, type Timing, type Period } from './report-schedules/schedule-period';
 export { REPORT_SCHEDULE_SCAN_JOB } from './report-schedules/report-schedule-scheduler';
@@ -92,7 +102,14 @@ export { TEST_EVENT_TYPE } from './webhooks/webhook-event-writer';
 export { NOTICE_TYPES, SECURITY_NOTICE_TYPES, type NoticeType } from './notices/notice-types';
 /** Persons' notification preferences (issue 39 item 5): the one reader every producer of a notice asks for its deliveries. */
 export {
-  NotificationPreferences, deliveriesFor, DEFAULT_PREFERENCE, PREFERENCE_MEDIA, type PreferenceView, type PreferenceMedium, type NoticeDelivery, type Reachable,
+  NotificationPreferences,
+  deliveriesFor,
+  DEFAULT_PREFERENCE,
+  PREFERENCE_MEDIA,
+  type PreferenceView,
+  type PreferenceMedium,
+  type NoticeDelivery,
+  type Reachable,
 } from './notices/notification-preferences';
 export { sendMediumOf } from './notices/notice-media';
 /** A notice's words (issue 39): language, the tenant's override or the shipped text, HTML; through tx.get where written. */

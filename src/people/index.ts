@@ -27,7 +27,17 @@ export { PersonAccess, TARGET_COLUMNS, type TargetPerson, type PersonRule } from
 export { policies, personNotFound, personRow, type DeferredTarget, type PersonRead } from './person-policies';
 export { PersonCredentials } from './persons/person-credentials';
 export { organisationSubtree, personsInSubtree, organisationAncestors, organisationContext } from './organisations/organisation-tree';
-export { joinPersons, joinOrganisations, userNameOf, personNamed, personsNamedIn, personsInOrganisations, organisationsNamed, inPersonState, deactivatedPersons } from './person-queries';
+export {
+  joinPersons,
+  joinOrganisations,
+  userNameOf,
+  personNamed,
+  personsNamedIn,
+  personsInOrganisations,
+  organisationsNamed,
+  inPersonState,
+  deactivatedPersons,
+} from './person-queries';
 export { OrganisationDirectory } from './organisations/organisation-directory';
 /** Persons' contacts and nearest managers, for notices about many persons (an event's cancellation). */
 export { PersonManagers, type PersonContact } from './person-managers';

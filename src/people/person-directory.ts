@@ -37,11 +37,7 @@ export class PersonDirectory {
     const byName = await this.find({ user_name: identification }, columns);
     if (byName) return [byName];
     const mobile = compactMobile(identification);
-    return this.select(columns)
-      .whereRaw('lower(email) = lower(?)', [identification])
-      .orWhere('mobile', mobile)
-      .orderBy('id')
-      .limit(5);
+    return this.select(columns).whereRaw('lower(email) = lower(?)', [identification]).orWhere('mobile', mobile).orderBy('id').limit(5);
   }
 
   /** E-mail of the nearest active manager above the person: their organisation first, then its ancestors (a deactivated manager gets no copy). */
@@ -84,14 +80,20 @@ export class PersonDirectory {
   /** id per user_name of the persons these user names name (unknown names are left out). */
   async idsByUserName(userNames: readonly string[]): Promise<Map<string, number>> {
     if (userNames.length === 0) return new Map();
-    const rows: { id: number; user_name: string }[] = await this.db.table('persons').whereIn('user_name', [...new Set(userNames)]).select('id', 'user_name');
+    const rows: { id: number; user_name: string }[] = await this.db
+      .table('persons')
+      .whereIn('user_name', [...new Set(userNames)])
+      .select('id', 'user_name');
     return new Map(rows.map((r) => [r.user_name, r.id]));
   }
 
   /** user_name per id, for presenting rows of other modules. */
   async userNames(ids: readonly number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows: { id: number; user_name: string }[] = await this.db.table('persons').whereIn('id', [...new Set(ids)]).select('id', 'user_name');
+    const rows: { id: number; user_name: string }[] = await this.db
+      .table('persons')
+      .whereIn('id', [...new Set(ids)])
+      .select('id', 'user_name');
     return new Map(rows.map((r) => [r.id, r.user_name]));
   }
 }

@@ -27,7 +27,10 @@ export class PersonManagers {
   /** The contacts of these persons, by id (unknown ids are left out). */
   async contacts(ids: readonly number[]): Promise<Map<number, PersonContact>> {
     if (!ids.length) return new Map();
-    const rows: PersonContact[] = await this.db.table('persons').whereIn('id', [...new Set(ids)]).select('id', 'user_name', 'email', 'mobile', 'language');
+    const rows: PersonContact[] = await this.db
+      .table('persons')
+      .whereIn('id', [...new Set(ids)])
+      .select('id', 'user_name', 'email', 'mobile', 'language');
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -50,7 +53,14 @@ export class PersonManagers {
           where depth = (select min(depth) from managing n where n.person_id = m.person_id))
        select nearest.person_id, p.id, p.user_name, p.email, p.mobile, p.language from nearest join ?? p on p.id = nearest.manager_id
         order by nearest.person_id, p.id`,
-      [this.db.ref('persons'), [...new Set(ids)], this.db.ref('organisations'), this.db.ref('organisation_managers'), this.db.ref('persons'), this.db.ref('persons')],
+      [
+        this.db.ref('persons'),
+        [...new Set(ids)],
+        this.db.ref('organisations'),
+        this.db.ref('organisation_managers'),
+        this.db.ref('persons'),
+        this.db.ref('persons'),
+      ],
     );
     for (const { person_id, ...manager } of rows) out.set(person_id, [...(out.get(person_id) ?? []), manager]);
     return out;

@@ -166,9 +166,11 @@ export const policies = {
   selfOrManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrManager', param, action, read),
   /** selfOrManager, but a superuser's target is left to the handler's statement (DeferredTarget). */
   selfOrManagerDeferredForSuperuser: (param: string, action: Action) => personDeferredForSuperuser('selfOrManager', param, action),
-  selfOrActingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrActingManager', param, action, read),
+  selfOrActingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) =>
+    person('selfOrActingManager', param, action, read),
   actingManager: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('actingManager', param, action, read),
-  selfOrSuperuser: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) => person('selfOrSuperuser', param, action, read),
+  selfOrSuperuser: <T extends DecidedPerson = TargetPerson>(param: string, action: Action, read?: PersonRead<T>) =>
+    person('selfOrSuperuser', param, action, read),
   organisationManager,
   organisationBelowManaged,
   manager,

@@ -28,14 +28,20 @@ export function userNameOf(db: TenantDb, idColumn: string): Knex.Raw {
 
 /** Ids of the persons who belong to any of the organisations (ids, or a sub-query of ids). */
 export function personsInOrganisations(db: TenantDb, organisationIds: readonly number[] | Knex.Raw | Knex.QueryBuilder): Knex.QueryBuilder {
-  return db.table('persons').select('id').whereIn('organisation_id', organisationIds as any);
+  return db
+    .table('persons')
+    .select('id')
+    .whereIn('organisation_id', organisationIds as any);
 }
 
 /** Ids of the organisations with these ids or these external ids. */
 export function organisationsNamed(db: TenantDb, ids: readonly number[], externalIds: readonly string[]): Knex.QueryBuilder {
-  return db.table('organisations').select('id').where((w) => {
-    w.whereIn('id', [...ids]).orWhereIn('extern_organisation_id', [...externalIds]);
-  });
+  return db
+    .table('organisations')
+    .select('id')
+    .where((w) => {
+      w.whereIn('id', [...ids]).orWhereIn('extern_organisation_id', [...externalIds]);
+    });
 }
 
 /** The person with this user name (no row: none), the columns asked for: e.g. a CTE an INSERT ... SELECT reads. */
@@ -45,7 +51,10 @@ export function personNamed(db: TenantDb, userName: string, columns: readonly st
 
 /** The persons whose user name is among `userNames` (a sub-query of user names, e.g. from a CTE), the columns asked for. */
 export function personsNamedIn(db: TenantDb, userNames: Knex.Raw, columns: readonly string[]): Knex.QueryBuilder {
-  return db.table('persons').select(columns).whereIn('user_name', userNames as any);
+  return db
+    .table('persons')
+    .select(columns)
+    .whereIn('user_name', userNames as any);
 }
 
 /**

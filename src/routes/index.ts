@@ -60,9 +60,24 @@ import type { OpenApiExtra } from '../platform/openapi/openapi-document';
 import { OPENAPI_TAGS } from './openapi-tags';
 
 /** Each module's routes under /api, in the order they are mounted and documented. */
-export const identityRoutes: RouteDefinition<any>[] = [...loginRoutes, ...signonRoutes, ...identityProviderRoutes, ...ssoRoutes, ...samlRoutes, ...apiClientRoutes, ...credentialKeyRoutes];
+export const identityRoutes: RouteDefinition<any>[] = [
+  ...loginRoutes,
+  ...signonRoutes,
+  ...identityProviderRoutes,
+  ...ssoRoutes,
+  ...samlRoutes,
+  ...apiClientRoutes,
+  ...credentialKeyRoutes,
+];
 export const tenancyRoutes: RouteDefinition<any>[] = [...configItemCheckRoutes, ...configItemAdminRoutes, ...configItemRoutes, ...importRoutes];
-export const peopleRoutes: RouteDefinition<any>[] = [...personRoutes, ...personLifecycleRoutes, ...privacyRoutes, ...organisationRoutes, ...organisationMemberRoutes, ...organisationManagerRoutes];
+export const peopleRoutes: RouteDefinition<any>[] = [
+  ...personRoutes,
+  ...personLifecycleRoutes,
+  ...privacyRoutes,
+  ...organisationRoutes,
+  ...organisationMemberRoutes,
+  ...organisationManagerRoutes,
+];
 export const catalogueRoutes: RouteDefinition<any>[] = [
   ...competenceRoutes,
   ...catalogueTreeRoutes,
@@ -78,7 +93,14 @@ export const catalogueRoutes: RouteDefinition<any>[] = [
   ...catalogueStructureRoutes,
   ...roleAuthoringRoutes,
 ];
-export const messagingRoutes: RouteDefinition<any>[] = [...deliveryAdminRoutes, ...messageRoutes, ...forgotPasswordRoutes, ...webhookRoutes, ...notificationPreferenceRoutes, ...messageTemplateRoutes];
+export const messagingRoutes: RouteDefinition<any>[] = [
+  ...deliveryAdminRoutes,
+  ...messageRoutes,
+  ...forgotPasswordRoutes,
+  ...webhookRoutes,
+  ...notificationPreferenceRoutes,
+  ...messageTemplateRoutes,
+];
 export const coursesRoutes: RouteDefinition<any>[] = [
   ...eventRoutes,
   ...eventAuthoringRoutes,

@@ -46,6 +46,14 @@ export { TenantPlacement } from './tenants/placement/placement';
 export { BulkProvisioner } from './tenants/placement/bulk-provisioner';
 /** Bulk imports (POST /api/imports, src/flows/imports): their rows and progress, their queue and job. */
 export {
-  ImportsRepository, IMPORT_TYPES, MAX_KEPT_FAILURES, type ImportType, type ImportRow, type ImportState, type ImportCounts, type RowProblem, type FileFormat,
+  ImportsRepository,
+  IMPORT_TYPES,
+  MAX_KEPT_FAILURES,
+  type ImportType,
+  type ImportRow,
+  type ImportState,
+  type ImportCounts,
+  type RowProblem,
+  type FileFormat,
 } from './imports/imports.repository';
 export { IMPORT_QUEUE, IMPORT_JOB, ImportJobData } from './imports/import-queue';

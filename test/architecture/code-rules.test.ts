@@ -22,14 +22,50 @@ const OWNERS: Record<string, string[]> = {
   platform: ['audit_log', 'tenants', 'tenant_hosts', 'config_items', 'config_item_changes', 'tenant_moves'],
   people: ['persons', 'organisations', 'organisation_managers'],
   catalogue: [
-    'competences', 'competence_groups', 'categories', 'competence_categories', 'attributes', 'competence_attributes',
-    'competence_organisations', 'roles', 'requirements', 'person_roles', 'organisation_roles', 'role_admins', 'person_competences',
-    'competence_deletions', 'certificates',
+    'competences',
+    'competence_groups',
+    'categories',
+    'competence_categories',
+    'attributes',
+    'competence_attributes',
+    'competence_organisations',
+    'roles',
+    'requirements',
+    'person_roles',
+    'organisation_roles',
+    'role_admins',
+    'person_competences',
+    'competence_deletions',
+    'certificates',
   ],
-  courses: ['events', 'event_prerequisites', 'event_deletions', 'event_results', 'locations', 'orders', 'person_events', 'survey_answers', 'files', 'calendar_feeds'],
+  courses: [
+    'events',
+    'event_prerequisites',
+    'event_deletions',
+    'event_results',
+    'locations',
+    'orders',
+    'person_events',
+    'survey_answers',
+    'files',
+    'calendar_feeds',
+  ],
   tenancy: ['imports'],
   identity: ['identity_providers', 'api_clients', 'credential_keys', 'scim_users', 'scim_groups'],
-  messaging: ['messages', 'message_deliveries', 'message_attachments', 'expiry_reminders', 'report_schedules', 'report_schedule_runs', 'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'notification_preferences', 'message_templates'],
+  messaging: [
+    'messages',
+    'message_deliveries',
+    'message_attachments',
+    'expiry_reminders',
+    'report_schedules',
+    'report_schedule_runs',
+    'webhook_endpoints',
+    'webhook_events',
+    'webhook_deliveries',
+    'webhook_attempts',
+    'notification_preferences',
+    'message_templates',
+  ],
 };
 
 /**
@@ -73,7 +109,9 @@ describe('code rules', () => {
   });
 
   it('every table of the tenant and platform migrations has an owner', () => {
-    const created = files(join(ROOT, 'migrations'), /\.ts$/).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/createTable\('([a-z_]+)'/g)].map((m) => m[1]));
+    const created = files(join(ROOT, 'migrations'), /\.ts$/).flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/createTable\('([a-z_]+)'/g)].map((m) => m[1]),
+    );
     expect(created.filter((t) => !owner.has(t))).toEqual([]);
   });
 

@@ -60,7 +60,7 @@ describe('DI tokens', () => {
     expect(singleImplementationPorts(tokenRegistrations(sources))).toEqual([]);
   });
 
-  it('the rule sees such a port, and lets a multi-registration and a module\'s own token pass', () => {
+  it("the rule sees such a port, and lets a multi-registration and a module's own token pass", () => {
     const at = (path: string, text: string) => ({ file: join(SRC, path), text });
     const tokens = tokenRegistrations([
       at('people/ports.ts', "export const NOTIFIER: InjectionToken<N> = Symbol('N');\nexport const DATA: InjectionToken<D> = Symbol('D');"),

@@ -8,7 +8,10 @@ import { startFlags } from './start-flags';
 
 /** Shared by the side-by-side comparisons (signon-ab.ts, get-ab.ts): two checkouts, one PostgreSQL and Redis. */
 
-export function send(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+export function send(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       let text = '';
@@ -39,11 +42,28 @@ export interface CheckoutApi {
 }
 
 /** The API of one checkout, started as `npm start` does, on the given PostgreSQL and Redis. */
-export async function startCheckoutApi(name: string, dir: string, databaseUrl: string, redisUrl: string, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CheckoutApi> {
+export async function startCheckoutApi(
+  name: string,
+  dir: string,
+  databaseUrl: string,
+  redisUrl: string,
+  nodeArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CheckoutApi> {
   const port = await freePort();
   const child = spawn(process.execPath, [...startFlags(dir), ...nodeArgs, '--import', 'tsx', path.join(dir, 'src/main.ts')], {
     cwd: dir,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SMTP_URL: 'smtp://127.0.0.1:9', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', HOST: '127.0.0.1', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+      HOST: '127.0.0.1',
+      API_RATE_LIMIT_CEILING_PER_MINUTE: '0',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -57,7 +57,15 @@ async function main() {
     const rows = Object.values(end.tables).reduce((a, b) => a + b, 0);
     const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
     console.table([
-      { step: 'export tenant-archive/1', seconds: exportSeconds, rows, files: `${end.files} (${mib(end.file_bytes)})`, archive: mib(fs.statSync(file).size), 'peak RSS': mib(exportPeak), 'RSS before': mib(before) },
+      {
+        step: 'export tenant-archive/1',
+        seconds: exportSeconds,
+        rows,
+        files: `${end.files} (${mib(end.file_bytes)})`,
+        archive: mib(fs.statSync(file).size),
+        'peak RSS': mib(exportPeak),
+        'RSS before': mib(before),
+      },
       { step: 'import under another slug', seconds: importSeconds, rows, files: `${end.files}`, archive: '', 'peak RSS': mib(peakRss), 'RSS before': '' },
     ]);
     say(`registrations: ${end.tables.person_competences}, persons: ${end.tables.persons}`);

@@ -119,7 +119,9 @@ if (!['all', 'same-group', 'other-groups'].includes(flags['noisy-others'])) thro
 
 /** CPU seconds so far of every process in each group, by pid, each with its ended children (closed PostgreSQL backends). */
 const cpuOf = <K extends string>(groups: Record<K, () => number[]>) =>
-  Object.fromEntries(Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p, { reaped: true })]))])) as Record<K, Map<number, number>>;
+  Object.fromEntries(
+    Object.entries<() => number[]>(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuSeconds(p, { reaped: true })]))]),
+  ) as Record<K, Map<number, number>>;
 
 async function waitFor(url: string, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -176,7 +178,11 @@ function send(url: string, options: { method?: string; headers: Record<string, s
 
 async function login(base: string, host: string, userName: string, password: string): Promise<string> {
   const body = JSON.stringify({ user_name: userName, password, login: 1 });
-  const r = await send(`${base}/api/login`, { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }, body });
+  const r = await send(`${base}/api/login`, {
+    method: 'POST',
+    headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+    body,
+  });
   const cookie = r.headers['set-cookie']?.find((c) => c.startsWith('tg-visit='));
   if (r.status !== 200 || !cookie) throw new Error(`login ${userName}@${host} failed: ${r.status} ${r.text}`);
   return cookie.split(';')[0];
@@ -216,8 +222,16 @@ async function printTopStatements(knex: Knex, when = 'during the scenarios'): Pr
 async function main() {
   if (flags.scenario === 'day') {
     await runDayBench({
-      tenants: T, persons: Number(flags['day-persons']), duration: DURATION, first: Number(flags['day-first']), rate: Number(flags['day-rate']),
-      classSeconds: Number(flags['day-class-seconds']), steps: Number(flags['day-steps']), data: flags.data, out: flags.out, say,
+      tenants: T,
+      persons: Number(flags['day-persons']),
+      duration: DURATION,
+      first: Number(flags['day-first']),
+      rate: Number(flags['day-rate']),
+      classSeconds: Number(flags['day-class-seconds']),
+      steps: Number(flags['day-steps']),
+      data: flags.data,
+      out: flags.out,
+      say,
     });
     return;
   }
@@ -225,19 +239,36 @@ async function main() {
   // above 1,000 tenants: the scale comparison (1,000 vs --tenants) of scale-bench.ts
   const SCALE_BASE = Number(flags['scale-base']);
   if (T > SCALE_BASE) {
-    await runScaleBench({ tenants: T, base: SCALE_BASE, duration: DURATION, warmup: Math.max(WARMUP, 10), connections: CONNECTIONS, out: flags.out, runLoad, say, idle: IDLE, idleSettle: IDLE_SETTLE });
+    await runScaleBench({
+      tenants: T,
+      base: SCALE_BASE,
+      duration: DURATION,
+      warmup: Math.max(WARMUP, 10),
+      connections: CONNECTIONS,
+      out: flags.out,
+      runLoad,
+      say,
+      idle: IDLE,
+      idleSettle: IDLE_SETTLE,
+    });
     return;
   }
   const work = flags.data ? path.resolve(flags.data) : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   fs.mkdirSync(work, { recursive: true });
   fs.chmodSync(work, 0o755);
   const reuse = fs.existsSync(path.join(work, PROVISIONED_MARK));
-  if (reuse && JSON.parse(fs.readFileSync(path.join(work, PROVISIONED_MARK), 'utf8')).tenants !== T) throw new Error(`${work} was provisioned with another --tenants`);
+  if (reuse && JSON.parse(fs.readFileSync(path.join(work, PROVISIONED_MARK), 'utf8')).tenants !== T)
+    throw new Error(`${work} was provisioned with another --tenants`);
   const rows: Row[] = [];
   const extra: Record<string, unknown> = { tenants: T, duration: DURATION, connections: CONNECTIONS, cores: os.cpus().length };
   const children: ChildProcess[] = [];
   say(`work dir ${work}; ${T} tenants, ${DURATION}s per scenario, ${CONNECTIONS} connections`);
-  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(flags.data), fsync: false, extraFlags: flags['top-statements'] ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on'] : [] });
+  const pg = await startLocalPostgres({
+    dataDir: path.join(work, 'pg'),
+    persistent: Boolean(flags.data),
+    fsync: false,
+    extraFlags: flags['top-statements'] ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on'] : [],
+  });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
   const smtp = await startCountingSink();
   const smtpPort = smtp.port;
@@ -249,8 +280,7 @@ async function main() {
       say(`reusing the tenants provisioned in ${work}; Redis emptied, as after provisioning`);
       // Queues and job schedulers start afresh, so the first reminder scan falls into the idle window every run.
       await c.resolve(REDIS).flushall();
-    }
-    else {
+    } else {
       await migrateAll(knex, { concurrency: 4 });
       // Provisioning: T tenants through the importer (large one included).
       const hash = await hashPassword(BENCH_PASSWORD);
@@ -280,7 +310,11 @@ async function main() {
         },
       };
       const report = await migrateAll(knex, { concurrency: 4, tenantMigrations: [...tenantMigrations, probe] });
-      rows.push({ scenario: `apply one new migration to ${report.tenants.length} tenants`, seconds: (Date.now() - t0) / 1000, errors: report.tenants.filter((x) => x.error).length });
+      rows.push({
+        scenario: `apply one new migration to ${report.tenants.length} tenants`,
+        seconds: (Date.now() - t0) / 1000,
+        errors: report.tenants.filter((x) => x.error).length,
+      });
       fs.writeFileSync(path.join(work, PROVISIONED_MARK), JSON.stringify({ tenants: T }));
     }
 
@@ -294,7 +328,18 @@ async function main() {
     let api!: ChildProcess;
     const startApi = async () => {
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...apiNodeArgs, ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: flags['api-log-level'], HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN, IDENTITY_PROVIDERS_ALLOW_HTTP: '1', API_RATE_LIMIT_CEILING_PER_MINUTE: '0' },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DATABASE_URL: pg.url,
+          REDIS_URL: redis.url,
+          SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+          LOG_LEVEL: flags['api-log-level'],
+          HOST: '127.0.0.1',
+          PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN,
+          IDENTITY_PROVIDERS_ALLOW_HTTP: '1',
+          API_RATE_LIMIT_CEILING_PER_MINUTE: '0',
+        },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       children.push(api);
@@ -344,8 +389,15 @@ async function main() {
       const cpu = scale(cpuUsed(c0, c1), 1 / seconds);
       const total = GROUPS.reduce((s, k) => s + cpu[k], 0);
       const sql = s0 === undefined ? '' : `, ${((s1! - s0) / seconds).toFixed(1)} SQL statements/s`;
-      rows.push({ scenario: `idle: ${T} tenants, no traffic`, cpu, seconds, note: `${total.toFixed(3)} cores together (target < 0.02), from ${IDLE_SETTLE} s after start${sql}` });
-      say(`idle ${seconds.toFixed(0)} s from ${IDLE_SETTLE} s after start: ${total.toFixed(3)} cores (${GROUPS.map((k) => `${k} ${cpu[k].toFixed(3)}`).join(', ')})${sql}`);
+      rows.push({
+        scenario: `idle: ${T} tenants, no traffic`,
+        cpu,
+        seconds,
+        note: `${total.toFixed(3)} cores together (target < 0.02), from ${IDLE_SETTLE} s after start${sql}`,
+      });
+      say(
+        `idle ${seconds.toFixed(0)} s from ${IDLE_SETTLE} s after start: ${total.toFixed(3)} cores (${GROUPS.map((k) => `${k} ${cpu[k].toFixed(3)}`).join(', ')})${sql}`,
+      );
       if (flags['top-statements']) await printTopStatements(knex, 'while idle');
     }
     if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
@@ -379,16 +431,21 @@ async function main() {
         ...(r.leading ? { note: `first ${r.leading.seconds} s: p99 ${Math.round(r.leading.p99)} ms over ${r.leading.total} requests` } : {}),
       };
       rows.push(row);
-      say(`${scenario}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${row.errors}, CPU ms/request ${GROUPS.map((k) => `${k} ${row.cpuMs![k].toFixed(2)}`).join(', ')}`);
+      say(
+        `${scenario}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${row.errors}, CPU ms/request ${GROUPS.map((k) => `${k} ${row.cpuMs![k].toFixed(2)}`).join(', ')}`,
+      );
       return row;
     };
 
     const ceilingPort = await freePort();
     const yardstickArgs = flags['yardstick-node-args'].split(/\s+/).filter(Boolean);
-    const ceiling = spawn(process.execPath, [...yardstickArgs, ...TSX, path.join(__dirname, 'ceiling-server.ts'), String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const ceiling = spawn(process.execPath, [...yardstickArgs, ...TSX, path.join(__dirname, 'ceiling-server.ts'), String(ceilingPort)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(ceiling);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
-    const measureCeiling = (name: string) => measure(name, { url: `http://127.0.0.1:${ceilingPort}`, requests: [{ method: 'GET', path: '/' }] }, { server: () => ceiling.pid!, always: true });
+    const measureCeiling = (name: string) =>
+      measure(name, { url: `http://127.0.0.1:${ceilingPort}`, requests: [{ method: 'GET', path: '/' }] }, { server: () => ceiling.pid!, always: true });
     const ceilingRow = await measureCeiling('ceiling: bare express, fixed envelope');
 
     const hosts = Array.from({ length: T - 1 }, (_, i) => smallTenant(i + 1, '').tenant.hosts[0]);
@@ -405,23 +462,42 @@ async function main() {
     // The reference: the same essential work as the session scenario, hand-written.
     const referencePort = await freePort();
     const referenceBase = `http://127.0.0.1:${referencePort}`;
-    const reference = spawn(process.execPath, [...yardstickArgs, ...TSX, path.join(__dirname, 'reference-server.ts'), String(referencePort), pg.url, redis.url], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const reference = spawn(
+      process.execPath,
+      [...yardstickArgs, ...TSX, path.join(__dirname, 'reference-server.ts'), String(referencePort), pg.url, redis.url],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     children.push(reference);
     await waitFor(`${referenceBase}/readyz`);
-    const referenceCheck = await compareWithProduct(base, referenceBase, sessionRequests.filter((_, i) => i % Math.max(1, Math.floor(sessionRequests.length / 20)) === 0));
+    const referenceCheck = await compareWithProduct(
+      base,
+      referenceBase,
+      sessionRequests.filter((_, i) => i % Math.max(1, Math.floor(sessionRequests.length / 20)) === 0),
+    );
     extra.referenceCheck = referenceCheck;
     say(`sanity check, reference vs product: ${referenceCheck}`);
     // warmed as long as the product's steady runs are (they follow a cold run)
-    const referenceRow = await measure('reference: hand-written express + Redis + pg, GET /api/person, session', { url: referenceBase, requests: sessionRequests }, { server: () => reference.pid!, warmup: COLD + WARMUP, always: true });
+    const referenceRow = await measure(
+      'reference: hand-written express + Redis + pg, GET /api/person, session',
+      { url: referenceBase, requests: sessionRequests },
+      { server: () => reference.pid!, warmup: COLD + WARMUP, always: true },
+    );
     await stopChild(reference);
 
     // Cold: the first --cold seconds after the API starts; steady: after every tenant was asked once more, with --warmup more.
-    for (const [name, requests] of [[SESSION, sessionRequests], [SWT, swtRequests]] as const) {
+    for (const [name, requests] of [
+      [SESSION, sessionRequests],
+      [SWT, swtRequests],
+    ] as const) {
       if (!wanted(name)) continue;
       say(`starting the API again for a cold ${name}`);
       if (flags['top-statements']) await knex.raw('select public.pg_stat_statements_reset()');
       await restartApi();
-      await measure(`${name}, cold (first ${COLD} s after start)`, { url: base, requests, duration: COLD, ...(COLD_LEADING < COLD ? { leadingSeconds: COLD_LEADING } : {}) }, { warmup: 0, always: true });
+      await measure(
+        `${name}, cold (first ${COLD} s after start)`,
+        { url: base, requests, duration: COLD, ...(COLD_LEADING < COLD ? { leadingSeconds: COLD_LEADING } : {}) },
+        { warmup: 0, always: true },
+      );
       if (flags['top-statements']) {
         await printTopStatements(knex, `in the API's start and ${name}, cold`);
         await knex.raw('select public.pg_stat_statements_reset()');
@@ -434,7 +510,13 @@ async function main() {
     // the identity (issue 37): the token endpoint and GET /api/person with a Bearer token beside the
     // session and SWT rows, and the OIDC sign-in round trip against oidc-provider on loopback (identity-bench.ts)
     await identityScenarios({
-      base, sessions: cookies, connections: CONNECTIONS, rounds: Number(flags['oidc-rounds']), rows, say, wanted,
+      base,
+      sessions: cookies,
+      connections: CONNECTIONS,
+      rounds: Number(flags['oidc-rounds']),
+      rows,
+      say,
+      wanted,
       signInEmail: (host) => `user@${host.split('.')[0]}.example`,
       measure: (scenario, load) => measure(scenario, load),
       cpuWindow: () => {
@@ -445,7 +527,13 @@ async function main() {
     });
     // SCIM provisioning (issue 37): users created per second through POST /scim/v2/Users (scim-bench.ts)
     await scimScenario({
-      base, session: cookies[0], users: Number(flags['scim-users']), concurrency: Number(flags['scim-concurrency']), rows, say, wanted,
+      base,
+      session: cookies[0],
+      users: Number(flags['scim-users']),
+      concurrency: Number(flags['scim-concurrency']),
+      rows,
+      say,
+      wanted,
       cpuWindow: () => {
         const groups = groupsOf(apiPid);
         const c0 = cpuOf(groups);
@@ -467,13 +555,24 @@ async function main() {
     const largeCookie = await login(base, large, 'p0', BENCH_PASSWORD);
     const rootOrg = (await knex.withSchema('tenant_large').table('organisations').whereNull('parent_id').first('id')).id;
     const H = { Host: large, Cookie: largeCookie };
-    await measure('GET /api/persons?organisation_id&recursive (large)', { url: base, requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }] });
-    await measure('GET /api/personcompetences?state=missing (5 roles)', { url: base, requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }] });
-    await measure('GET /api/events?mode=future&view=full (large)', { url: base, requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }] });
+    await measure('GET /api/persons?organisation_id&recursive (large)', {
+      url: base,
+      requests: [{ method: 'GET', path: `/api/persons?organisation_id=${rootOrg}&recursive=1&limit=100`, headers: H }],
+    });
+    await measure('GET /api/personcompetences?state=missing (5 roles)', {
+      url: base,
+      requests: [{ method: 'GET', path: '/api/personcompetences?state=missing&user_name=p0', headers: H }],
+    });
+    await measure('GET /api/events?mode=future&view=full (large)', {
+      url: base,
+      requests: [{ method: 'GET', path: '/api/events?mode=future&view=full', headers: H }],
+    });
     if (wanted(NOISY)) {
       // The large tenant's dearest list (most PostgreSQL time per call) against everyone else's GET /api/person.
       const largeId: number = (await knex.withSchema('platform').table('tenants').where('slug', 'large').first('id')).id;
-      const idOf = new Map<string, number>((await knex.withSchema('platform').table('tenants').select('slug', 'id')).map((r: { slug: string; id: number }) => [r.slug, r.id]));
+      const idOf = new Map<string, number>(
+        (await knex.withSchema('platform').table('tenants').select('slug', 'id')).map((r: { slug: string; id: number }) => [r.slug, r.id]),
+      );
       const smallIds = [...idOf].filter(([slug]) => slug !== 'large').map(([, id]) => id);
       const groups = env.DATABASE_POOL_GROUPS;
       rows.push(
@@ -505,16 +604,41 @@ async function main() {
       );
     }
     // One request at a time, a few of them: this call walks the whole organisation (10,000 persons).
-    await measure(
-      'GET /api/competencelevel?organisation_id (large root, 10,000 persons)',
-      { url: base, requests: [{ method: 'GET', path: `/api/competencelevel?organisation_id=${rootOrg}`, headers: H }], amount: COMPETENCELEVEL_CALLS, connections: 1, timeout: 600 },
-    );
-    const smallEvents: number[] = await knex.withSchema('tenant_large').table('events').where('max_participants', 2).where('starts_at', '>', new Date()).orderBy('id').limit(50).pluck('id');
+    await measure('GET /api/competencelevel?organisation_id (large root, 10,000 persons)', {
+      url: base,
+      requests: [{ method: 'GET', path: `/api/competencelevel?organisation_id=${rootOrg}`, headers: H }],
+      amount: COMPETENCELEVEL_CALLS,
+      connections: 1,
+      timeout: 600,
+    });
+    const smallEvents: number[] = await knex
+      .withSchema('tenant_large')
+      .table('events')
+      .where('max_participants', 2)
+      .where('starts_at', '>', new Date())
+      .orderBy('id')
+      .limit(50)
+      .pluck('id');
     // a run on kept data (--data) meets the sign-ons of the last one: start each burst from empty events
-    if (wanted('POST /api/personevents bursts (2 seats each)')) await knex.withSchema('tenant_large').table('person_events').whereIn('event_id', smallEvents).delete();
-    const signons = smallEvents.flatMap((e, i) => Array.from({ length: 20 }, (_, k) => ({ method: 'POST', path: `/api/personevents/${e}`, headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + ((i * 20 + k) % 9999)}` }) })));
+    if (wanted('POST /api/personevents bursts (2 seats each)'))
+      await knex.withSchema('tenant_large').table('person_events').whereIn('event_id', smallEvents).delete();
+    const signons = smallEvents.flatMap((e, i) =>
+      Array.from({ length: 20 }, (_, k) => ({
+        method: 'POST',
+        path: `/api/personevents/${e}`,
+        headers: { ...H, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ user_name: `p${1 + ((i * 20 + k) % 9999)}` }),
+      })),
+    );
     await measure('POST /api/personevents bursts (2 seats each)', { url: base, requests: signons, amount: signons.length });
-    const overbooked: unknown[] = await knex.withSchema('tenant_large').table('person_events').whereIn('event_id', smallEvents).where('status', 'signed_on').groupBy('event_id').havingRaw('count(*) > 2').select('event_id');
+    const overbooked: unknown[] = await knex
+      .withSchema('tenant_large')
+      .table('person_events')
+      .whereIn('event_id', smallEvents)
+      .where('status', 'signed_on')
+      .groupBy('event_id')
+      .havingRaw('count(*) > 2')
+      .select('event_id');
     extra.oversoldEvents = overbooked.length;
 
     /**
@@ -526,7 +650,12 @@ async function main() {
     const N = 5000;
     const sendMessages = async (name: string, count: number, tag: string, endToEnd: string) => {
       const before = smtp.count;
-      const msgs = Array.from({ length: count }, (_, i) => ({ method: 'POST', path: '/api/messages', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `Bench ${tag} ${i}`, text: 'Benchmark message', send_medium: 'email' }) }));
+      const msgs = Array.from({ length: count }, (_, i) => ({
+        method: 'POST',
+        path: '/api/messages',
+        headers: { ...H, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `Bench ${tag} ${i}`, text: 'Benchmark message', send_medium: 'email' }),
+      }));
       const m0 = Date.now();
       const e2eGroups = groupsOf(apiPid);
       const e2eCpu0 = cpuOf(e2eGroups);
@@ -554,12 +683,23 @@ async function main() {
       });
     };
     if (wanted('POST /api/messages (5,000, e-mail)')) {
-      await sendMessages(`POST /api/messages, cold (first ${MESSAGES_COLD.toLocaleString('en')} of the process)`, MESSAGES_COLD, 'cold', `messages end to end to the SMTP sink, cold (first ${MESSAGES_COLD.toLocaleString('en')})`);
+      await sendMessages(
+        `POST /api/messages, cold (first ${MESSAGES_COLD.toLocaleString('en')} of the process)`,
+        MESSAGES_COLD,
+        'cold',
+        `messages end to end to the SMTP sink, cold (first ${MESSAGES_COLD.toLocaleString('en')})`,
+      );
       await sendMessages('POST /api/messages (5,000, e-mail)', N, 'steady', 'messages end to end to the SMTP sink');
     }
     // the reports (issue 38): the competence matrix (JSON, XLSX, CSV) and the compliance summary of the large root (reports-bench.ts)
     await reportScenarios({
-      base, headers: H, rootOrg, rows, say, wanted, apiPid,
+      base,
+      headers: H,
+      rootOrg,
+      rows,
+      say,
+      wanted,
+      apiPid,
       cpuWindow: () => {
         const groups = groupsOf(apiPid);
         const c0 = cpuOf(groups);
@@ -568,7 +708,14 @@ async function main() {
     });
     // the calendar (issue 35): event creation, and a cancel's notices end to end (calendar-bench.ts)
     await calendarScenarios({
-      base, headers: H, knex, smtp, rows, say, wanted, rounds: Number(flags['cancel-rounds']),
+      base,
+      headers: H,
+      knex,
+      smtp,
+      rows,
+      say,
+      wanted,
+      rounds: Number(flags['cancel-rounds']),
       measure: (scenario, load) => measure(scenario, load),
       cpuWindow: () => {
         const groups = groupsOf(apiPid);
@@ -578,7 +725,12 @@ async function main() {
     });
     // the bulk import (issue 36): 10,000 persons and 50,000 registrations from CSV (import-bench.ts)
     await importScenarios({
-      base, headers: H, knex, rows, say, wanted,
+      base,
+      headers: H,
+      knex,
+      rows,
+      say,
+      wanted,
       apiPid,
       workerPids: () => descendantsOf(api.pid!).filter((p) => p !== api.pid),
       cpuWindow: () => {

@@ -57,7 +57,15 @@ export async function calendarScenarios(b: CalendarBench): Promise<void> {
       method: 'POST',
       path: '/api/events',
       headers: { ...b.headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ event_data: { competence_id: course, title: `Bench event ${i}`, startdate: `2040-0${1 + (i % 9)}-1${i % 10}T09:00`, enddate: `2040-0${1 + (i % 9)}-1${i % 10}T15:00`, max_participants: 20 } }),
+      body: JSON.stringify({
+        event_data: {
+          competence_id: course,
+          title: `Bench event ${i}`,
+          startdate: `2040-0${1 + (i % 9)}-1${i % 10}T09:00`,
+          enddate: `2040-0${1 + (i % 9)}-1${i % 10}T15:00`,
+          max_participants: 20,
+        },
+      }),
     }));
     await b.measure(EVENT_CREATION, { url: b.base, requests });
   }
@@ -75,10 +83,19 @@ export async function calendarScenarios(b: CalendarBench): Promise<void> {
   for (let round = 0; round < b.rounds; round++) {
     const [{ id }] = await db()
       .table('events')
-      .insert({ competence_id: course, title: `Bench cancel ${round} ${Date.now()}`, starts_at: '2041-01-10T08:00:00Z', ends_at: '2041-01-10T15:00:00Z', max_participants: PARTICIPANTS })
+      .insert({
+        competence_id: course,
+        title: `Bench cancel ${round} ${Date.now()}`,
+        starts_at: '2041-01-10T08:00:00Z',
+        ends_at: '2041-01-10T15:00:00Z',
+        max_participants: PARTICIPANTS,
+      })
       .returning('id');
     const names = Array.from({ length: PARTICIPANTS }, (_, i) => `p${1 + ((round * PARTICIPANTS + i) % 9990)}`);
-    await b.knex.raw(`insert into ${SCHEMA}.person_events (person_id, event_id, status) select id, ?, 'signed_on' from ${SCHEMA}.persons where user_name = any(?)`, [id, names]);
+    await b.knex.raw(
+      `insert into ${SCHEMA}.person_events (person_id, event_id, status) select id, ?, 'signed_on' from ${SCHEMA}.persons where user_name = any(?)`,
+      [id, names],
+    );
     const before = b.smtp.count;
     const endCpu = b.cpuWindow();
     const t0 = Date.now();

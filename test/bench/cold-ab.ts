@@ -14,7 +14,16 @@ import { swtToken } from './generate-tenants';
  * On a shared machine whose load swings, rounds that alternate are the comparison that holds.
  *   npx tsx test/bench/cold-ab.ts --data DIR --a CHECKOUT_A --b CHECKOUT_B [--rounds 3] [--seconds 10]
  */
-const { values: flags } = parseArgs({ options: { data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '10' }, tenants: { type: 'string', default: '1000' } } });
+const { values: flags } = parseArgs({
+  options: {
+    data: { type: 'string' },
+    a: { type: 'string' },
+    b: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '10' },
+    tenants: { type: 'string', default: '1000' },
+  },
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
@@ -25,28 +34,50 @@ async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const token = `SWT ${swtToken('user')}`;
-  const requests = Array.from({ length: Number(flags.tenants) - 1 }, (_, i) => ({ method: 'GET', path: '/api/person', headers: { Host: `bench${String(i + 1).padStart(4, '0')}.bench.localhost`, Authorization: token } }));
+  const requests = Array.from({ length: Number(flags.tenants) - 1 }, (_, i) => ({
+    method: 'GET',
+    path: '/api/person',
+    headers: { Host: `bench${String(i + 1).padStart(4, '0')}.bench.localhost`, Authorization: token },
+  }));
   const results: Record<string, { p99: number; total: number }[]> = { a: [], b: [] };
   for (let round = 0; round < Number(flags.rounds); round++) {
     for (const side of round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
       const checkout = path.resolve(flags[side]!);
       const api: ChildProcess = spawn(process.execPath, [...startFlags(checkout), '--import', 'tsx', path.join(checkout, 'src/main.ts')], {
         cwd: checkout,
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1', API_RATE_LIMIT_CEILING_PER_MINUTE: '0', SMTP_URL: 'smtp://127.0.0.1:1' },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DATABASE_URL: pg.url,
+          REDIS_URL: redis.url,
+          LOG_LEVEL: 'warn',
+          HOST: '127.0.0.1',
+          API_RATE_LIMIT_CEILING_PER_MINUTE: '0',
+          SMTP_URL: 'smtp://127.0.0.1:1',
+        },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       const t0 = Date.now();
-      while (!(await fetch(`${base}/readyz`).then((r) => r.ok, () => false))) await sleep(100);
+      while (
+        !(await fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        await sleep(100);
       const startS = (Date.now() - t0) / 1000;
       const r = await runLoad({ url: base, requests, connections: 32, duration: Number(flags.seconds) });
       results[side].push({ p99: r.p99, total: r.total });
-      console.log(`round ${round + 1} ${side}: ready after ${startS.toFixed(1)} s; first ${flags.seconds} s: p99 ${r.p99} ms, p50 ${r.p50} ms, ${r.total} requests, ${r.errors + r.non2xx} errors`);
+      console.log(
+        `round ${round + 1} ${side}: ready after ${startS.toFixed(1)} s; first ${flags.seconds} s: p99 ${r.p99} ms, p50 ${r.p50} ms, ${r.total} requests, ${r.errors + r.non2xx} errors`,
+      );
       const exited = new Promise((res) => api.once('exit', res));
       api.kill('SIGTERM');
       await Promise.race([exited, sleep(30_000).then(() => api.kill('SIGKILL'))]);
     }
   }
-  for (const side of ['a', 'b'] as const) console.log(`${side}: median p99 ${median(results[side].map((x) => x.p99))} ms, median requests ${median(results[side].map((x) => x.total))}`);
+  for (const side of ['a', 'b'] as const)
+    console.log(`${side}: median p99 ${median(results[side].map((x) => x.p99))} ms, median requests ${median(results[side].map((x) => x.total))}`);
   await redis.stop();
   await pg.stop();
 }

@@ -59,7 +59,11 @@ export const MIX: [cls: string, kind: Kind, weight: number][] = [
 ];
 
 /** Mandatory competences per role index (day-tenants.ts: r0 c0 c4, r1 c1 c5, r2 c2 c3). */
-const REQUIRED = [[0, 4], [1, 5], [2, 3]];
+const REQUIRED = [
+  [0, 4],
+  [1, 5],
+  [2, 3],
+];
 
 /** The first array in an answer's envelope (person, personcompetence, event, ...). */
 export function items(body: any): any[] {
@@ -87,7 +91,10 @@ export class DayActions {
   private serial = 0;
   private readonly swt = new Map<string, string>();
 
-  constructor(private readonly tenants: DayTenantLogins[], private readonly rnd: () => number) {
+  constructor(
+    private readonly tenants: DayTenantLogins[],
+    private readonly rnd: () => number,
+  ) {
     for (const t of tenants) this.models.set(t.host, new TenantModel(t));
   }
 
@@ -153,28 +160,59 @@ export class DayActions {
         return { cls, kind: 'read', req: get(path) };
       }
       case 'person competences':
-        return { cls, kind: 'read', req: this.rnd() < 0.5 ? get(`/api/personcompetences?user_name=${u}${this.rnd() < 0.5 ? '&view=full' : ''}`) : get('/api/personcompetences', this.selfH(t, u)) };
+        return {
+          cls,
+          kind: 'read',
+          req:
+            this.rnd() < 0.5
+              ? get(`/api/personcompetences?user_name=${u}${this.rnd() < 0.5 ? '&view=full' : ''}`)
+              : get('/api/personcompetences', this.selfH(t, u)),
+        };
       case 'person competences missing':
-        return { cls, kind: 'read', req: this.rnd() < 0.5 ? get(`/api/personcompetences?state=missing&user_name=${u}`) : get('/api/personcompetences?state=missing', this.selfH(t, u)) };
+        return {
+          cls,
+          kind: 'read',
+          req: this.rnd() < 0.5 ? get(`/api/personcompetences?state=missing&user_name=${u}`) : get('/api/personcompetences?state=missing', this.selfH(t, u)),
+        };
       case 'events list': {
-        const path = this.pick(['/api/events?mode=future', '/api/events?mode=future&view=full', `/api/events?competence_id=${this.pick(t.competences.slice(0, 4))}`, '/api/events?mode=all&limit=5&offset=5', '/api/events?mode=future&user_check=1']);
+        const path = this.pick([
+          '/api/events?mode=future',
+          '/api/events?mode=future&view=full',
+          `/api/events?competence_id=${this.pick(t.competences.slice(0, 4))}`,
+          '/api/events?mode=all&limit=5&offset=5',
+          '/api/events?mode=future&user_check=1',
+        ]);
         return { cls, kind: 'read', req: get(path, this.rnd() < 0.7 ? this.selfH(t, u) : S) };
       }
       case 'check_join':
         return { cls, kind: 'read', req: get(`/api/events/${fe}/check_join`, this.selfH(t, u)) };
       case 'participants':
-        return { cls, kind: 'read', req: get(`/api/participants/${this.pick([...t.futureEvents, ...t.pastEvents])}${this.rnd() < 0.5 ? '?view=full' : '?limit=20'}`) };
+        return {
+          cls,
+          kind: 'read',
+          req: get(`/api/participants/${this.pick([...t.futureEvents, ...t.pastEvents])}${this.rnd() < 0.5 ? '?view=full' : '?limit=20'}`),
+        };
       case 'competence level':
-        return { cls, kind: 'read', req: this.rnd() < 0.5 ? get(`/api/competencelevel?organisation_id=${this.pick(t.departments)}`) : get('/api/competencelevel', this.selfH(t, u)) };
+        return {
+          cls,
+          kind: 'read',
+          req: this.rnd() < 0.5 ? get(`/api/competencelevel?organisation_id=${this.pick(t.departments)}`) : get('/api/competencelevel', this.selfH(t, u)),
+        };
       case 'person update': {
         const lastname = `Last${u.slice(1)}-${n}`;
         return {
-          cls, kind: 'write', locks: [`${t.host}|${u}`],
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|${u}`],
           req: { method: 'PUT', path: `/api/persons/${u}`, headers: S, body: { person_data: { lastname } } },
           after: () => [
             { what: 'GET /api/persons/[user_name]', req: get(`/api/persons/${u}`), shows: (_s, b) => items(b)[0]?.lastname === lastname },
             { what: 'GET /api/person (self)', req: get('/api/person', this.selfH(t, u)), shows: (_s, b) => items(b)[0]?.lastname === lastname },
-            { what: 'GET /api/persons?organisation_id', req: get(`/api/persons?organisation_id=${p.org}&limit=100`), shows: (_s, b) => items(b).find((x) => x.user_name === u)?.lastname === lastname },
+            {
+              what: 'GET /api/persons?organisation_id',
+              req: get(`/api/persons?organisation_id=${p.org}&limit=100`),
+              shows: (_s, b) => items(b).find((x) => x.user_name === u)?.lastname === lastname,
+            },
           ],
         };
       }
@@ -182,15 +220,29 @@ export class DayActions {
         const old = m.roleOf.get(u)!;
         const role = this.pick(t.roles.filter((r) => r !== old));
         return {
-          cls, kind: 'write', locks: [`${t.host}|${u}`],
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|${u}`],
           req: { method: 'PUT', path: `/api/persons/${u}`, headers: S, body: { role_ids: [role] } },
           after: () => {
             m.roleOf.set(u, role);
             const missing = this.missing(t, m, u);
             return [
-              { what: 'GET /api/persons?role_ids (new role)', req: get(`/api/persons?role_ids=${role}&limit=100`), shows: (_s, b) => items(b).some((x) => x.user_name === u) },
-              { what: 'GET /api/persons?role_ids (old role)', req: get(`/api/persons?role_ids=${old}&limit=100`), shows: (_s, b) => !items(b).some((x) => x.user_name === u) },
-              { what: 'GET /api/personcompetences?state=missing', req: get(`/api/personcompetences?state=missing&user_name=${u}`), shows: (_s, b) => sameIds(items(b), missing) },
+              {
+                what: 'GET /api/persons?role_ids (new role)',
+                req: get(`/api/persons?role_ids=${role}&limit=100`),
+                shows: (_s, b) => items(b).some((x) => x.user_name === u),
+              },
+              {
+                what: 'GET /api/persons?role_ids (old role)',
+                req: get(`/api/persons?role_ids=${old}&limit=100`),
+                shows: (_s, b) => !items(b).some((x) => x.user_name === u),
+              },
+              {
+                what: 'GET /api/personcompetences?state=missing',
+                req: get(`/api/personcompetences?state=missing&user_name=${u}`),
+                shows: (_s, b) => sameIds(items(b), missing),
+              },
             ];
           },
         };
@@ -204,15 +256,30 @@ export class DayActions {
           ? { method: 'DELETE', path: `/api/personcompetences/${c}?user_name=${u}`, headers: S }
           : { method: 'PUT', path: `/api/personcompetences/${c}`, headers: S, body: { user_name: u, date: '2026-01-12' } };
         return {
-          cls, kind: 'write', locks: [`${t.host}|${u}`], req,
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|${u}`],
+          req,
           after: () => {
             if (has) m.held.delete(key);
             else m.held.add(key);
             const missing = this.missing(t, m, u);
             return [
-              { what: 'GET /api/personcompetences', req: get(`/api/personcompetences?user_name=${u}`), shows: (_s, b) => items(b).some((x) => x.competence_id === c) === !has },
-              { what: 'GET /api/personcompetences (self)', req: get('/api/personcompetences', this.selfH(t, u)), shows: (_s, b) => items(b).some((x) => x.competence_id === c) === !has },
-              { what: 'GET /api/personcompetences?state=missing', req: get(`/api/personcompetences?state=missing&user_name=${u}`), shows: (_s, b) => sameIds(items(b), missing) },
+              {
+                what: 'GET /api/personcompetences',
+                req: get(`/api/personcompetences?user_name=${u}`),
+                shows: (_s, b) => items(b).some((x) => x.competence_id === c) === !has,
+              },
+              {
+                what: 'GET /api/personcompetences (self)',
+                req: get('/api/personcompetences', this.selfH(t, u)),
+                shows: (_s, b) => items(b).some((x) => x.competence_id === c) === !has,
+              },
+              {
+                what: 'GET /api/personcompetences?state=missing',
+                req: get(`/api/personcompetences?state=missing&user_name=${u}`),
+                shows: (_s, b) => sameIds(items(b), missing),
+              },
             ];
           },
         };
@@ -221,18 +288,35 @@ export class DayActions {
         const key = `${fe}:${u}`;
         const on = m.signedOn.has(key);
         const H = this.selfH(t, u);
-        const req: Req = on ? { method: 'PUT', path: `/api/personevents/${fe}`, headers: H, body: { action: 'off' } } : { method: 'POST', path: `/api/personevents/${fe}`, headers: H, body: {} };
+        const req: Req = on
+          ? { method: 'PUT', path: `/api/personevents/${fe}`, headers: H, body: { action: 'off' } }
+          : { method: 'POST', path: `/api/personevents/${fe}`, headers: H, body: {} };
         return {
-          cls, kind: 'write', locks: [`${t.host}|${u}`], req,
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|${u}`],
+          req,
           after: () => {
             if (on) m.signedOn.delete(key);
             else m.signedOn.add(key);
             const signedOn = (b: any) => items(b).some((x) => x.status === 'signed_on');
             return [
               { what: 'GET /api/personevents/[event_id] (self)', req: get(`/api/personevents/${fe}`, H), shows: (_s, b) => signedOn(b) === !on },
-              { what: 'GET /api/events/[event_id]/check_join (self)', req: get(`/api/events/${fe}/check_join`, H), shows: (_s, b) => (b?.reason ?? []).includes('already_joined') === !on },
-              { what: 'GET /api/persons?event_id', req: get(`/api/persons?event_id=${fe}&limit=100`), shows: (_s, b) => items(b).some((x) => x.user_name === u) === !on },
-              { what: 'GET /api/participants/[event_id]', req: get(`/api/participants/${fe}?limit=100`), shows: (_s, b) => items(b).some((x) => x.user_name === u) === !on },
+              {
+                what: 'GET /api/events/[event_id]/check_join (self)',
+                req: get(`/api/events/${fe}/check_join`, H),
+                shows: (_s, b) => (b?.reason ?? []).includes('already_joined') === !on,
+              },
+              {
+                what: 'GET /api/persons?event_id',
+                req: get(`/api/persons?event_id=${fe}&limit=100`),
+                shows: (_s, b) => items(b).some((x) => x.user_name === u) === !on,
+              },
+              {
+                what: 'GET /api/participants/[event_id]',
+                req: get(`/api/participants/${fe}?limit=100`),
+                shows: (_s, b) => items(b).some((x) => x.user_name === u) === !on,
+              },
             ];
           },
         };
@@ -243,11 +327,19 @@ export class DayActions {
         const key = `${pe}:${who}`;
         const passed = ((m.passed.get(key) ?? 0) + 1 + Math.floor(this.rnd() * 50)) % 101;
         return {
-          cls, kind: 'write', locks: [`${t.host}|${key}`],
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|${key}`],
           req: { method: 'PUT', path: `/api/participants/${pe}/${who}`, headers: S, body: { passed, met: 1 } },
           after: () => {
             m.passed.set(key, passed);
-            return [{ what: 'GET /api/participants/[event_id]/[user_name]', req: get(`/api/participants/${pe}/${who}`), shows: (_s, b) => (items(b)[0] ?? b?.participant)?.passed === passed }];
+            return [
+              {
+                what: 'GET /api/participants/[event_id]/[user_name]',
+                req: get(`/api/participants/${pe}/${who}`),
+                shows: (_s, b) => (items(b)[0] ?? b?.participant)?.passed === passed,
+              },
+            ];
           },
         };
       }
@@ -255,7 +347,9 @@ export class DayActions {
         const title = `Day course ${fe}, edit ${n}`;
         const ofList = (b: any) => items(b).find((x) => x.event_id === fe)?.title === title;
         return {
-          cls, kind: 'write', locks: [`${t.host}|e${fe}`],
+          cls,
+          kind: 'write',
+          locks: [`${t.host}|e${fe}`],
           req: { method: 'PUT', path: `/api/events/${fe}`, headers: S, body: { event_data: { title } } },
           after: () => [
             { what: 'GET /api/events/[event_id]', req: get(`/api/events/${fe}`), shows: (_s, b) => items(b)[0]?.title === title },
@@ -267,8 +361,14 @@ export class DayActions {
       case 'message': {
         const title = `Day message ${n}`;
         return {
-          cls, kind: 'message',
-          req: { method: 'POST', path: '/api/messages', headers: S, body: { user_name: u, title, text: 'Your course starts next week.', send_medium: 'email' } },
+          cls,
+          kind: 'message',
+          req: {
+            method: 'POST',
+            path: '/api/messages',
+            headers: S,
+            body: { user_name: u, title, text: 'Your course starts next week.', send_medium: 'email' },
+          },
           after: (b) => {
             const id = items(b)[0]?.message_id;
             return [{ what: 'GET /api/messages/[message_id]', req: get(`/api/messages/${id}`), shows: (_s, r) => items(r)[0]?.title === title }];
@@ -276,7 +376,17 @@ export class DayActions {
         };
       }
       case 'report':
-        return { cls, kind: 'report', req: get(this.pick([`/api/reports/compliance?organisation_id=${t.rootOrg}`, `/api/reports/competencematrix?organisation_id=${this.pick(t.departments)}`, `/api/reports/competencematrix?organisation_id=${t.rootOrg}&format=csv`])) };
+        return {
+          cls,
+          kind: 'report',
+          req: get(
+            this.pick([
+              `/api/reports/compliance?organisation_id=${t.rootOrg}`,
+              `/api/reports/competencematrix?organisation_id=${this.pick(t.departments)}`,
+              `/api/reports/competencematrix?organisation_id=${t.rootOrg}&format=csv`,
+            ]),
+          ),
+        };
       default:
         throw new Error(`unknown class ${cls}`);
     }
@@ -285,7 +395,10 @@ export class DayActions {
   /** The state the acknowledged writes left, per tenant host: the next run of the mix starts from it. */
   state(): Record<string, Pick<DayTenantData, 'signedOn' | 'held' | 'persons'>> {
     return Object.fromEntries(
-      [...this.models].map(([host, m]) => [host, { signedOn: [...m.signedOn], held: [...m.held], persons: m.t.persons.map((p) => ({ ...p, role: m.roleOf.get(p.user)! })) }]),
+      [...this.models].map(([host, m]) => [
+        host,
+        { signedOn: [...m.signedOn], held: [...m.held], persons: m.t.persons.map((p) => ({ ...p, role: m.roleOf.get(p.user)! })) },
+      ]),
     );
   }
 

@@ -109,10 +109,22 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
   fs.chmodSync(work, 0o755);
   const mark = path.join(work, 'day-provisioned.json');
   const reuse = fs.existsSync(mark);
-  if (reuse && JSON.stringify(JSON.parse(fs.readFileSync(mark, 'utf8'))) !== JSON.stringify({ tenants: o.tenants, persons: o.persons })) throw new Error(`${work} was provisioned with other --tenants / --day-persons`);
+  if (reuse && JSON.stringify(JSON.parse(fs.readFileSync(mark, 'utf8'))) !== JSON.stringify({ tenants: o.tenants, persons: o.persons }))
+    throw new Error(`${work} was provisioned with other --tenants / --day-persons`);
   const rows: Row[] = [];
-  const extra: Record<string, unknown> = { scenario: 'day', tenants: o.tenants, personsPerTenant: o.persons, cores: os.cpus().length, loadavgAtStart: os.loadavg()[0].toFixed(2) };
-  const pg = await startLocalPostgres({ dataDir: path.join(work, 'pg'), persistent: Boolean(o.data), fsync: false, extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on', '-c', 'max_connections=300'] });
+  const extra: Record<string, unknown> = {
+    scenario: 'day',
+    tenants: o.tenants,
+    personsPerTenant: o.persons,
+    cores: os.cpus().length,
+    loadavgAtStart: os.loadavg()[0].toFixed(2),
+  };
+  const pg = await startLocalPostgres({
+    dataDir: path.join(work, 'pg'),
+    persistent: Boolean(o.data),
+    fsync: false,
+    extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on', '-c', 'max_connections=300'],
+  });
   const redis = await startLocalRedis({ dir: path.join(work, 'redis') });
   const smtp = await startCountingSink();
   const c = buildContainer(loadEnv({ LOG_LEVEL: 'warn' }), { databaseUrl: pg.url, redisUrl: redis.url });
@@ -125,27 +137,53 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
       const importer = c.resolve(TenantImporter);
       const t0 = Date.now();
       let done = 0;
-      await forEachBounded(Array.from({ length: o.tenants }, (_, i) => i + 1), 4, async (i) => {
-        await importer.import(dayTenant(i, hash, o.persons, BENCH_CONFIG), { onProgress: () => {} });
-        if (++done % 100 === 0) say(`provisioned ${done}/${o.tenants} day tenants`);
-      });
+      await forEachBounded(
+        Array.from({ length: o.tenants }, (_, i) => i + 1),
+        4,
+        async (i) => {
+          await importer.import(dayTenant(i, hash, o.persons, BENCH_CONFIG), { onProgress: () => {} });
+          if (++done % 100 === 0) say(`provisioned ${done}/${o.tenants} day tenants`);
+        },
+      );
       const seconds = (Date.now() - t0) / 1000;
-      rows.push({ scenario: `day: create + migrate + import ${o.tenants} tenants (${o.persons} persons each)`, seconds, note: `${(o.tenants / seconds).toFixed(1)} tenants/s` });
+      rows.push({
+        scenario: `day: create + migrate + import ${o.tenants} tenants (${o.persons} persons each)`,
+        seconds,
+        note: `${(o.tenants / seconds).toFixed(1)} tenants/s`,
+      });
       fs.writeFileSync(mark, JSON.stringify({ tenants: o.tenants, persons: o.persons }));
     }
     await knex.raw('create extension if not exists pg_stat_statements with schema public');
     const statements = async () => Number((await knex.raw('select coalesce(sum(calls), 0) as n from public.pg_stat_statements')).rows[0].n);
 
-    const env = { ...process.env, DATABASE_URL: pg.url, REDIS_URL: redis.url, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN, API_RATE_LIMIT_CEILING_PER_MINUTE: '0', WEB_CONCURRENCY: '1' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: pg.url,
+      REDIS_URL: redis.url,
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PLATFORM_ADMIN_TOKEN: PLATFORM_TOKEN,
+      API_RATE_LIMIT_CEILING_PER_MINUTE: '0',
+      WEB_CONCURRENCY: '1',
+    };
     const flags = startFlags(path.resolve(__dirname, '../..'));
-    const workers = spawn(process.execPath, [...flags, ...TSX, path.resolve(__dirname, '../../workers/main.ts')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const workers = spawn(process.execPath, [...flags, ...TSX, path.resolve(__dirname, '../../workers/main.ts')], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     children.push(workers);
     const ports = [await freePort(), await freePort()];
     const bases = ports.map((p) => `http://127.0.0.1:${p}`);
     let apis: ChildProcess[] = [];
     const startApis = async (extraEnv: Record<string, string> = {}) => {
       await Promise.all(apis.map(stopChild));
-      apis = ports.map((p) => spawn(process.execPath, [...flags, ...TSX, path.resolve(__dirname, '../../src/api.ts')], { env: { ...env, ...extraEnv, PORT: String(p) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+      apis = ports.map((p) =>
+        spawn(process.execPath, [...flags, ...TSX, path.resolve(__dirname, '../../src/api.ts')], {
+          env: { ...env, ...extraEnv, PORT: String(p) },
+          stdio: ['ignore', 'inherit', 'inherit'],
+        }),
+      );
       children.push(...apis);
       await Promise.all(bases.map(waitReady));
     };
@@ -163,23 +201,39 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
 
     // logins: the back office and u1 of every tenant, on the two processes in turn (sessions live in Redis)
     say(`logging in the back office and u1 of ${o.tenants} tenants`);
-    const schemas: { slug: string; schema: string }[] = await knex.withSchema('platform').table('tenants').select('slug', 'schema_name as schema').where('slug', 'like', 'day%').orderBy('slug');
+    const schemas: { slug: string; schema: string }[] = await knex
+      .withSchema('platform')
+      .table('tenants')
+      .select('slug', 'schema_name as schema')
+      .where('slug', 'like', 'day%')
+      .orderBy('slug');
     const agent = new http.Agent({ keepAlive: true });
     const tenants: DayTenantLogins[] = [];
     let k = 0;
     // with --data, the sessions of the last run (Redis keeps them, append-only) when they still answer
     const loginsFile = path.join(work, 'day-logins.json');
-    const kept: Record<string, { superCookie: string; sessions: Record<string, string> }> = fs.existsSync(loginsFile) ? JSON.parse(fs.readFileSync(loginsFile, 'utf8')) : {};
+    const kept: Record<string, { superCookie: string; sessions: Record<string, string> }> = fs.existsSync(loginsFile)
+      ? JSON.parse(fs.readFileSync(loginsFile, 'utf8'))
+      : {};
     const stillValid = async (host: string) => {
       const s = kept[host];
       if (!s) return false;
-      const [a, b] = await Promise.all([s.superCookie, s.sessions.u1].map((cookie) => sendOn(agent, bases[0], { method: 'GET', path: '/api/person', headers: { Host: host, Cookie: cookie } })));
+      const [a, b] = await Promise.all(
+        [s.superCookie, s.sessions.u1].map((cookie) =>
+          sendOn(agent, bases[0], { method: 'GET', path: '/api/person', headers: { Host: host, Cookie: cookie } }),
+        ),
+      );
       return a.status === 200 && b.status === 200;
     };
     await forEachBounded(schemas, 8, async ({ slug, schema }) => {
       const host = `${slug}.bench.localhost`;
       const login = async (user: string) => {
-        const r = await sendOn(agent, bases[k++ % 2], { method: 'POST', path: '/api/login', headers: { Host: host }, body: { user_name: user, password: BENCH_PASSWORD, login: 1 } });
+        const r = await sendOn(agent, bases[k++ % 2], {
+          method: 'POST',
+          path: '/api/login',
+          headers: { Host: host },
+          body: { user_name: user, password: BENCH_PASSWORD, login: 1 },
+        });
         if (r.status !== 200) throw new Error(`login ${user}@${host}: ${r.status} ${JSON.stringify(r.body)}`);
         return `tg-visit=${r.body.login?.[0]?.session_id ?? r.body.session_id}`;
       };
@@ -221,18 +275,39 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
         r.checks.count ? `${r.checks.count} read-backs from the other process, ${r.checks.stale} stale, ${r.checks.errors} failed` : '',
         hitRatio === undefined ? '' : `cache hit ratio ${(hitRatio * 100).toFixed(1)} % of ${asked} lookups`,
         r.leading ? `p99 first ${r.leading.seconds} s ${r.leading.p99.toFixed(0)} ms, after ${r.leading.restP99.toFixed(0)} ms` : '',
-      ].filter(Boolean).join('; ');
+      ]
+        .filter(Boolean)
+        .join('; ');
       const worstP99 = (kind: string) => Math.max(0, ...r.classes.filter((x) => x.kind === kind).map((x) => x.p99));
-      say(`${name}: ${served} requests in ${r.seconds.toFixed(1)} s, errors ${errors}, worst p99 read ${worstP99('read').toFixed(0)} write ${Math.max(worstP99('write'), worstP99('message')).toFixed(0)} ms; ${note}`);
+      say(
+        `${name}: ${served} requests in ${r.seconds.toFixed(1)} s, errors ${errors}, worst p99 read ${worstP99('read').toFixed(0)} write ${Math.max(worstP99('write'), worstP99('message')).toFixed(0)} ms; ${note}`,
+      );
       // every stale answer is printed (there should be none), a few of the failures
-      for (const e of [...r.errorExamples.slice(0, 3), ...r.checks.examples.filter((x) => x.startsWith('stale')), ...r.checks.examples.filter((x) => !x.startsWith('stale')).slice(0, 3)]) say(`  ${e}`);
+      for (const e of [
+        ...r.errorExamples.slice(0, 3),
+        ...r.checks.examples.filter((x) => x.startsWith('stale')),
+        ...r.checks.examples.filter((x) => !x.startsWith('stale')).slice(0, 3),
+      ])
+        say(`  ${e}`);
       const sorted = r.classes.map((x) => x.p99);
-      rows.push({ scenario: name, rps: (served - r.checks.count) / r.seconds, p50: Math.min(...r.classes.map((x) => x.p50)), p99: Math.max(...sorted), errors, cpu, cpuMs, statements: (s1 - s0) / Math.max(1, served), seconds: r.seconds, note: `${note}; p50/p99: the lowest class p50 and the highest class p99` });
+      rows.push({
+        scenario: name,
+        rps: (served - r.checks.count) / r.seconds,
+        p50: Math.min(...r.classes.map((x) => x.p50)),
+        p99: Math.max(...sorted),
+        errors,
+        cpu,
+        cpuMs,
+        statements: (s1 - s0) / Math.max(1, served),
+        seconds: r.seconds,
+        note: `${note}; p50/p99: the lowest class p50 and the highest class p99`,
+      });
       if (opts.perClass) for (const x of r.classes) rows.push({ scenario: `  ${x.cls} (${x.kind})`, rps: x.rps, p50: x.p50, p99: x.p99, errors: x.errors });
       return { r, cpuMs, statements: (s1 - s0) / Math.max(1, served), hitRatio };
     };
     /** Every read class p99 ≤ 50 ms, every write and message class ≤ 100 ms, no error, nothing skipped (reports are not held to it). */
-    const meets = (r: DayMixResult) => r.skipped === 0 && r.classes.every((x) => x.errors === 0 && (x.kind === 'report' || x.p99 <= (x.kind === 'read' ? READ_P99 : WRITE_P99)));
+    const meets = (r: DayMixResult) =>
+      r.skipped === 0 && r.classes.every((x) => x.errors === 0 && (x.kind === 'report' || x.p99 <= (x.kind === 'read' ? READ_P99 : WRITE_P99)));
     const search = async (label: string) => {
       let rate = o.rate;
       let best = 0;
@@ -254,7 +329,11 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     say('starting both API processes again for the first minute');
     await knex.raw('select public.pg_stat_statements_reset()');
     await startApis();
-    const firstRun = await run(`day mix, first ${o.first} s after start`, { rate: o.rate, seconds: o.first + o.duration, leadingSeconds: o.first }, { perClass: false });
+    const firstRun = await run(
+      `day mix, first ${o.first} s after start`,
+      { rate: o.rate, seconds: o.first + o.duration, leadingSeconds: o.first },
+      { perClass: false },
+    );
     const steady = await run(`day mix, steady at ${o.rate}/s (caches on)`, { rate: o.rate, seconds: o.duration }, { perClass: true });
     extra.firstMinuteP99 = firstRun.r.leading?.p99;
     extra.steadyP99 = Math.max(...steady.r.classes.filter((x) => x.kind !== 'report').map((x) => x.p99));
@@ -272,7 +351,16 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
            from public.pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time + total_plan_time desc limit 3`,
       );
       top.push(`- ${cls}: ${dear.map((d: { calls: string; ms: string; query: string }) => `${d.ms} ms in ${d.calls} calls: \`${d.query}\``).join('; ')}`);
-      rows.push({ scenario: `  ${cls}, alone at ${perClassRate}/s`, rps: x?.rps, p50: x?.p50, p99: x?.p99, errors: x?.errors, cpuMs, statements: sql, note: hitRatio === undefined ? 'no cached read' : `cache hit ratio ${(hitRatio * 100).toFixed(1)} %` });
+      rows.push({
+        scenario: `  ${cls}, alone at ${perClassRate}/s`,
+        rps: x?.rps,
+        p50: x?.p50,
+        p99: x?.p99,
+        errors: x?.errors,
+        cpuMs,
+        statements: sql,
+        note: hitRatio === undefined ? 'no cached read' : `cache hit ratio ${(hitRatio * 100).toFixed(1)} %`,
+      });
     }
 
     // 3. the sustained rate, caches on

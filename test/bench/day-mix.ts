@@ -69,7 +69,10 @@ function quantile(sorted: number[], q: number): number {
 /** Sends one request on one agent; never rejects (status 0 for a failure). */
 export function sendOn(agent: http.Agent, base: string, req: Req, timeoutMs = 10_000): Promise<Reply> {
   const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-  const headers: Record<string, string> = { ...req.headers, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}) };
+  const headers: Record<string, string> = {
+    ...req.headers,
+    ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}),
+  };
   const t0 = performance.now();
   return new Promise((resolve) => {
     const r = http.request(`${base}${req.path}`, { method: req.method, headers, agent, timeout: timeoutMs }, (res) => {
@@ -139,11 +142,15 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
         checks.count++;
         if (back.status < 200 || back.status > 299) {
           checks.errors++;
-          if (checks.examples.length < 20) checks.examples.push(`read-back failed: ${a.req.method} ${a.req.path}; ${c.req.path} -> ${back.status} ${JSON.stringify(back.body).slice(0, 200)}`);
+          if (checks.examples.length < 20)
+            checks.examples.push(`read-back failed: ${a.req.method} ${a.req.path}; ${c.req.path} -> ${back.status} ${JSON.stringify(back.body).slice(0, 200)}`);
         } else if (!c.shows(back.status, back.body)) {
           w.stale++;
           checks.stale++;
-          if (checks.examples.length < 20) checks.examples.push(`stale: ${a.req.method} ${a.req.path} ${JSON.stringify(a.req.body ?? '')}; then ${c.req.path} -> ${JSON.stringify(back.body).slice(0, 300)}`);
+          if (checks.examples.length < 20)
+            checks.examples.push(
+              `stale: ${a.req.method} ${a.req.path} ${JSON.stringify(a.req.body ?? '')}; then ${c.req.path} -> ${JSON.stringify(back.body).slice(0, 300)}`,
+            );
         }
       }),
     );
@@ -192,8 +199,14 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
   let leading: DayMixResult['leading'];
   if (config.leadingSeconds) {
     const L = config.leadingSeconds * 1000;
-    const first = timed.filter(([at]) => at <= L).map(([, ms]) => ms).sort((a, b) => a - b);
-    const rest = timed.filter(([at]) => at > L).map(([, ms]) => ms).sort((a, b) => a - b);
+    const first = timed
+      .filter(([at]) => at <= L)
+      .map(([, ms]) => ms)
+      .sort((a, b) => a - b);
+    const rest = timed
+      .filter(([at]) => at > L)
+      .map(([, ms]) => ms)
+      .sort((a, b) => a - b);
     leading = { seconds: config.leadingSeconds, p99: quantile(first, 0.99), restP99: quantile(rest, 0.99), count: first.length };
   }
   const unknownHosts = [...new Set(retired.map((k) => k.split('|')[0]))];

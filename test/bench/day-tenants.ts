@@ -28,10 +28,24 @@ export function dayTenant(index: number, passwordHash: string, persons = DAY_PER
       { ref: 'c5', title: 'Formal 5', type: 'formal' },
     ],
     requirements: [
-      ['r0', 'c0'], ['r0', 'c4'], ['r1', 'c1'], ['r1', 'c5'], ['r2', 'c2'], ['r2', 'c3'],
+      ['r0', 'c0'],
+      ['r0', 'c4'],
+      ['r1', 'c1'],
+      ['r1', 'c5'],
+      ['r2', 'c2'],
+      ['r2', 'c3'],
     ].map(([role, competence]) => ({ role, competence, mandatory: true })),
     persons: [
-      { user_name: 'user', password_hash: passwordHash, firstname: 'Back', lastname: `Office ${index}`, email: `user@${slug}.example`, organisation: 'o0', roles: ['r0'], superuser: true },
+      {
+        user_name: 'user',
+        password_hash: passwordHash,
+        firstname: 'Back',
+        lastname: `Office ${index}`,
+        email: `user@${slug}.example`,
+        organisation: 'o0',
+        roles: ['r0'],
+        superuser: true,
+      },
       ...users.map((u, k) => ({
         user_name: u,
         password_hash: passwordHash,
@@ -45,8 +59,22 @@ export function dayTenant(index: number, passwordHash: string, persons = DAY_PER
     ],
     events: [
       // a week apart, seven hours each: no two overlap (check_join's conflicting_course)
-      ...Array.from({ length: 8 }, (_, e) => ({ ref: `f${e}`, competence: `c${e % 4}`, title: `Day course ${e}`, start: at(7 + 7 * e, 8), end: at(7 + 7 * e, 15), max_participants: persons + 10 })),
-      ...[0, 1].map((e) => ({ ref: `p${e}`, competence: `c${e}`, title: `Past course ${e}`, start: at(-30 - 7 * e, 8), end: at(-30 - 7 * e, 15), max_participants: persons + 10 })),
+      ...Array.from({ length: 8 }, (_, e) => ({
+        ref: `f${e}`,
+        competence: `c${e % 4}`,
+        title: `Day course ${e}`,
+        start: at(7 + 7 * e, 8),
+        end: at(7 + 7 * e, 15),
+        max_participants: persons + 10,
+      })),
+      ...[0, 1].map((e) => ({
+        ref: `p${e}`,
+        competence: `c${e}`,
+        title: `Past course ${e}`,
+        start: at(-30 - 7 * e, 8),
+        end: at(-30 - 7 * e, 15),
+        max_participants: persons + 10,
+      })),
     ],
     person_events: [0, 1].flatMap((e) => users.slice(0, 10).map((u) => ({ person: u, event: `p${e}` }))),
     person_competences: users.filter((_, k) => k % 2 === 0).map((u, k) => ({ person: u, competence: `c${k % 6}`, date: '2025-03-15' })),
@@ -78,7 +106,10 @@ export async function loadDayTenant(knex: Knex, schema: string, host: string): P
   const roles: number[] = await db().table('roles').orderBy('id').pluck('id');
   const competences: number[] = await db().table('competences').orderBy('id').pluck('id');
   const events: { id: number; starts_at: Date }[] = await db().table('events').orderBy('id').select('id', 'starts_at');
-  const persons: { id: number; user_name: string; organisation_id: number }[] = await db().table('persons').orderBy('id').select('id', 'user_name', 'organisation_id');
+  const persons: { id: number; user_name: string; organisation_id: number }[] = await db()
+    .table('persons')
+    .orderBy('id')
+    .select('id', 'user_name', 'organisation_id');
   const personRoles: { person_id: number; role_id: number }[] = await db().table('person_roles').select('person_id', 'role_id');
   const signOns: { person_id: number; event_id: number }[] = await db().table('person_events').where('status', 'signed_on').select('person_id', 'event_id');
   const held: { person_id: number; competence_id: number }[] = await db().table('person_competences').select('person_id', 'competence_id');

@@ -31,7 +31,9 @@ import { swtToken } from './generate-tenants';
  * their time split by whether the connection had met the tenant's schema before.
  *   npx tsx test/bench/first-request.ts --data DIR [--tenants 300] [--env '{"STARTUP_WARMUP":"0"}']
  */
-const { values: flags } = parseArgs({ options: { data: { type: 'string' }, tenants: { type: 'string', default: '300' }, env: { type: 'string', default: '{}' } } });
+const { values: flags } = parseArgs({
+  options: { data: { type: 'string' }, tenants: { type: 'string', default: '300' }, env: { type: 'string', default: '{}' } },
+});
 if (!flags.data) throw new Error('--data DIR (a directory `npm run bench -- --data DIR` provisioned)');
 const N = Number(flags.tenants);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
@@ -119,7 +121,9 @@ async function main() {
     process.stdout.write(`${row}\n`);
   };
   console.log(`start (tenant cache, connections, before listening): ${startMs.toFixed(0)} ms`);
-  console.log('| phase | requests | wall ms (median) | API CPU ms/req | PostgreSQL CPU ms/req | statements/req | on a connection new to the schema /req | ms per such statement | ms per other statement |');
+  console.log(
+    '| phase | requests | wall ms (median) | API CPU ms/req | PostgreSQL CPU ms/req | statements/req | on a connection new to the schema /req | ms per such statement | ms per other statement |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   const ids = Array.from({ length: N }, (_, k) => k + 2);
   await phase('A. first request of the process', [1]);
@@ -131,7 +135,11 @@ async function main() {
   const more = Array.from({ length: Math.min(100, 997 - N) }, (_, k) => N + 2 + k);
   await phase('E. first request, tenant cache emptied', more, () => c.resolve(TenantResolver).clear());
   // F: one more connection of a tenant group, as a request meets when its group has none free
-  const group = c.resolve(TENANT_POOLS).groups[0].client as { pool: { numFree(): number; numUsed(): number }; acquireRawConnection(): Promise<pg.Client>; destroyRawConnection(c: pg.Client): Promise<void> };
+  const group = c.resolve(TENANT_POOLS).groups[0].client as {
+    pool: { numFree(): number; numUsed(): number };
+    acquireRawConnection(): Promise<pg.Client>;
+    destroyRawConnection(c: pg.Client): Promise<void>;
+  };
   const opens: number[] = [];
   for (let k = 0; k < 10; k++) {
     const o0 = performance.now();

@@ -42,7 +42,16 @@ export function smallTenant(index: number, passwordHash: string) {
     competences: [{ ref: 'c1', title: 'Safety', type: 'course' }],
     requirements: [{ role: 'worker', competence: 'c1', mandatory: true }],
     persons: [
-      { user_name: 'user', password_hash: passwordHash, firstname: 'Bench', lastname: `User ${index}`, email: `user@${slug}.example`, organisation: 'root', roles: ['worker'], superuser: true },
+      {
+        user_name: 'user',
+        password_hash: passwordHash,
+        firstname: 'Bench',
+        lastname: `User ${index}`,
+        email: `user@${slug}.example`,
+        organisation: 'root',
+        roles: ['worker'],
+        superuser: true,
+      },
     ],
   };
 }

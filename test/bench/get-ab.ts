@@ -16,18 +16,28 @@ import { swtToken } from './generate-tenants';
  */
 const { values: flags } = parseArgs({
   options: {
-    data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' },
-    rounds: { type: 'string', default: '6' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' },
+    data: { type: 'string' },
+    a: { type: 'string' },
+    b: { type: 'string' },
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
     path: { type: 'string', default: '/api/person' },
     auth: { type: 'string', default: 'session' },
-    'a-node-args': { type: 'string', default: '' }, 'b-node-args': { type: 'string', default: '' },
+    'a-node-args': { type: 'string', default: '' },
+    'b-node-args': { type: 'string', default: '' },
   },
 });
 const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 
 async function requestsFor(api: CheckoutApi, hosts: string[]): Promise<LoadRequest[]> {
   const out: LoadRequest[] = [];
-  if (flags.auth === 'swt') return hosts.map((host) => ({ method: 'GET', path: flags.path, headers: { Host: host, Authorization: `SWT ${swtToken(host.startsWith('large.') ? 'p0' : 'user')}` } }));
+  if (flags.auth === 'swt')
+    return hosts.map((host) => ({
+      method: 'GET',
+      path: flags.path,
+      headers: { Host: host, Authorization: `SWT ${swtToken(host.startsWith('large.') ? 'p0' : 'user')}` },
+    }));
   for (const host of hosts) {
     const cookie = await login(api.base, host, host.startsWith('large.') ? 'p0' : 'user');
     out.push({ method: 'GET', path: flags.path, headers: { Host: host, Cookie: cookie } });
@@ -38,12 +48,16 @@ async function requestsFor(api: CheckoutApi, hosts: string[]): Promise<LoadReque
 runAb(flags.data!, async ({ knex, start }) => {
   const hosts: string[] = (await knex('platform.tenant_hosts').select('host')).map((r: { host: string }) => r.host);
   const sides: { api: CheckoutApi; requests: LoadRequest[]; cpu: number[]; rps: number[] }[] = [];
-  for (const [name, dir] of [['a', flags.a!], ['b', flags.b!]] as const) {
+  for (const [name, dir] of [
+    ['a', flags.a!],
+    ['b', flags.b!],
+  ] as const) {
     const api = await start(name, dir, flags[`${name}-node-args`].split(/\s+/).filter(Boolean));
     sides.push({ api, requests: await requestsFor(api, hosts), cpu: [], rps: [] });
     say(`${name}: ${dir} on ${api.base}, ${hosts.length} tenants`);
   }
-  const load = (s: (typeof sides)[number], seconds: number) => runLoad({ url: s.api.base, requests: s.requests, connections: Number(flags.connections), duration: seconds });
+  const load = (s: (typeof sides)[number], seconds: number) =>
+    runLoad({ url: s.api.base, requests: s.requests, connections: Number(flags.connections), duration: seconds });
   for (const s of sides) await load(s, 3); // warm: every tenant met, code paths compiled
   for (let round = 0; round < Number(flags.rounds); round++) {
     const order = round % 2 ? [sides[1], sides[0]] : sides;

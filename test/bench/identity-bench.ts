@@ -80,16 +80,22 @@ const basic = (c: { id: string; secret: string }) => `Basic ${Buffer.from(`${enc
 const TOKEN_BODY = 'grant_type=client_credentials';
 
 async function tokenOf(base: string, host: string, c: { id: string; secret: string }): Promise<string> {
-  const r = await send(`${base}/oauth/token`, { method: 'POST', headers: { Host: host, Authorization: basic(c), 'Content-Type': 'application/x-www-form-urlencoded' }, body: TOKEN_BODY });
+  const r = await send(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { Host: host, Authorization: basic(c), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: TOKEN_BODY,
+  });
   if (r.status !== 200) throw new Error(`POST /oauth/token on ${host}: ${r.status} ${r.text}`);
   return JSON.parse(r.text).access_token;
 }
 
 async function bounded<T>(items: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (i < items.length) await fn(items[i++]);
+    }),
+  );
 }
 
 export async function identityScenarios(b: IdentityBench): Promise<void> {
@@ -102,7 +108,12 @@ export async function identityScenarios(b: IdentityBench): Promise<void> {
       for (let k = 0; k < perTenant; k++) clients.push({ host, ...(await createClient(b.base, host, cookie, `bench ${k}`)) });
     });
     if (b.wanted(TOKEN)) {
-      const requests = clients.map((c) => ({ method: 'POST', path: '/oauth/token', headers: { Host: c.host, Authorization: basic(c), 'Content-Type': 'application/x-www-form-urlencoded' }, body: TOKEN_BODY }));
+      const requests = clients.map((c) => ({
+        method: 'POST',
+        path: '/oauth/token',
+        headers: { Host: c.host, Authorization: basic(c), 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: TOKEN_BODY,
+      }));
       await b.measure(TOKEN, { url: b.base, requests });
     }
     if (b.wanted(BEARER)) {
@@ -114,7 +125,8 @@ export async function identityScenarios(b: IdentityBench): Promise<void> {
         requests.push({ method: 'GET', path: '/api/person', headers: { Host: host, Authorization: `Bearer ${await tokenOf(b.base, host, c)}` } });
       });
       const check = await send(`${b.base}/api/person`, { headers: requests[0].headers! });
-      if (check.status !== 200 || JSON.parse(check.text).person?.[0]?.user_name !== 'user') throw new Error(`GET /api/person with a Bearer token: ${check.status} ${check.text.slice(0, 300)}`);
+      if (check.status !== 200 || JSON.parse(check.text).person?.[0]?.user_name !== 'user')
+        throw new Error(`GET /api/person with a Bearer token: ${check.status} ${check.text.slice(0, 300)}`);
       await b.measure(BEARER, { url: b.base, requests });
     }
   }
@@ -126,7 +138,9 @@ async function oidcRoundTrips(b: IdentityBench): Promise<void> {
   const op = await startTestOp();
   try {
     const secret = 'bench-op-client-secret-0123456789abcdef';
-    const body = JSON.stringify({ identityprovider_data: { name: 'Bench OP', type: 'oidc', issuer: op.issuer, client_id: 'bench-app', client_secret: secret } });
+    const body = JSON.stringify({
+      identityprovider_data: { name: 'Bench OP', type: 'oidc', issuer: op.issuer, client_id: 'bench-app', client_secret: secret },
+    });
     const created = await send(`${b.base}/api/identityproviders`, { method: 'POST', headers: json(host, cookie), body });
     if (created.status !== 201) throw new Error(`POST /api/identityproviders on ${host}: ${created.status} ${created.text}`);
     const providerId: string = JSON.parse(created.text).identityproviders[0].identityprovider_id;
@@ -151,7 +165,8 @@ async function oidcRoundTrips(b: IdentityBench): Promise<void> {
       const { session } = await signIn();
       if (i > 0) continue;
       const me = await send(`${b.base}/api/person`, { headers: { Host: host, Cookie: session } });
-      if (me.status !== 200 || JSON.parse(me.text).person?.[0]?.user_name !== 'user') throw new Error(`GET /api/person after the OIDC sign-in: ${me.status} ${me.text.slice(0, 300)}`);
+      if (me.status !== 200 || JSON.parse(me.text).person?.[0]?.user_name !== 'user')
+        throw new Error(`GET /api/person after the OIDC sign-in: ${me.status} ${me.text.slice(0, 300)}`);
     }
     const times: { total: number; login: number; provider: number; callback: number }[] = [];
     const endCpu = b.cpuWindow();
@@ -179,9 +194,23 @@ async function oidcRoundTrips(b: IdentityBench): Promise<void> {
         `(authorize, interaction, redirect back: oidc-provider in the bench process) p50 ${q('provider', 0.5)} / p99 ${q('provider', 0.99)} ms; ` +
         `CPU ms per sign-in: the four groups as the columns, the bench process (provider + driver) ${benchMs.toFixed(2)}`,
     });
-    b.rows.push({ scenario: OIDC_LOGIN, p50: q('login', 0.5), p99: q('login', 0.99), errors: 0, note: '302 to the provider: state, nonce and PKCE verifier into Redis, the authorization URL' });
-    b.rows.push({ scenario: OIDC_CALLBACK, p50: q('callback', 0.5), p99: q('callback', 0.99), errors: 0, note: "302 with tg-visit: the state, the code exchange at the provider's token endpoint, the ID token's checks, the person, the session" });
-    b.say(`${OIDC}: p50 ${q('total', 0.5)} ms, p99 ${q('total', 0.99)} ms; login p50 ${q('login', 0.5)} / p99 ${q('login', 0.99)}; callback p50 ${q('callback', 0.5)} / p99 ${q('callback', 0.99)}; provider p50 ${q('provider', 0.5)}`);
+    b.rows.push({
+      scenario: OIDC_LOGIN,
+      p50: q('login', 0.5),
+      p99: q('login', 0.99),
+      errors: 0,
+      note: '302 to the provider: state, nonce and PKCE verifier into Redis, the authorization URL',
+    });
+    b.rows.push({
+      scenario: OIDC_CALLBACK,
+      p50: q('callback', 0.5),
+      p99: q('callback', 0.99),
+      errors: 0,
+      note: "302 with tg-visit: the state, the code exchange at the provider's token endpoint, the ID token's checks, the person, the session",
+    });
+    b.say(
+      `${OIDC}: p50 ${q('total', 0.5)} ms, p99 ${q('total', 0.99)} ms; login p50 ${q('login', 0.5)} / p99 ${q('login', 0.99)}; callback p50 ${q('callback', 0.5)} / p99 ${q('callback', 0.99)}; provider p50 ${q('provider', 0.5)}`,
+    );
   } finally {
     // the provider's server waits for kept-alive connections; do not hold the run for them
     await Promise.race([op.close(), new Promise((r) => setTimeout(r, 2000))]);

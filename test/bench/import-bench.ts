@@ -47,7 +47,10 @@ function request(url: string, method: string, headers: Record<string, string>, b
 function multipart(file: string, name: string): { body: Buffer; type: string } {
   const boundary = `bench${randomBytes(8).toString('hex')}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/csv\r\n\r\n`;
-  return { body: Buffer.concat([Buffer.from(head), Buffer.from(file), Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([Buffer.from(head), Buffer.from(file), Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 /** Peak RSS of the API and of the worker processes while `run` runs. */
@@ -56,7 +59,10 @@ async function withPeaks<T>(b: ImportBench, run: () => Promise<T>): Promise<{ va
   let workers = 0;
   const timer = setInterval(() => {
     api = Math.max(api, rssBytes(b.apiPid()));
-    workers = Math.max(workers, b.workerPids().reduce((s, p) => s + rssBytes(p), 0));
+    workers = Math.max(
+      workers,
+      b.workerPids().reduce((s, p) => s + rssBytes(p), 0),
+    );
   }, 100);
   try {
     return { value: await run(), api, workers };
@@ -114,7 +120,11 @@ export async function importScenarios(b: ImportBench): Promise<void> {
     const root: number = (await db().table('organisations').whereNull('parent_id').first('id')).id;
     const role: number = (await db().table('roles').orderBy('id').first('id')).id;
     // a run on kept data (--data) meets the persons of the last one: the first run creates them again
-    await db().table('persons').where('user_name', 'like', 'imp%').delete().catch((err: Error) => b.say(`earlier imported persons not removed: ${err.message}`));
+    await db()
+      .table('persons')
+      .where('user_name', 'like', 'imp%')
+      .delete()
+      .catch((err: Error) => b.say(`earlier imported persons not removed: ${err.message}`));
     const lines = ['user_name,firstname,lastname,email,mobile,extern_person_id,organisation_id,role_ids'];
     for (let i = 0; i < 10_000; i++) lines.push(`imp${i},Imported${i},Person${i},imp${i}@import.example,+47${50000000 + i},EXT-${i},${root},${role}`);
     const file = `${lines.join('\n')}\n`;
@@ -124,7 +134,7 @@ export async function importScenarios(b: ImportBench): Promise<void> {
   }
   if (b.wanted(IMPORT_REGISTRATIONS)) {
     const titles = ['Competence 10', 'Competence 11', 'Competence 12', 'Competence 13', 'Competence 15'];
-    const competences: number[] = (await db().table('competences').whereIn('title', titles).orderBy('id').pluck('id'));
+    const competences: number[] = await db().table('competences').whereIn('title', titles).orderBy('id').pluck('id');
     const persons: number[] = await db().table('persons').where('user_name', 'like', 'p%').pluck('id');
     await db().table('person_competences').whereIn('competence_id', competences).where('date', '>=', '2031-01-01').delete();
     if (!persons.length) return;

@@ -19,10 +19,15 @@ import { commOf, cpuSeconds, descendantsOf, pidsMatching } from './proc-stats';
  */
 const { values: flags } = parseArgs({
   options: {
-    data: { type: 'string' }, a: { type: 'string' }, b: { type: 'string' },
-    rounds: { type: 'string', default: '4' }, count: { type: 'string', default: '5000' }, warm: { type: 'string', default: '2000' },
+    data: { type: 'string' },
+    a: { type: 'string' },
+    b: { type: 'string' },
+    rounds: { type: 'string', default: '4' },
+    count: { type: 'string', default: '5000' },
+    warm: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '32' },
-    'a-node-args': { type: 'string', default: '' }, 'b-node-args': { type: 'string', default: '' },
+    'a-node-args': { type: 'string', default: '' },
+    'b-node-args': { type: 'string', default: '' },
   },
 });
 const say = (m: string) => process.stdout.write(`[ab ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
@@ -40,7 +45,8 @@ runAb(flags.data!, async ({ start }) => {
   };
   const requestsOf = (cookie: string, n: number, tag: string): LoadRequest[] =>
     Array.from({ length: n }, (_, i) => ({
-      method: 'POST', path: '/api/messages',
+      method: 'POST',
+      path: '/api/messages',
       headers: { Host: LARGE, Cookie: cookie, 'Content-Type': 'application/json' },
       body: JSON.stringify({ user_name: `p${1 + (i % 9999)}`, title: `AB ${tag} ${i}`, text: 'Benchmark message', send_medium: 'email' }),
     }));
@@ -79,7 +85,9 @@ runAb(flags.data!, async ({ start }) => {
       const ms = Object.fromEntries(GROUPS.map((g) => [g, ((c1[g] - c0[g]) * 1000) / count])) as Record<Group, number>;
       results[name].rate.push(count / seconds);
       for (const g of GROUPS) results[name].ms[g].push(ms[g]);
-      say(`round ${round + 1} ${name}: ${(count / seconds).toFixed(0)} messages/s end to end (POSTs ${r.requestsPerSecond.toFixed(0)}/s, p99 ${r.p99} ms); CPU ms/message ${GROUPS.map((g) => `${g} ${ms[g].toFixed(3)}`).join(', ')}`);
+      say(
+        `round ${round + 1} ${name}: ${(count / seconds).toFixed(0)} messages/s end to end (POSTs ${r.requestsPerSecond.toFixed(0)}/s, p99 ${r.p99} ms); CPU ms/message ${GROUPS.map((g) => `${g} ${ms[g].toFixed(3)}`).join(', ')}`,
+      );
       await new Promise<void>((res) => {
         api.child.once('exit', () => res());
         api.child.kill('SIGTERM');
@@ -89,7 +97,8 @@ runAb(flags.data!, async ({ start }) => {
   sink.close();
   const { a, b } = results;
   say(`median messages/s a ${median(a.rate).toFixed(0)}, b ${median(b.rate).toFixed(0)}: b/a ${(median(b.rate) / median(a.rate)).toFixed(3)}`);
-  for (const g of GROUPS) say(`median CPU ms/message ${g}: a ${median(a.ms[g]).toFixed(3)}, b ${median(b.ms[g]).toFixed(3)}: b/a ${(median(b.ms[g]) / median(a.ms[g])).toFixed(3)}`);
+  for (const g of GROUPS)
+    say(`median CPU ms/message ${g}: a ${median(a.ms[g]).toFixed(3)}, b ${median(b.ms[g]).toFixed(3)}: b/a ${(median(b.ms[g]) / median(a.ms[g])).toFixed(3)}`);
   const total = (s: typeof a) => GROUPS.reduce((sum, g) => sum + median(s.ms[g]), 0);
   say(`sum of medians, CPU ms/message: a ${total(a).toFixed(3)}, b ${total(b).toFixed(3)}: b/a ${(total(b) / total(a)).toFixed(3)}`);
 });

@@ -74,7 +74,11 @@ export async function noisyNeighbour(plan: NoisyNeighbourPlan): Promise<Row[]> {
   const met = theirErrors === 0 && ratio <= 2;
   const label = `noisy neighbour: the others' GET /api/person (${plan.others.length} tenants, ${plan.othersConnections} connections; median of ${plan.rounds} rounds)`;
   const rows: Row[] = [
-    row(`${label}, quiet`, rounds.map((r) => r.quiet), rounds.map((r) => r.quietCpu)),
+    row(
+      `${label}, quiet`,
+      rounds.map((r) => r.quiet),
+      rounds.map((r) => r.quietCpu),
+    ),
     row(
       `${label}, one tenant flooding`,
       rounds.map((r) => r.theirs),
@@ -88,7 +92,8 @@ export async function noisyNeighbour(plan: NoisyNeighbourPlan): Promise<Row[]> {
       `errors are its own 503s; share waits ${after.waits - before.waits}, refusals ${after.refusals - before.refusals}; ${plan.othersInItsGroup} of the others share its connection group`,
     ),
   ];
-  for (const r of rows) plan.say(`${r.scenario}: ${r.rps?.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}${r.note ? `; ${r.note}` : ''}`);
+  for (const r of rows)
+    plan.say(`${r.scenario}: ${r.rps?.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}${r.note ? `; ${r.note}` : ''}`);
   return rows;
 }
 

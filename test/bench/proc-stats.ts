@@ -71,7 +71,7 @@ export function descendantsOf(root: number): number[] {
     }
   }
   const out: number[] = [];
-  for (const queue = [root]; queue.length; ) {
+  for (const queue = [root]; queue.length;) {
     const pid = queue.pop()!;
     out.push(pid);
     queue.push(...(children.get(pid) ?? []));

@@ -85,7 +85,9 @@ async function timed(b: ReportsBench, scenario: string, calls: number, run: () =
     cpuMs: Object.fromEntries(GROUPS.map((g) => [g, (used[g] * 1000) / calls])) as PerGroup,
     note: `${calls} call(s) one at a time, p99 = slowest; API RSS ${mib(before)} before, peak ${mib(peak)} (growth ${mib(peak - before)}); answer ${(bytes / 1024).toFixed(0)} KiB${extra}`,
   });
-  b.say(`${scenario}: median ${times[Math.floor(times.length / 2)]} ms, slowest ${times[times.length - 1]} ms, RSS growth ${mib(peak - before)}, errors ${errors}`);
+  b.say(
+    `${scenario}: median ${times[Math.floor(times.length / 2)]} ms, slowest ${times[times.length - 1]} ms, RSS growth ${mib(peak - before)}, errors ${errors}`,
+  );
 }
 
 export async function reportScenarios(b: ReportsBench): Promise<void> {

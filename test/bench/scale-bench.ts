@@ -89,7 +89,13 @@ function swt(): string {
 async function waitFor(url: string, timeoutMs = 300_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(250);
   }
   throw new Error(`timed out waiting for ${url}`);
@@ -140,14 +146,33 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       api = spawn(process.execPath, [...startFlags(path.resolve(__dirname, '../..')), ...TSX, path.resolve(__dirname, '../../src/main.ts')], {
-        env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DEMO_TENANTS: '0', TENANT_SPARE_SCHEMAS: '0', API_RATE_LIMIT_CEILING_PER_MINUTE: '0' },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DATABASE_URL: pg.url,
+          REDIS_URL: redis.url,
+          LOG_LEVEL: 'warn',
+          HOST: '127.0.0.1',
+          DEMO_TENANTS: '0',
+          TENANT_SPARE_SCHEMAS: '0',
+          API_RATE_LIMIT_CEILING_PER_MINUTE: '0',
+        },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       await waitFor(`${base}/readyz`);
       const idle = o.idle > 0 ? await idleCores(api.pid!, path.join(work, 'pg'), o.idleSettle, o.idle) : null;
-      if (idle) o.say(`  idle ${o.idle} s from ${o.idleSettle} s after start: ${sum(idle).toFixed(3)} cores (${Object.entries(idle).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')})`);
+      if (idle)
+        o.say(
+          `  idle ${o.idle} s from ${o.idleSettle} s after start: ${sum(idle).toFixed(3)} cores (${Object.entries(idle)
+            .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+            .join(', ')})`,
+        );
       const token = swt();
-      const requests = Array.from({ length: target }, (_, i) => ({ method: 'GET', path: '/api/person', headers: { Host: `bench${String(i + 1).padStart(4, '0')}.bench.localhost`, Authorization: token } }));
+      const requests = Array.from({ length: target }, (_, i) => ({
+        method: 'GET',
+        path: '/api/person',
+        headers: { Host: `bench${String(i + 1).padStart(4, '0')}.bench.localhost`, Authorization: token },
+      }));
       // Steady state: every tenant once (cold: its first rows, catalog entries and caches), then once
       // more, since with many tenants the first pass can outlast a cache TTL and leave its first
       // tenants cold again; then --warmup seconds.
@@ -163,7 +188,9 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       const r = await o.runLoad({ url: base, requests, duration: o.duration, connections: o.connections });
       sampler.stop();
       const load: [number, number] = [load0, loadAverage()];
-      o.say(`  GET /api/person over ${target} tenants: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors + r.non2xx}`);
+      o.say(
+        `  GET /api/person over ${target} tenants: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors + r.non2xx}`,
+      );
       api.kill('SIGTERM');
       await new Promise((res) => api!.once('exit', res));
       api = null;
@@ -171,7 +198,10 @@ export async function runScaleBench(o: ScaleOptions): Promise<void> {
       // the tenants added since the last stage catch up first (untimed), then one new migration is timed
       if (applied.length > tenantMigrations.length) await migrateAll(knex, { concurrency: 4, clusters: c.resolve(CLUSTERS), tenantMigrations: applied });
       const n = applied.length - tenantMigrations.length + 1;
-      applied.push({ name: `999_bench_probe_${n}`, up: async (trx: Knex.Transaction) => void (await trx.schema.alterTable('persons', (tb) => tb.text(`bench_probe_${n}`))) });
+      applied.push({
+        name: `999_bench_probe_${n}`,
+        up: async (trx: Knex.Transaction) => void (await trx.schema.alterTable('persons', (tb) => tb.text(`bench_probe_${n}`))),
+      });
       t0 = Date.now();
       const report = await migrateAll(knex, { concurrency: 4, clusters: c.resolve(CLUSTERS), tenantMigrations: applied });
       const migrationSeconds = (Date.now() - t0) / 1000;
@@ -215,16 +245,42 @@ export function renderScale(stages: Stage[]): string {
   return [
     `| | ${stages.map((s) => `${s.tenants} tenants`).join(' | ')} | ratio |`,
     `|---|${stages.map(() => '---').join('|')}|---|`,
-    row('GET /api/person (SWT, all tenants) req/s', (s) => s.rps.toFixed(0), (s) => s.rps),
-    row('p50 ms', (s) => String(s.p50), (s) => s.p50),
-    row('p99 ms (target: at most 1.5x)', (s) => String(s.p99), (s) => s.p99),
+    row(
+      'GET /api/person (SWT, all tenants) req/s',
+      (s) => s.rps.toFixed(0),
+      (s) => s.rps,
+    ),
+    row(
+      'p50 ms',
+      (s) => String(s.p50),
+      (s) => s.p50,
+    ),
+    row(
+      'p99 ms (target: at most 1.5x)',
+      (s) => String(s.p99),
+      (s) => s.p99,
+    ),
     row('errors', (s) => String(s.errors)),
-    row('one migration over all tenants, s (target < 60)', (s) => s.migrationSeconds.toFixed(1), (s) => s.migrationSeconds),
-    row('PostgreSQL PSS peak, MiB', (s) => s.pssMiB.toFixed(0), (s) => s.pssMiB),
+    row(
+      'one migration over all tenants, s (target < 60)',
+      (s) => s.migrationSeconds.toFixed(1),
+      (s) => s.migrationSeconds,
+    ),
+    row(
+      'PostgreSQL PSS peak, MiB',
+      (s) => s.pssMiB.toFixed(0),
+      (s) => s.pssMiB,
+    ),
     row('PostgreSQL RSS peak (sum of backends), MiB', (s) => s.rssMiB.toFixed(0)),
     row('spare schemas made, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.spareSeconds).toFixed(1)),
     row('tenants created from spares, per s', (s, i = stages.indexOf(s)) => ((s.tenants - (i ? stages[i - 1].tenants : 0)) / s.importSeconds).toFixed(1)),
-    row('idle cores, api + postgres + redis + workers (target < 0.02)', (s) => (s.idle ? `${sum(s.idle).toFixed(3)} (${Object.values(s.idle).map((v) => v.toFixed(3)).join(' / ')})` : 'not measured')),
+    row('idle cores, api + postgres + redis + workers (target < 0.02)', (s) =>
+      s.idle
+        ? `${sum(s.idle).toFixed(3)} (${Object.values(s.idle)
+            .map((v) => v.toFixed(3))
+            .join(' / ')})`
+        : 'not measured',
+    ),
     row('machine load average (1 min), start / end of the timed run', (s) => `${s.load[0].toFixed(1)} / ${s.load[1].toFixed(1)}`),
   ].join('\n');
 }

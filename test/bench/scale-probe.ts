@@ -22,7 +22,13 @@ async function main() {
   const n = Number(nStr);
   fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o755);
-  const pg = await startLocalPostgres({ dataDir: path.join(dir, 'pg'), port: 55432, persistent: true, fsync: false, extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'track_io_timing=on'] });
+  const pg = await startLocalPostgres({
+    dataDir: path.join(dir, 'pg'),
+    port: 55432,
+    persistent: true,
+    fsync: false,
+    extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'track_io_timing=on'],
+  });
   const redis = await startLocalRedis({ dir: path.join(dir, 'redis') });
   console.log(JSON.stringify({ pg: pg.url, redis: redis.url }));
   if (mode === 'serve') {
@@ -36,7 +42,7 @@ async function main() {
   const c = buildContainer(env, { databaseUrl: pg.url, redisUrl: redis.url });
   const knex = c.resolve(KNEX) as any;
   await migrateAll(knex, { concurrency: 4 });
-  const have = (await knex.raw("select count(*)::int n from platform.tenants")).rows[0].n;
+  const have = (await knex.raw('select count(*)::int n from platform.tenants')).rows[0].n;
   const hash = await hashPassword(BENCH_PASSWORD);
   const spares = c.resolve(SpareSchemas);
   const adding = n - have;
@@ -45,9 +51,13 @@ async function main() {
   console.log(`spares ${adding} in ${(Date.now() - t0) / 1000}s`);
   t0 = Date.now();
   const release = spares.hold();
-  await forEachBounded(Array.from({ length: adding }, (_, i) => have + i + 1), 4, async (i) => {
-    await importer(c).import(smallTenant(i, hash), { cluster: 'main', onProgress: () => {} });
-  });
+  await forEachBounded(
+    Array.from({ length: adding }, (_, i) => have + i + 1),
+    4,
+    async (i) => {
+      await importer(c).import(smallTenant(i, hash), { cluster: 'main', onProgress: () => {} });
+    },
+  );
   release();
   console.log(`imports ${adding} in ${(Date.now() - t0) / 1000}s`);
   await closeContainer(c);
@@ -55,4 +65,7 @@ async function main() {
   await pg.stop();
 }
 const importer = (c: any) => c.resolve(TenantImporter) as TenantImporter;
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

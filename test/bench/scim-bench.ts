@@ -58,7 +58,12 @@ async function scimToken(b: ScimBench): Promise<string> {
   if (created.status !== 201) throw new Error(`POST /api/apiclients on ${host}: ${created.status} ${created.text}`);
   const c = JSON.parse(created.text).apiclients[0];
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(c.client_id)}:${encodeURIComponent(c.client_secret)}`).toString('base64')}`;
-  const token = await send(`${b.base}/oauth/token`, 'POST', { Host: host, Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+  const token = await send(
+    `${b.base}/oauth/token`,
+    'POST',
+    { Host: host, Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+    'grant_type=client_credentials',
+  );
   if (token.status !== 200) throw new Error(`POST /oauth/token on ${host}: ${token.status} ${token.text}`);
   return JSON.parse(token.text).access_token;
 }

@@ -7,4 +7,8 @@ export interface ExampleResult {
   error: { status: number; errorcode: number; message: string };
 }
 
-export type IntegratorExample = (baseUrl: string, credentials: { user_name: string; password: string }, fetch?: typeof globalThis.fetch) => Promise<ExampleResult>;
+export type IntegratorExample = (
+  baseUrl: string,
+  credentials: { user_name: string; password: string },
+  fetch?: typeof globalThis.fetch,
+) => Promise<ExampleResult>;

@@ -17,7 +17,12 @@ describe('import limits and webhooks', () => {
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ valid: false, errorcode: 413, message: 'too many rows: an import takes at most 20 data rows' });
     expect((await upload(admin, 'persons', file, { dryRun: true })).status).toBe(413);
-    expect(await tenantDb(bed.t, bed.acme).table('imports').count({ n: '*' }).then((r: any) => Number(r[0].n))).toBe(0);
+    expect(
+      await tenantDb(bed.t, bed.acme)
+        .table('imports')
+        .count({ n: '*' })
+        .then((r: any) => Number(r[0].n)),
+    ).toBe(0);
   });
 
   it('a file larger than IMPORT_MAX_BYTES: 413', async () => {
@@ -30,7 +35,9 @@ describe('import limits and webhooks', () => {
   it('at the limit it imports, in batches, and writes the webhook events the API would (person.created)', async () => {
     const ids = await acmeIds(bed);
     const db = tenantDb(bed.t, bed.acme);
-    await db.table('webhook_endpoints').insert({ url: 'https://hooks.example/in', events: ['person.created', 'person.updated'], secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' });
+    await db
+      .table('webhook_endpoints')
+      .insert({ url: 'https://hooks.example/in', events: ['person.created', 'person.updated'], secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' });
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const { view, seen } = await importAndWait(admin, 'persons', persons(20, ids.organisations['Operations'], ids.roles['Welder']));
     expect(view).toMatchObject({ state: 'finished', rows_total: 20, rows_done: 20, created: 20, failed: 0 });
@@ -49,7 +56,11 @@ describe('deactivate_missing', () => {
     const before = await active();
     expect(before).toEqual(expect.arrayContaining(['admin', 'kari', 'ola', 'nils', 'siri']));
     // ola by user name, nils's row fails (bad e-mail) but names him, admin is the caller
-    const file = csv([['user_name', 'email'], ['ola', 'ola@acme.example'], ['nils', 'not-an-address']]);
+    const file = csv([
+      ['user_name', 'email'],
+      ['ola', 'ola@acme.example'],
+      ['nils', 'not-an-address'],
+    ]);
     const wrongType = await upload(admin, 'organisations', 'extern_organisation_id,name\nX,Y\n', { extra: '&deactivate_missing=1' });
     expect(wrongType.body).toMatchObject({ errorcode: 420, message: 'malformed parameter deactivate_missing: applies to persons imports only' });
     const dry = await upload(admin, 'persons', file, { dryRun: true, extra: '&deactivate_missing=1' });

@@ -38,7 +38,12 @@ describe('organisations, managers and role assignments imports', () => {
     const moved = await importAndWait(admin, 'organisations', moves);
     expect(moved.view).toMatchObject({ updated: 1, failed: 1 });
     expect(moved.view.failed_rows).toEqual([
-      { row: 3, column: 'parent_extern_organisation_id', errorcode: 420, message: `malformed parameter organisation_data[parent_id]: organisation ${org2.id} lies below organisation ${org1.id}; moving it there would make a cycle` },
+      {
+        row: 3,
+        column: 'parent_extern_organisation_id',
+        errorcode: 420,
+        message: `malformed parameter organisation_data[parent_id]: organisation ${org2.id} lies below organisation ${org1.id}; moving it there would make a cycle`,
+      },
     ]);
     const hr = await db.table('organisations').where({ extern_organisation_id: '1200' }).first('id');
     expect(await db.table('organisations').where({ id: org2.id }).first('name', 'parent_id')).toEqual({ name: 'Renamed grandchild', parent_id: hr.id });
@@ -87,7 +92,9 @@ describe('organisations, managers and role assignments imports', () => {
     ]);
     const db = tenantDb(bed.t, bed.acme);
     const per = await db.table('persons').where({ user_name: 'per' }).first('id');
-    expect((await db.table('person_roles').where({ person_id: per.id }).pluck('role_id')).sort()).toEqual([ids.roles['Welder'], ids.roles['Office worker']].sort());
+    expect((await db.table('person_roles').where({ person_id: per.id }).pluck('role_id')).sort()).toEqual(
+      [ids.roles['Welder'], ids.roles['Office worker']].sort(),
+    );
     expect(await db.table('audit_log').where({ type: 'roles.changed', subject: 'per' }).first()).toBeTruthy();
     expect((await importAndWait(admin, 'role_assignments', file)).view).toMatchObject({ created: 0, unchanged: 2, failed: 2 });
   });
@@ -116,19 +123,30 @@ describe('registrations import', () => {
     expect(dry.body.imports[0].failed_rows).toEqual([
       { row: 14, column: 'competence_id', errorcode: 409, message: 'surveys are answered with POST /api/surveyanswer, not registered' },
       { row: 15, column: 'date', errorcode: 420, message: expect.stringMatching(/^malformed parameter date: /) },
-      { row: 16, column: 'date', errorcode: 409, message: 'the registration of competence ' + skill + ' for "ola" on 2025-06-01 is already in row 4 of this file' },
+      {
+        row: 16,
+        column: 'date',
+        errorcode: 409,
+        message: 'the registration of competence ' + skill + ' for "ola" on 2025-06-01 is already in row 4 of this file',
+      },
       { row: 17, column: 'grade', errorcode: 420, message: 'malformed parameter grade: does not apply to a competence of type skill' },
     ]);
     const { view } = await importAndWait(admin, 'registrations', file);
     expect(view).toMatchObject({ state: 'finished', created: 12, updated: 0, unchanged: 0, failed: 4 });
     const db = tenantDb(bed.t, bed.acme);
     const ola = await db.table('persons').where({ user_name: 'ola' }).first('id');
-    const current = await db.raw(`select date::text as date, valid_until::text as valid_until, comments, grade from ?? where person_id = ? and competence_id = ? and superseded_at is null and deleted_at is null`, [db.ref('person_competences'), ola.id, hse]);
+    const current = await db.raw(
+      `select date::text as date, valid_until::text as valid_until, comments, grade from ?? where person_id = ? and competence_id = ? and superseded_at is null and deleted_at is null`,
+      [db.ref('person_competences'), ola.id, hse],
+    );
     expect(current.rows).toEqual([{ date: '2026-01-10', valid_until: '2028-01-10', comments: 'renewed', grade: 5 }]);
     const again = await importAndWait(admin, 'registrations', file);
     expect(again.view).toMatchObject({ created: 0, updated: 0, unchanged: 12, failed: 4 });
     // a different passed on a known (person, competence, date) is an update: a new registration
-    const change = csv([['user_name', 'competence_id', 'date', 'passed'], ['ola', skill, '2025-06-01', 90]]);
+    const change = csv([
+      ['user_name', 'competence_id', 'date', 'passed'],
+      ['ola', skill, '2025-06-01', 90],
+    ]);
     expect((await importAndWait(admin, 'registrations', change)).view).toMatchObject({ updated: 1 });
     const pc = await admin.get(`/api/personcompetences?user_name=ola`);
     expect(pc.status).toBe(200);

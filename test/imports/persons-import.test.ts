@@ -16,7 +16,9 @@ function staffList(roleIds: string): string {
   for (let i = 1; i <= 200; i++) {
     const row = i + 1;
     rows.push([
-      `imp${i}`, `First${i}`, `Last${i}`,
+      `imp${i}`,
+      `First${i}`,
+      `Last${i}`,
       BAD[row] === 'email' ? 'not-an-address' : `imp${i}@example.com`,
       BAD[row] === 'mobile' ? '12345' : `+47${String(90000000 + i)}`,
       i % 2 ? '1110' : '1120',
@@ -27,25 +29,34 @@ function staffList(roleIds: string): string {
   return csv(rows);
 }
 
-const personCount = () => tenantDb(bed.t, bed.acme).table('persons').count({ n: '*' }).then((r: any) => Number(r[0].n));
+const personCount = () =>
+  tenantDb(bed.t, bed.acme)
+    .table('persons')
+    .count({ n: '*' })
+    .then((r: any) => Number(r[0].n));
 
 describe('persons import', () => {
   let file = '';
 
   it('the template has every column and a sample row that imports (formula-looking cells escaped)', async () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
-    const res = await admin.get('/api/imports/templates/persons').buffer(true).parse((r: any, cb: any) => {
-      let s = '';
-      r.on('data', (c: Buffer) => (s += c.toString('utf8')));
-      r.on('end', () => cb(null, s));
-    });
+    const res = await admin
+      .get('/api/imports/templates/persons')
+      .buffer(true)
+      .parse((r: any, cb: any) => {
+        let s = '';
+        r.on('data', (c: Buffer) => (s += c.toString('utf8')));
+        r.on('end', () => cb(null, s));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     // read by a real CSV parser, as a spreadsheet or an HR system would
     const rows: string[][] = parseCsv(res.body as string, { bom: true });
     expect(rows).toHaveLength(2);
     const [header, sample] = rows;
-    expect(header).toEqual(expect.arrayContaining(['user_name', 'email', 'mobile', 'organisation_id', 'extern_organisation_id', 'role_ids', 'extern_person_id']));
+    expect(header).toEqual(
+      expect.arrayContaining(['user_name', 'email', 'mobile', 'organisation_id', 'extern_organisation_id', 'role_ids', 'extern_person_id']),
+    );
     expect(sample).toHaveLength(header.length);
     expect(sample[header.indexOf('mobile')]).toBe("'+4790000012");
     // no cell a spreadsheet would run as a formula
@@ -86,7 +97,12 @@ describe('persons import', () => {
     const db = tenantDb(bed.t, bed.acme);
     const ids = await acmeIds(bed);
     const p7 = await db.table('persons').where({ user_name: 'imp7' }).first();
-    expect(p7).toMatchObject({ email: 'imp7@example.com', mobile: '+4790000007', extern_person_id: 'HR-7', organisation_id: ids.organisations['Operations North'] });
+    expect(p7).toMatchObject({
+      email: 'imp7@example.com',
+      mobile: '+4790000007',
+      extern_person_id: 'HR-7',
+      organisation_id: ids.organisations['Operations North'],
+    });
     const roles = await db.table('person_roles').where({ person_id: p7.id }).pluck('role_id');
     expect(roles.sort()).toEqual([ids.roles['Welder'], ids.roles['Safety representative']].sort());
     expect(await db.table('persons').where({ user_name: 'imp11' }).first()).toBeUndefined();
@@ -116,7 +132,10 @@ describe('persons import', () => {
     expect(view).toMatchObject({ created: 0, updated: 2, unchanged: 0, failed: 0 });
     const ids = await acmeIds(bed);
     const db = tenantDb(bed.t, bed.acme);
-    expect(await db.table('persons').where({ user_name: 'imp8' }).first('email', 'organisation_id')).toEqual({ email: 'new8@example.com', organisation_id: ids.organisations['Human Resources'] });
+    expect(await db.table('persons').where({ user_name: 'imp8' }).first('email', 'organisation_id')).toEqual({
+      email: 'new8@example.com',
+      organisation_id: ids.organisations['Human Resources'],
+    });
     expect(await db.table('persons').where({ extern_person_id: 'HR-9' }).first('user_name')).toEqual({ user_name: 'imp9-renamed' });
   });
 
@@ -125,8 +144,26 @@ describe('persons import', () => {
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Staff');
     ws.addRow(['user_name', 'firstname', 'lastname', 'birthdate', 'organisation_id', 'role_ids', 'notice', 'jobtitle']);
-    ws.addRow(['xl1', 'Excel', 'One', new Date(Date.UTC(1980, 4, 17)), ids.organisations['Operations'], ids.roles['Welder'], { formula: 'HYPERLINK("http://evil.example","click")', result: 'click' }, '@SUM(A1)']);
-    ws.addRow(['xl2', 'Excel', 'Two', '1990-01-02', ids.organisations['Operations'], `${ids.roles['Welder']};${ids.roles['Office worker']}`, '+1+2', "'=not a formula"]);
+    ws.addRow([
+      'xl1',
+      'Excel',
+      'One',
+      new Date(Date.UTC(1980, 4, 17)),
+      ids.organisations['Operations'],
+      ids.roles['Welder'],
+      { formula: 'HYPERLINK("http://evil.example","click")', result: 'click' },
+      '@SUM(A1)',
+    ]);
+    ws.addRow([
+      'xl2',
+      'Excel',
+      'Two',
+      '1990-01-02',
+      ids.organisations['Operations'],
+      `${ids.roles['Welder']};${ids.roles['Office worker']}`,
+      '+1+2',
+      "'=not a formula",
+    ]);
     const data = Buffer.from(await wb.xlsx.writeBuffer());
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const { view } = await importAndWait(admin, 'persons', data, 'staff.xlsx');
@@ -144,7 +181,14 @@ describe('persons import', () => {
   it('a CSV formula cell is stored as text', async () => {
     const ids = await acmeIds(bed);
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
-    const { view } = await importAndWait(admin, 'persons', csv([['user_name', 'jobtitle', 'organisation_id', 'role_ids'], ['formula1', '"=CMD|\' /C calc\'!A0"', ids.organisations['Operations'], ids.roles['Welder']]]));
+    const { view } = await importAndWait(
+      admin,
+      'persons',
+      csv([
+        ['user_name', 'jobtitle', 'organisation_id', 'role_ids'],
+        ['formula1', '"=CMD|\' /C calc\'!A0"', ids.organisations['Operations'], ids.roles['Welder']],
+      ]),
+    );
     expect(view).toMatchObject({ created: 1, failed: 0 });
     expect(await tenantDb(bed.t, bed.acme).table('persons').where({ user_name: 'formula1' }).first('jobtitle')).toEqual({ jobtitle: "=CMD|' /C calc'!A0" });
   });
@@ -153,7 +197,14 @@ describe('persons import', () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const a = await upload(admin, 'persons', csv([['firstname'], ['x']]));
     expect(a.body).toMatchObject({ errorcode: 419, message: 'missing column: a persons file needs user_name or extern_person_id' });
-    const b = await upload(admin, 'persons', csv([['user_name', 'shoe_size'], ['x', '44']]));
+    const b = await upload(
+      admin,
+      'persons',
+      csv([
+        ['user_name', 'shoe_size'],
+        ['x', '44'],
+      ]),
+    );
     expect(b.body).toMatchObject({ errorcode: 420, message: expect.stringContaining('unknown column "shoe_size"') });
     const c = await admin.post('/api/imports?type=people').attach('file', Buffer.from('user_name\nx\n'), 'p.csv');
     expect(c.body).toMatchObject({ errorcode: 420, message: expect.stringContaining('malformed parameter type') });
@@ -164,8 +215,15 @@ describe('persons import', () => {
   it('an Idempotency-Key replays the first answer: one import, not two', async () => {
     const ids = await acmeIds(bed);
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
-    const file = csv([['user_name', 'organisation_id', 'role_ids'], ['idem1', ids.organisations['Operations'], ids.roles['Welder']]]);
-    const count = () => tenantDb(bed.t, bed.acme).table('imports').count({ n: '*' }).then((r: any) => Number(r[0].n));
+    const file = csv([
+      ['user_name', 'organisation_id', 'role_ids'],
+      ['idem1', ids.organisations['Operations'], ids.roles['Welder']],
+    ]);
+    const count = () =>
+      tenantDb(bed.t, bed.acme)
+        .table('imports')
+        .count({ n: '*' })
+        .then((r: any) => Number(r[0].n));
     const before = await count();
     const first = await upload(admin, 'persons', file).set('Idempotency-Key', 'import-once-1');
     expect(first.status, JSON.stringify(first.body)).toBe(202);
@@ -184,7 +242,7 @@ describe('persons import', () => {
     expect((await kari.get('/api/imports')).status).toBe(403);
   });
 
-  it("another tenant cannot read an import (404), nor does it list it", async () => {
+  it('another tenant cannot read an import (404), nor does it list it', async () => {
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');
     const list = await admin.get('/api/imports?limit=1');
     const id = list.body.imports[0].import_id;

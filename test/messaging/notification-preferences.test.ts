@@ -81,7 +81,14 @@ describe('GET and PUT /api/persons/[user_name]/notificationpreferences', () => {
     expect(res.body.notificationpreferences.map((p: any) => p.notice_type)).toEqual([...NOTICE_TYPES]);
     const prefs = byType(res.body);
     for (const type of SECURITY_NOTICE_TYPES) expect(prefs[type]).toMatchObject({ required: true, required_by: 'security' });
-    expect(prefs.expiry_reminder).toEqual({ notice_type: 'expiry_reminder', medium: 'email', default: 'email', chosen: false, required: false, required_by: null });
+    expect(prefs.expiry_reminder).toEqual({
+      notice_type: 'expiry_reminder',
+      medium: 'email',
+      default: 'email',
+      chosen: false,
+      required: false,
+      required_by: null,
+    });
   });
 
   it('a security notice cannot be turned off: 420 naming it, and nothing changes', async () => {
@@ -174,7 +181,10 @@ describe('delivery follows the preference (expiry reminders, Twilio stand-in and
 
     const [karis] = await remindersOf(admin, 'kari');
     expect(karis.send_medium).toBe('both');
-    expect(karis.deliveries.map((d) => [d.medium, d.address]).sort()).toEqual([['email', 'kari@acme.example'], ['sms', '+4790000011']]);
+    expect(karis.deliveries.map((d) => [d.medium, d.address]).sort()).toEqual([
+      ['email', 'kari@acme.example'],
+      ['sms', '+4790000011'],
+    ]);
     await waitFor('the SMS to kari', () => twilio.received.find((s) => s.form.To === '+4790000011' && s.form.Body.includes(longDate(validUntil))));
     await waitFor('the mail to kari', () => smtp.mails.find((m) => m.rcptTo.includes('kari@acme.example') && m.headers.subject === karis.title));
 

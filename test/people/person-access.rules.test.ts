@@ -93,7 +93,11 @@ function check(userName: string | null, path = '/x'): AccessCheck {
     resolve: ((token: unknown) => (token === PersonAccess ? access() : token === OrganisationsRepository ? orgs : undefined)) as AccessCheck['resolve'],
   };
 }
-const denied = (p: Promise<unknown>) => p.then(() => 'allowed', (e: ApiError) => `${e.errorcode} ${e.message}`);
+const denied = (p: Promise<unknown>) =>
+  p.then(
+    () => 'allowed',
+    (e: ApiError) => `${e.errorcode} ${e.message}`,
+  );
 
 describe('route access rules', () => {
   const seeCompetences = policies.selfOrManager('user_name', 'see the competences of {person}');
@@ -106,13 +110,17 @@ describe('route access rules', () => {
     );
     expect(await denied(seeCompetences.check(check('kari'), { user_name: 'nobody' }))).toBe('404 person nobody not found');
     // a person named in the path is the resource: quoted, as GET /persons/:user_name always answered
-    expect(await denied(policies.selfOrManager('user_name', 'see this person').check(check('kari', '/persons/:user_name'), { user_name: 'nobody' }))).toBe('404 person "nobody" not found');
+    expect(await denied(policies.selfOrManager('user_name', 'see this person').check(check('kari', '/persons/:user_name'), { user_name: 'nobody' }))).toBe(
+      '404 person "nobody" not found',
+    );
   });
 
   it('organisation managers, superusers and managers', async () => {
     const org = policies.organisationManager('organisation_id', 'see this organisation');
     expect(await denied(org.check(check('kari'), { organisation_id: 3 }))).toBe('allowed');
-    expect(await denied(org.check(check('kari'), { organisation_id: 1 }))).toBe('403 not authorised to see this organisation: only its manager or a superuser may');
+    expect(await denied(org.check(check('kari'), { organisation_id: 1 }))).toBe(
+      '403 not authorised to see this organisation: only its manager or a superuser may',
+    );
     expect(await denied(org.check(check('kari'), { organisation_id: 9 }))).toBe('404 organisation 9 not found');
     expect(await denied(policies.superuser('read the log').check(check('kari'), {}))).toBe('403 not authorised to read the log: superusers only');
     expect(await denied(policies.manager('list persons').check(check('ola'), {}))).toBe('403 not authorised to list persons: only superusers and managers may');
@@ -123,7 +131,12 @@ describe('route access rules', () => {
     const userCheck = policies.when('with user_check=1', (i) => !!i.user_check, seeCompetences);
     expect(await userCheck.check(check('kari'), { user_name: 'per' })).toBeUndefined();
     expect(await denied(userCheck.check(check('kari'), { user_check: true, user_name: 'per' }))).toMatch(/^403/);
-    const level = policies.either('with organisation_id', (i) => i.organisation_id !== undefined, policies.organisationManager('organisation_id', 'see it'), seeCompetences);
+    const level = policies.either(
+      'with organisation_id',
+      (i) => i.organisation_id !== undefined,
+      policies.organisationManager('organisation_id', 'see it'),
+      seeCompetences,
+    );
     expect(await level.check(check('kari'), { organisation_id: 2 })).toBe(2);
     expect(await level.check(check('ola'), {})).toMatchObject({ user_name: 'ola' });
     expect(userCheck.security).toBe(

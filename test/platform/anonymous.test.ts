@@ -26,7 +26,8 @@ describe('anonymous calls', () => {
     for (const route of loginRoutes) {
       const path = '/api' + route.path.replace(/:([a-z_]+)/g, (_m, name: string) => (name.endsWith('_id') ? '1' : 'ola'));
       const res = await request(t.app)[route.method](path).set('Host', acme.host).set('Accept', 'application/json');
-      if (res.status !== 401 || res.body.valid !== false || res.body.errorcode !== 401) wrong.push(`${route.method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+      if (res.status !== 401 || res.body.valid !== false || res.body.errorcode !== 401)
+        wrong.push(`${route.method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
     }
     expect(wrong).toEqual([]);
   });

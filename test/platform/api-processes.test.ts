@@ -70,10 +70,14 @@ beforeAll(async () => {
     }
   });
   product.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  await waitFor('npm start to be ready', () => {
-    if (product.exitCode !== null) throw new Error(`npm start exited with ${product.exitCode}: ${stderr}`);
-    return lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('ready:'));
-  }, 100_000);
+  await waitFor(
+    'npm start to be ready',
+    () => {
+      if (product.exitCode !== null) throw new Error(`npm start exited with ${product.exitCode}: ${stderr}`);
+      return lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('ready:'));
+    },
+    100_000,
+  );
 }, 150_000);
 
 afterAll(async () => {
@@ -99,14 +103,31 @@ interface Answer {
 }
 
 /** One request on a connection of its own, so node:cluster hands each to the next process. */
-async function call(method: string, url: string, options: { cookie?: string; body?: unknown; host?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  url: string,
+  options: { cookie?: string; body?: unknown; host?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const requestId = randomUUID();
   const host = options.host ?? 'acme.localhost';
   if (host === 'acme.localhost') acmeCalls++;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const res = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: url, agent: false, headers: { ...options.headers, Host: host, 'X-Request-Id': requestId, ...(options.cookie ? { Cookie: options.cookie } : {}), ...(payload ? { 'Content-Type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent: false,
+        headers: {
+          ...options.headers,
+          Host: host,
+          'X-Request-Id': requestId,
+          ...(options.cookie ? { Cookie: options.cookie } : {}),
+          ...(payload ? { 'Content-Type': 'application/json' } : {}),
+        },
+      },
       (r) => {
         let text = '';
         r.on('data', (c) => (text += c));
@@ -174,22 +195,31 @@ describe('npm start with WEB_CONCURRENCY=2', () => {
     const set = await call('PUT', '/api/configitems/api.rate_limit.per_minute', { cookie, body: { value: 900 } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     // the change message reaches the other process within moments; the cache TTL is an hour
-    await waitFor('every process applies the new limit', async () => {
-      const p = await policy();
-      return p.pids.size === 2 && p.policies.size === 1 && p.policies.has('"minute";q=900;w=60');
-    }, 5000);
+    await waitFor(
+      'every process applies the new limit',
+      async () => {
+        const p = await policy();
+        return p.pids.size === 2 && p.policies.size === 1 && p.policies.has('"minute";q=900;w=60');
+      },
+      5000,
+    );
   });
 
   it('the worker process delivers a message through the queues on the Redis Cluster', async () => {
     const cookie = await login('admin');
-    const sent = await call('POST', '/api/messages', { cookie, body: { user_name: 'ola', title: 'Two processes', text: 'Sent through WEB_CONCURRENCY=2.', send_medium: 'email' } });
+    const sent = await call('POST', '/api/messages', {
+      cookie,
+      body: { user_name: 'ola', title: 'Two processes', text: 'Sent through WEB_CONCURRENCY=2.', send_medium: 'email' },
+    });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const mail = await waitFor('the mail at the SMTP sink', () => smtp.mails.find((m) => m.headers.subject === 'Two processes'));
     expect(mail.rcptTo).toEqual(['ola@acme.example']);
   });
 
   it('/metrics answers for both processes, whichever takes the scrape', async () => {
-    const scrapes = await Promise.all(Array.from({ length: 4 }, () => call('GET', '/metrics', { host: 'metrics.invalid', headers: { Authorization: `Bearer ${TOKEN}` } })));
+    const scrapes = await Promise.all(
+      Array.from({ length: 4 }, () => call('GET', '/metrics', { host: 'metrics.invalid', headers: { Authorization: `Bearer ${TOKEN}` } })),
+    );
     expect(scrapes.map((s) => s.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(scrapes.map((s) => s.pid)).size).toBe(2);
     for (const { text } of scrapes) {

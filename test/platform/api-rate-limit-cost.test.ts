@@ -28,7 +28,7 @@ async function pointsOf(c: Client, path: string): Promise<number> {
 }
 
 describe('costly calls cost more (issue 40 item 7)', () => {
-  it('a call takes its route cost in points: exports, full views of lists, an organisation\'s competence level', async () => {
+  it("a call takes its route cost in points: exports, full views of lists, an organisation's competence level", async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     expect(await pointsOf(admin, '/api/person')).toBe(1);
     expect(await pointsOf(admin, '/api/persons?view=simple')).toBe(1);
@@ -71,7 +71,7 @@ describe('costly calls cost more (issue 40 item 7)', () => {
     await set(1200);
   });
 
-  it('the OpenAPI document shows each operation\'s cost (x-rate-limit-cost)', async () => {
+  it("the OpenAPI document shows each operation's cost (x-rate-limit-cost)", async () => {
     const doc = (await client(t, acme.host).get('/api/openapi.json')).body;
     expect(doc.paths['/api/person'].get['x-rate-limit-cost']).toBe(1);
     expect(doc.paths['/api/persons/{user_name}/export'].get['x-rate-limit-cost']).toBe(10);

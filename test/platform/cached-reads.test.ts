@@ -101,7 +101,14 @@ describe('GET /api/personcompetences', () => {
     await cachesSettled(t, knex, acme.schema);
     const before = await passed();
     const person = await knex.withSchema(acme.schema).table('persons').where({ user_name: 'ola' }).first('id');
-    const formal = await knex.withSchema(acme.schema).table('competences').where({ active: true }).whereIn('type', ['course', 'formal', 'skill', 'ecourse']).whereNull('parent_id').whereNotIn('title', before).first('id', 'title');
+    const formal = await knex
+      .withSchema(acme.schema)
+      .table('competences')
+      .where({ active: true })
+      .whereIn('type', ['course', 'formal', 'skill', 'ecourse'])
+      .whereNull('parent_id')
+      .whereNotIn('title', before)
+      .first('id', 'title');
     await silently((trx) => trx.withSchema(acme.schema).table('person_competences').insert({ person_id: person.id, competence_id: formal.id, passed: 100 }));
     expect(await passed()).toEqual(before);
     await knex.withSchema(acme.schema).table('requirements').where({ role_id: -1 }).delete(); // announced, changes nothing
@@ -112,7 +119,14 @@ describe('GET /api/personcompetences', () => {
 describe('GET /api/events (upcoming)', () => {
   it('is cached until the first listed event starts; then made again without any write', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
-    const first = await knex.withSchema(acme.schema).table('events').whereNull('parent_id').where('cancelled', false).where('starts_at', '>=', new Date('2000-01-01')).orderBy('starts_at').first('id', 'starts_at');
+    const first = await knex
+      .withSchema(acme.schema)
+      .table('events')
+      .whereNull('parent_id')
+      .where('cancelled', false)
+      .where('starts_at', '>=', new Date('2000-01-01'))
+      .orderBy('starts_at')
+      .first('id', 'starts_at');
     now = new Date(first.starts_at.getTime() - 60_000);
     await cachesSettled(t, knex, acme.schema);
     try {
@@ -148,4 +162,3 @@ describe('the person a GET acts on', () => {
     await knex.withSchema(acme.schema).table('persons').where({ user_name: 'ola_renamed' }).update({ user_name: 'ola' });
   });
 });
-

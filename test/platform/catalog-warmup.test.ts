@@ -68,14 +68,20 @@ async function firstRequests(env: Record<string, string>) {
       const client = group.client;
       const held = await Promise.all([0, 1].map(() => client.acquireConnection()));
       try {
-        return await Promise.all(held.map(async (c) => (await c.query("select count(*)::int as n from pg_backend_memory_contexts where name = 'index info' and ident = 'persons_pkey'")).rows[0].n as number));
+        return await Promise.all(
+          held.map(
+            async (c) =>
+              (await c.query("select count(*)::int as n from pg_backend_memory_contexts where name = 'index info' and ident = 'persons_pkey'")).rows[0]
+                .n as number,
+          ),
+        );
       } finally {
         await Promise.all(held.map((c) => client.releaseConnection(c)));
       }
     }),
   );
   let created = 0;
-  for (const group of t.container.resolve(TENANT_POOLS).groups) (group.client).pool.on('createSuccess', () => created++);
+  for (const group of t.container.resolve(TENANT_POOLS).groups) group.client.pool.on('createSuccess', () => created++);
   cold.length = 0;
   statements = 0;
   recording = true;
@@ -99,7 +105,15 @@ async function firstRequests(env: Record<string, string>) {
 describe('the catalog warm-up before the API listens', () => {
   it('builds every table a first GET /api/person names on every connection: no statement meets a new table, no connection is opened, no tenant read', async () => {
     // other test files' tenants share the database: no per-connection cap, so the warm-up (in tenant id order) reaches ours
-    const { t, server, cold: met, statements: n, created, lookups, personsKeyEntries } = await firstRequests({ STARTUP_WARMUP_MS: '60000', DATABASE_CONNECTION_MAX_TENANTS: '0' });
+    const {
+      t,
+      server,
+      cold: met,
+      statements: n,
+      created,
+      lookups,
+      personsKeyEntries,
+    } = await firstRequests({ STARTUP_WARMUP_MS: '60000', DATABASE_CONNECTION_MAX_TENANTS: '0' });
     try {
       expect(n).toBeGreaterThanOrEqual(tenants.length * 3);
       expect(met).toEqual([]);

@@ -116,14 +116,21 @@ describe('PostgreSQL errors in the error middleware', () => {
 
   it('a refused connection and a statement timeout are 503; a unique violation 409; a bug 500 without details', async () => {
     const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
-    const closed = knex({ client: 'pg', connection: `postgres://x:y@127.0.0.1:${await freePort()}/none`, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000, log: quiet });
+    const closed = knex({
+      client: 'pg',
+      connection: `postgres://x:y@127.0.0.1:${await freePort()}/none`,
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 2000,
+      log: quiet,
+    });
     const db = knex({ client: 'pg', connection: inject('databaseUrl'), pool: { min: 0, max: 1 } });
     try {
       expect503(await request(appThrowing(() => closed.raw('select 1'))).get('/x'));
-      const slow = () => db.transaction(async (tx) => {
-        await tx.raw('set local statement_timeout = 10');
-        await tx.raw('select pg_sleep(5)');
-      });
+      const slow = () =>
+        db.transaction(async (tx) => {
+          await tx.raw('set local statement_timeout = 10');
+          await tx.raw('select pg_sleep(5)');
+        });
       expect503(await request(appThrowing(slow)).get('/x'));
       const dup = () => db.raw('create temp table if not exists u(x int primary key); insert into u values (1), (1)');
       const conflict = await request(appThrowing(dup)).get('/x');
@@ -132,7 +139,14 @@ describe('PostgreSQL errors in the error middleware', () => {
       const bug = await request(appThrowing(() => db.raw('select * from no_such_table'))).get('/x');
       expect(bug.status).toBe(500);
       expect(bug.body.message).not.toMatch(/no_such_table|relation|select/i);
-      for (const [code, name] of [['57P01', 'error'], ['53300', 'error'], ['40001', 'error'], ['40P01', 'error'], ['', 'KnexTimeoutError'], ['', 'MaxRetriesPerRequestError']]) {
+      for (const [code, name] of [
+        ['57P01', 'error'],
+        ['53300', 'error'],
+        ['40001', 'error'],
+        ['40P01', 'error'],
+        ['', 'KnexTimeoutError'],
+        ['', 'MaxRetriesPerRequestError'],
+      ]) {
         const err = Object.assign(new Error('x'), { code, name });
         expect503(await request(appThrowing(() => Promise.reject(err))).get('/x'));
       }

@@ -60,7 +60,10 @@ describe('a tenant whose migration failed', () => {
     await knex.raw('drop table ??.failure_probe', [broken.schema]);
     expect((await migrate()).ok).toBe(true);
     expect((await call(broken.host)).status).toBe(401);
-    expect(await knex.withSchema('platform').table('tenants').where({ id: broken.tenantId }).first('migration_failed_at', 'migration_error')).toEqual({ migration_failed_at: null, migration_error: null });
+    expect(await knex.withSchema('platform').table('tenants').where({ id: broken.tenantId }).first('migration_failed_at', 'migration_error')).toEqual({
+      migration_failed_at: null,
+      migration_error: null,
+    });
 
     for (const tn of [broken, healthy]) {
       await knex.raw('drop table ??.failure_probe', [tn.schema]);

@@ -56,14 +56,14 @@ async function login(): Promise<void> {
 
 function pathSegment(v: unknown): string {
   if (v instanceof Raw) return v.text;
-  return enc(typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+  return enc(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 }
 
 function buildRequest(c: FuzzCase) {
   const { route, params } = c.target;
   const input = baseline(params);
   const [head, sub] = c.param.path;
-  if (sub !== undefined) input[head] = { ...(typeof input[head] === 'object' ? (input[head]) : {}), [sub]: c.value };
+  if (sub !== undefined) input[head] = { ...(typeof input[head] === 'object' ? input[head] : {}), [sub]: c.value };
   else input[head] = c.value;
   const inPath = new Set(params.filter((p) => p.inPath).map((p) => p.path[0]));
   const path = `/api${route.path.replace(/:(\w+)/g, (_m, name: string) => pathSegment(input[name] ?? '1'))}`;
@@ -112,7 +112,13 @@ async function inBatches(cases: FuzzCase[]): Promise<void> {
 
 /** Outside the /api route table: the file download, the operator API (mounted on its own), the admin page and the auth headers. */
 async function outsideDefineRoute(): Promise<void> {
-  const urls = (bad: string) => [`/api/files/${bad}/content`, `/platform/tenants/${bad}`, `/platform/tenants/${bad}/export`, `/platform/tenants/x/hosts/${bad}`, `/admin?x=${bad}`];
+  const urls = (bad: string) => [
+    `/api/files/${bad}/content`,
+    `/platform/tenants/${bad}`,
+    `/platform/tenants/${bad}/export`,
+    `/platform/tenants/x/hosts/${bad}`,
+    `/admin?x=${bad}`,
+  ];
   const headers = { Host: acme.host, Cookie: cookie, Authorization: `Bearer ${PLATFORM_TOKEN}` };
   for (const bad of PATH_BAD) {
     await Promise.all(
@@ -124,7 +130,11 @@ async function outsideDefineRoute(): Promise<void> {
       }),
     );
     // A session cookie or SWT token is input too, checked before any route.
-    const authHeaders: Record<string, string>[] = [{ Cookie: `tg-visit=${bad}` }, { Authorization: `SWT ${bad}` }, { Authorization: `SWT username=${bad}&HMACSHA256=${bad}` }];
+    const authHeaders: Record<string, string>[] = [
+      { Cookie: `tg-visit=${bad}` },
+      { Authorization: `SWT ${bad}` },
+      { Authorization: `SWT username=${bad}&HMACSHA256=${bad}` },
+    ];
     for (const h of authHeaders) {
       requests++;
       const problem = problemWith(await sendRaw(port, { method: 'GET', path: '/api/person', headers: { Host: acme.host, ...h } }), [bad]);
@@ -167,7 +177,14 @@ describe('fuzz: no bad input is ever a 500', () => {
     // Random phase: fast-check draws route, parameter, value and transport from the seed.
     const fuzzCase: fc.Arbitrary<FuzzCase> = fc
       .constantFrom(...targets)
-      .chain((target) => fc.record({ target: fc.constant(target), param: fc.constantFrom(...target.params), value: badValue, transport: fc.constantFrom<Transport>('query', 'form', 'json') }));
+      .chain((target) =>
+        fc.record({
+          target: fc.constant(target),
+          param: fc.constantFrom(...target.params),
+          value: badValue,
+          transport: fc.constantFrom<Transport>('query', 'form', 'json'),
+        }),
+      );
     await fc.assert(
       fc.asyncProperty(fc.array(fuzzCase, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         const problems = await Promise.all(batch.map(run));

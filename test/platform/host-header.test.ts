@@ -27,7 +27,21 @@ describe('host names', () => {
       expect(isValidHostName(ok), ok).toBe(true);
     }
     const long = Array.from({ length: 64 }, () => 'abcd').join('.'); // 319 characters
-    for (const bad of ['', 'under_score.example', '-lead.example', 'trail-.example', 'a..b', 'a'.repeat(64) + '.example', long, 'x.test:99999', 'x.test:', 'ex ample', 'evil.example/path', '[::1]', 'é.example']) {
+    for (const bad of [
+      '',
+      'under_score.example',
+      '-lead.example',
+      'trail-.example',
+      'a..b',
+      'a'.repeat(64) + '.example',
+      long,
+      'x.test:99999',
+      'x.test:',
+      'ex ample',
+      'evil.example/path',
+      '[::1]',
+      'é.example',
+    ]) {
       expect(isValidHostName(bad), bad).toBe(false);
     }
   });
@@ -54,9 +68,16 @@ describe('host names', () => {
       expect(res.body).toEqual({ valid: false, errorcode: 404, message: 'unknown tenant: the Host header is not a valid host name' });
     }
     // nor does it log in there, nor grant CORS, nor serve the tenant's admin page
-    const login = await request(t.app).post('/api/login').set('Host', `${acme.host}:notaport`).send({ user_name: 'admin', password: 'Acme-Admin-Pass-1', login: 1 });
+    const login = await request(t.app)
+      .post('/api/login')
+      .set('Host', `${acme.host}:notaport`)
+      .send({ user_name: 'admin', password: 'Acme-Admin-Pass-1', login: 1 });
     expect(login.status).toBe(404);
-    const preflight = await request(t.app).options('/api/person').set('Host', `${acme.host}:notaport`).set('Origin', 'https://portal.acme.example').set('Access-Control-Request-Method', 'GET');
+    const preflight = await request(t.app)
+      .options('/api/person')
+      .set('Host', `${acme.host}:notaport`)
+      .set('Origin', 'https://portal.acme.example')
+      .set('Access-Control-Request-Method', 'GET');
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect((await request(t.app).get('/admin').set('Host', `${acme.host}:notaport`)).status).toBe(404);
   });
@@ -68,7 +89,12 @@ describe('host names', () => {
     const knownBefore = resolver.cacheSizes().knownHosts;
     for (let batch = 0; batch < 30; batch++) {
       await Promise.all(
-        Array.from({ length: 10 }, () => request(t.app).get('/api/configitems/cors.origins').set('Host', `${randomBytes(6).toString('hex')}.flood.example`).expect(404)),
+        Array.from({ length: 10 }, () =>
+          request(t.app)
+            .get('/api/configitems/cors.origins')
+            .set('Host', `${randomBytes(6).toString('hex')}.flood.example`)
+            .expect(404),
+        ),
       );
       const sizes = resolver.cacheSizes();
       maxSeen = Math.max(maxSeen, sizes.unknownHosts);

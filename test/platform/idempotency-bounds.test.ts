@@ -39,21 +39,33 @@ describe('Idempotency-Key: what is recorded', () => {
     const kari = await asAcme(t, acme.host, 'kari');
     const roleId = (await db().table('roles').where({ name: 'Welder' }).first('id')).id as number;
     const person = (org: number, userName: string) => ({ organisation_id: org, role_id: roleId, person_data: { user_name: userName, firstname: 'Idem' } });
-    const refused = await kari.post('/api/persons').set('Idempotency-Key', 'person-1').send(person(await orgId('Human Resources'), 'idem-hr'));
+    const refused = await kari
+      .post('/api/persons')
+      .set('Idempotency-Key', 'person-1')
+      .send(person(await orgId('Human Resources'), 'idem-hr'));
     expect(refused.status, JSON.stringify(refused.body)).toBe(403);
     expect(await stored('kari')).toEqual({ entries: [], live: 0 });
     // today's code kept the 403 under the key, so this was a 422 "key used for a different request"
-    const fixed = await kari.post('/api/persons').set('Idempotency-Key', 'person-1').send(person(await orgId('Operations North'), 'idem-north'));
+    const fixed = await kari
+      .post('/api/persons')
+      .set('Idempotency-Key', 'person-1')
+      .send(person(await orgId('Operations North'), 'idem-north'));
     expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
-    const replay = await kari.post('/api/persons').set('Idempotency-Key', 'person-1').send(person(await orgId('Operations North'), 'idem-north'));
+    const replay = await kari
+      .post('/api/persons')
+      .set('Idempotency-Key', 'person-1')
+      .send(person(await orgId('Operations North'), 'idem-north'));
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(fixed.body);
   });
 
   it('a 403 of a route rule for someone not allowed at all records nothing (ola, POST /api/webhooks)', async () => {
     const ola = await asAcme(t, acme.host, 'ola');
-    const res = await ola.post('/api/webhooks').set('Idempotency-Key', 'hook-1').send({ url: 'https://hooks.example.com/x', events: ['person.created'] });
+    const res = await ola
+      .post('/api/webhooks')
+      .set('Idempotency-Key', 'hook-1')
+      .send({ url: 'https://hooks.example.com/x', events: ['person.created'] });
     expect(res.status).toBe(403);
     expect(await stored('ola')).toEqual({ entries: [], live: 0 });
   });
@@ -62,7 +74,10 @@ describe('Idempotency-Key: what is recorded', () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const bad = await admin.post('/api/messages').set('Idempotency-Key', 'msg-bad').send({ user_name: 'ola', title: 'x', text: 'y', send_medium: 'pigeon' });
     expect(bad.body.errorcode).toBe(420);
-    const ok = await admin.post('/api/messages').set('Idempotency-Key', 'msg-bad').send({ user_name: 'ola', title: 'idem fixed input', text: 'y', send_medium: 'email' });
+    const ok = await admin
+      .post('/api/messages')
+      .set('Idempotency-Key', 'msg-bad')
+      .send({ user_name: 'ola', title: 'idem fixed input', text: 'y', send_medium: 'email' });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.headers['idempotent-replayed']).toBeUndefined();
   });
@@ -92,7 +107,10 @@ describe('Idempotency-Key: a bounded store', () => {
     expect((await send('bound-1', 'bound 1')).headers['idempotent-replayed']).toBe('true');
     expect((await send(null, 'bound unkeyed')).status).toBe(200);
     const nils = await asAcme(t, acme.host, 'nils');
-    expect((await nils.post('/api/messages').set('Idempotency-Key', 'bound-over').send({ user_name: 'nils', title: 'nils keyed', text: 'x', send_medium: 'email' })).status).toBe(200);
+    expect(
+      (await nils.post('/api/messages').set('Idempotency-Key', 'bound-over').send({ user_name: 'nils', title: 'nils keyed', text: 'x', send_medium: 'email' }))
+        .status,
+    ).toBe(200);
     // keys of refused requests never count: ola's refusals above left nothing
     expect((await stored('ola')).live).toBe(0);
   });

@@ -11,7 +11,8 @@ afterAll(() => {
   vi.restoreAllMocks();
 });
 
-const countMessages = async (title: string) => Number((await bed.t.container.resolve<Knex>(KNEX).withSchema(bed.acme.schema).table('messages').where({ title }).count({ n: '*' }))[0].n);
+const countMessages = async (title: string) =>
+  Number((await bed.t.container.resolve<Knex>(KNEX).withSchema(bed.acme.schema).table('messages').where({ title }).count({ n: '*' }))[0].n);
 const message = (title: string) => ({ user_name: 'ola', title, text: 'Idempotency probe', send_medium: 'email' });
 
 describe('Idempotency-Key on POST', () => {
@@ -21,7 +22,11 @@ describe('Idempotency-Key on POST', () => {
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     // The same input in another order and form is the same request.
-    const again = await admin.post('/api/messages').set('Idempotency-Key', 'msg-1').type('form').send({ send_medium: 'email', text: 'Idempotency probe', title: 'idem once', user_name: 'ola' });
+    const again = await admin
+      .post('/api/messages')
+      .set('Idempotency-Key', 'msg-1')
+      .type('form')
+      .send({ send_medium: 'email', text: 'Idempotency probe', title: 'idem once', user_name: 'ola' });
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -72,7 +77,11 @@ describe('Idempotency-Key on POST', () => {
       await gate;
       return original.apply(this, args);
     });
-    const slow = admin.post('/api/messages').set('Idempotency-Key', 'msg-4').send(message('idem slow')).then((r) => r);
+    const slow = admin
+      .post('/api/messages')
+      .set('Idempotency-Key', 'msg-4')
+      .send(message('idem slow'))
+      .then((r) => r);
     await started;
     const busy = await admin.post('/api/messages').set('Idempotency-Key', 'msg-4').send(message('idem slow'));
     expect(busy.status).toBe(409);

@@ -24,7 +24,10 @@ describe('tenant isolation under concurrency', () => {
       if (i % 2 === 0) {
         const mobile = `+479100${String(i).padStart(4, '0')}`;
         written.add(mobile);
-        return kariA.put('/api/persons/ola').send({ person_data: { mobile } }).then((r) => ({ tenant: 'first', r }));
+        return kariA
+          .put('/api/persons/ola')
+          .send({ person_data: { mobile } })
+          .then((r) => ({ tenant: 'first', r }));
       }
       return (i % 4 === 1 ? adminB.get('/api/persons/ola') : adminB.get('/api/persons?limit=100')).then((r) => ({ tenant: 'second', r }));
     });
@@ -39,7 +42,7 @@ describe('tenant isolation under concurrency', () => {
     expect((await adminB.get('/api/persons/ola')).body.persons[0].mobile).toBe('+4790000012');
   });
 
-  it("a session of one tenant means nothing on the other, though the person id is the same", async () => {
+  it('a session of one tenant means nothing on the other, though the person id is the same', async () => {
     const cookie = await loginCookie(t, first.host, 'ola', ACME_PASSWORDS.ola);
     expect((await client(t, first.host, cookie).get('/api/person')).status).toBe(200);
     expect((await client(t, second.host, cookie).get('/api/person')).status).toBe(401);

@@ -37,7 +37,12 @@ describe('migrate all', () => {
       },
     };
     const lines: string[] = [];
-    const report = await migrateAll(knex, { concurrency: 3, slugs: [a.slug, b.slug], tenantMigrations: [...tenantMigrations, probe], onProgress: (l) => lines.push(l) });
+    const report = await migrateAll(knex, {
+      concurrency: 3,
+      slugs: [a.slug, b.slug],
+      tenantMigrations: [...tenantMigrations, probe],
+      onProgress: (l) => lines.push(l),
+    });
     expect(report.ok).toBe(false);
     const failed = report.tenants.find((x) => x.slug === a.slug)!;
     expect(failed.error).toMatch(/999_probe/);

@@ -13,7 +13,10 @@ const schemaB = `named_b_${suffix}`;
 
 beforeAll(async () => {
   k = createKnex({ DATABASE_POOL_MAX: 1, DATABASE_CONNECTION_LIFETIME_SECONDS: 600 }, inject('databaseUrl'));
-  for (const [schema, v] of [[schemaA, 1], [schemaB, 2]] as const) {
+  for (const [schema, v] of [
+    [schemaA, 1],
+    [schemaB, 2],
+  ] as const) {
     await k.raw(`create schema ${schema}; create table ${schema}.x (v int); insert into ${schema}.x values (${v})`);
   }
 });
@@ -23,7 +26,8 @@ afterAll(async () => {
   await k?.destroy();
 });
 
-const preparedNames = async (): Promise<string[]> => (await k.raw('select name from pg_prepared_statements order by name')).rows.map((r: { name: string }) => r.name);
+const preparedNames = async (): Promise<string[]> =>
+  (await k.raw('select name from pg_prepared_statements order by name')).rows.map((r: { name: string }) => r.name);
 
 describe('named statements (TenantDb.prepared)', () => {
   it('are prepared once per connection and tenant: the same key never reads another schema', async () => {

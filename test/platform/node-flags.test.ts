@@ -17,7 +17,7 @@ describe("the product's node flags", () => {
     expect(childNodeFlags(['--cpu-prof', '--cpu-prof-dir=/tmp/p', '--import', 'tsx'])).toEqual(['--cpu-prof', '--cpu-prof-dir=/tmp/p', ...PRODUCT_NODE_FLAGS]);
   });
 
-  it("a parent started with its own young-generation size passes that size on instead", () => {
+  it('a parent started with its own young-generation size passes that size on instead', () => {
     expect(childNodeFlags(['--max-semi-space-size=16'])).toEqual(['--max-semi-space-size=16']);
   });
 });

@@ -37,5 +37,4 @@ describe('rate-limit script in auto-pipelined batches', () => {
     expect(counted.map((r) => r.consumedPoints)).toEqual([1, 2, 1]);
     expect(counted.map((r) => r.remainingPoints)).toEqual([9, 8, 9]);
   });
-
 });

@@ -35,7 +35,11 @@ beforeAll(async () => {
   await admin.query(`create database ${dbName}`);
   await admin.end();
   // as the product's pools: an empty search_path, so nothing unqualified lands anywhere by accident
-  db = knexFactory({ client: 'pg', connection: { connectionString: inject('databaseUrl').replace(/\/[^/]+$/, `/${dbName}`), options: '-c search_path=' }, pool: { min: 0, max: 4 } });
+  db = knexFactory({
+    client: 'pg',
+    connection: { connectionString: inject('databaseUrl').replace(/\/[^/]+$/, `/${dbName}`), options: '-c search_path=' },
+    pool: { min: 0, max: 4 },
+  });
 });
 afterAll(async () => {
   await db?.destroy();
@@ -64,10 +68,12 @@ describe('recorded tenant migrations', () => {
     for (const kind of ['relation', 'column', 'sequence', 'index', 'constraint', 'trigger', 'function']) {
       expect(a.filter((l) => l.startsWith(`${kind}: `)).length, kind).toBeGreaterThan(1);
     }
-    expect(a.some((l) => l.startsWith('column: persons 1 id integer t nextval(\'@.persons_id_seq\'::regclass)'))).toBe(true);
+    expect(a.some((l) => l.startsWith("column: persons 1 id integer t nextval('@.persons_id_seq'::regclass)"))).toBe(true);
     expect(a.filter((l) => l.startsWith('migration: '))).toEqual(tenantMigrations.map((m) => `migration: ${m.name}`).sort());
     expect(a.some((l) => l.startsWith('trigger: persons ') && l.includes('EXECUTE FUNCTION @.notify_principal_changed()'))).toBe(true);
-    expect(a.some((l) => l.startsWith('constraint: persons persons_organisation_id_foreign f') && l.includes('REFERENCES @.organisations(id) ON DELETE SET NULL'))).toBe(true);
+    expect(
+      a.some((l) => l.startsWith('constraint: persons persons_organisation_id_foreign f') && l.includes('REFERENCES @.organisations(id) ON DELETE SET NULL')),
+    ).toBe(true);
   });
 
   it('differ from it when any statement with an effect is left out of the replay', { timeout: 300_000 }, async () => {
@@ -84,19 +90,30 @@ describe('recorded tenant migrations', () => {
       if ((await catalogDifference(db, migrated, schema)) === null) unchanged.push(script.statements[i]);
     };
     let next = 0;
-    await Promise.all([0, 1].map(async () => {
-      while (next < script.statements.length) await leaveOut(next++);
-    }));
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (next < script.statements.length) await leaveOut(next++);
+      }),
+    );
     for (const s of made) await db.raw('drop schema ?? cascade', [s]);
     // only the runner's lock, its read of the applied migrations and data backfills (nothing to fill in a new schema) leave no trace
-    expect(unchanged.map((s) => s.replace(/_[0-9a-f]{16}/g, '_*').replace(/\s+/g, ' ').trim()).sort()).toEqual([
+    expect(
+      unchanged
+        .map((s) =>
+          s
+            .replace(/_[0-9a-f]{16}/g, '_*')
+            .replace(/\s+/g, ' ')
+            .trim(),
+        )
+        .sort(),
+    ).toEqual([
       'select "name" from "tpl_*"."schema_migrations"',
       "select pg_advisory_xact_lock(hashtext('migrate:tpl_*'))",
       // migration 290's backfill of the audit log's person ids (and the guard's switch around it)
       "set local app.audit_erasure = 'off'",
       "set local app.audit_erasure = 'on'",
       "update audit_log a set actor_id = p.id from persons p where p.user_name = a.actor and a.actor not in ('operator', 'anonymous', 'system')",
-      "update audit_log a set subject_id = p.id from persons p where p.user_name = a.subject and a.type in ( " +
+      'update audit_log a set subject_id = p.id from persons p where p.user_name = a.subject and a.type in ( ' +
         "'login.succeeded', 'login.failed', 'login.throttled', 'login.sso', 'logout', 'password.changed', 'password.reset', 'email.changed', " +
         "'mobile.changed', 'roles.changed', 'person.erased', 'person.deactivated', 'person.reactivated', 'manager.added', 'manager.removed', " +
         "'participant.result_recorded', 'certificate.issued', 'calendar_feed.created', 'calendar_feed.revoked')",

@@ -32,8 +32,14 @@ describe('REDIS_CLUSTER_NODES and QUEUE_REDIS_CLUSTER_NODES', () => {
 
   it('win over REDIS_URL and QUEUE_REDIS_URL; without them the URLs decide, and the queues default to the first Redis', () => {
     const both = loadEnv({ REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_REDIS_CLUSTER_NODES: '127.0.0.1:8000', QUEUE_REDIS_URL: 'redis://q:6379' });
-    expect(redisTargets(both, 'redis://r:6379')).toMatchObject({ main: { kind: 'cluster', nodes: [{ port: 7000 }] }, queues: { kind: 'cluster', nodes: [{ port: 8000 }] } });
-    expect(redisTargets(loadEnv({ QUEUE_REDIS_URL: 'redis://q:6379' }), 'redis://r:6379')).toEqual({ main: { kind: 'single', url: 'redis://r:6379' }, queues: { kind: 'single', url: 'redis://q:6379' } });
+    expect(redisTargets(both, 'redis://r:6379')).toMatchObject({
+      main: { kind: 'cluster', nodes: [{ port: 7000 }] },
+      queues: { kind: 'cluster', nodes: [{ port: 8000 }] },
+    });
+    expect(redisTargets(loadEnv({ QUEUE_REDIS_URL: 'redis://q:6379' }), 'redis://r:6379')).toEqual({
+      main: { kind: 'single', url: 'redis://r:6379' },
+      queues: { kind: 'single', url: 'redis://q:6379' },
+    });
     expect(redisTargets(loadEnv({}), 'redis://r:6379').queues).toBeNull();
     expect(() => redisTargets(loadEnv({}), undefined)).toThrow(/REDIS_CLUSTER_NODES nor REDIS_URL/);
   });

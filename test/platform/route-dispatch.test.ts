@@ -29,7 +29,14 @@ describe('route dispatch', () => {
   });
 
   it('answers unknown calls, unknown methods and paths outside /api with the 404 envelope', async () => {
-    for (const [method, path] of [['get', '/api/nothing'], ['get', '/api'], ['get', '/api/'], ['get', '//api/person'], ['patch', '/api/person'], ['get', '/api/persons/x/y/z']] as const) {
+    for (const [method, path] of [
+      ['get', '/api/nothing'],
+      ['get', '/api'],
+      ['get', '/api/'],
+      ['get', '//api/person'],
+      ['patch', '/api/person'],
+      ['get', '/api/persons/x/y/z'],
+    ] as const) {
       const res = await request(t.app)[method](path).set('Host', acme.host).set('Cookie', cookie);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body, `${method} ${path}`).toMatchObject({ valid: false, errorcode: 404 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   tenantsBefore = (await t.container.resolve<Knex>(KNEX)('platform.tenants').select('id')).map((r) => r.id);
   server = await startServer(t.container, 0);
   openRightAfterStart = t.container.resolve(TENANT_POOLS).groups.map((group) => {
-    const pool = (group.client).pool;
+    const pool = group.client.pool;
     return pool.numFree() + pool.numUsed();
   });
   t.container.resolve<Knex>(KNEX).on('query', (q: { sql: string }) => {

@@ -18,7 +18,7 @@ describe('tenant clock', () => {
     expect(todayIn('Pacific/Pago_Pago', new Date('2026-03-10T08:00:00Z'))).toBe('2026-03-09');
   });
 
-  it('starts and ends a day at the zone\'s midnight, across DST too', () => {
+  it("starts and ends a day at the zone's midnight, across DST too", () => {
     expect(startOfDayIn('Pacific/Kiritimati', '2026-03-11').toISOString()).toBe('2026-03-10T10:00:00.000Z');
     expect(endOfDayIn('Pacific/Kiritimati', '2026-03-10').toISOString()).toBe('2026-03-10T10:00:00.000Z');
     expect(startOfDayIn('Europe/Oslo', '2026-07-01').toISOString()).toBe('2026-06-30T22:00:00.000Z');

@@ -35,7 +35,7 @@ describe('tenant-affine connection groups', () => {
     for (const tenant of tenants) {
       expect(openTenantScope(t.container, tenant).resolve(TENANT_DB).builder).toBe(pools.forTenant(tenant.id));
       // the tenant's own knex (its share) on its group's pool
-      expect((pools.forTenant(tenant.id).client).pool).toBe((pools.groups[tenant.id % 2].client).pool);
+      expect(pools.forTenant(tenant.id).client.pool).toBe(pools.groups[tenant.id % 2].client.pool);
     }
   });
 
@@ -63,7 +63,7 @@ describe("a tenant's own knex", () => {
     const before = ['start', 'query', 'query-error', 'query-response'].map((e) => group.listenerCount(e));
     // ids no tenant has: the own knex of each is made on first use
     const ids = Array.from({ length: 20 }, (_, i) => 1_000_000_000 + 2 * i);
-    for (const id of ids) expect((pools.forTenant(id).client).pool).toBe(group.pool);
+    for (const id of ids) expect(pools.forTenant(id).client.pool).toBe(group.pool);
     expect(['start', 'query', 'query-error', 'query-response'].map((e) => group.listenerCount(e))).toEqual(before);
     const pid = await pools.forTenant(ids[0]).transaction(async (trx) => (await trx.raw('select pg_backend_pid() as pid')).rows[0].pid);
     expect(pid).toEqual(expect.any(Number));
@@ -99,11 +99,14 @@ describe('fair use of a group (work-conserving share)', () => {
     expect(pools.shareCounts.borrows).toBeGreaterThan(borrows);
   });
 
-  it('with DATABASE_TENANT_SHARE_BORROW=0 the share is a hard cap: a lone tenant\'s second query waits for its first', async () => {
+  it("with DATABASE_TENANT_SHARE_BORROW=0 the share is a hard cap: a lone tenant's second query waits for its first", async () => {
     const pools = t.container.resolve(TENANT_POOLS);
     const [a] = sameGroup();
     const strict = new TenantPools(pools.groups, { limit: 1, waitMs: 5000, borrow: false }).forTenant(a.id);
-    const run = () => strict.raw('select statement_timestamp() as started, (select clock_timestamp() from pg_sleep(0.3)) as ended').then((r: any) => r.rows[0] as { started: Date; ended: Date });
+    const run = () =>
+      strict
+        .raw('select statement_timestamp() as started, (select clock_timestamp() from pg_sleep(0.3)) as ended')
+        .then((r: any) => r.rows[0] as { started: Date; ended: Date });
     const [first, second] = await Promise.all([run(), run()]);
     const [early, late] = first.started <= second.started ? [first, second] : [second, first];
     expect(late.started.getTime()).toBeGreaterThanOrEqual(early.ended.getTime());
@@ -139,7 +142,12 @@ describe('fair use of a group (work-conserving share)', () => {
     const busyA = timed(a, 2.8);
     const busyB = timed(b, 2.8);
     await new Promise((r) => setTimeout(r, 150));
-    const refused = await dbOf(a).raw('select 1').then(() => null, (e: unknown) => e);
+    const refused = await dbOf(a)
+      .raw('select 1')
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(503);
     expect((refused as ApiError).headers['Retry-After']).toBeDefined();
@@ -149,11 +157,28 @@ describe('fair use of a group (work-conserving share)', () => {
   });
 
   it('a statement past DATABASE_STATEMENT_TIMEOUT_MS is cancelled and answers 503 in the envelope', async () => {
-    const err: any = await openTenantScope(t.container, tenants[0]).resolve(TENANT_DB).raw('select pg_sleep(5)').then(() => null, (e: unknown) => e);
+    const err: any = await openTenantScope(t.container, tenants[0])
+      .resolve(TENANT_DB)
+      .raw('select pg_sleep(5)')
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err?.code).toBe('57014');
     const sent: { status?: number; body?: any; headers?: Record<string, string> } = {};
-    const res: any = { headersSent: false, set: (h: Record<string, string> | string, v?: string) => ((sent.headers = { ...sent.headers, ...(typeof h === 'string' ? { [h]: v! } : h) }), res), status: (s: number) => ((sent.status = s), res), json: (b: unknown) => (sent.body = b) };
-    errorMiddleware({ error() {}, warn() {}, child() { return this; } } as any)(err, { id: 'x' } as any, res, () => {});
+    const res: any = {
+      headersSent: false,
+      set: (h: Record<string, string> | string, v?: string) => ((sent.headers = { ...sent.headers, ...(typeof h === 'string' ? { [h]: v! } : h) }), res),
+      status: (s: number) => ((sent.status = s), res),
+      json: (b: unknown) => (sent.body = b),
+    };
+    errorMiddleware({
+      error() {},
+      warn() {},
+      child() {
+        return this;
+      },
+    } as any)(err, { id: 'x' } as any, res, () => {});
     expect(sent.status).toBe(503);
     expect(sent.headers?.['Retry-After']).toBeDefined();
     expect(sent.body).toMatchObject({ valid: false, errorcode: 503 });

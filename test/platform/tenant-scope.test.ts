@@ -9,7 +9,7 @@ const bed = useAcmeApp();
 
 /** Scopes are opened from one shared parent (cheaper per request): what each holds must stay its own. */
 describe('tenant scopes', () => {
-  it('container-scoped services are one per scope, shared within it; tenant, database and scope are the scope\'s', async () => {
+  it("container-scoped services are one per scope, shared within it; tenant, database and scope are the scope's", async () => {
     const tenant = (await bed.t.container.resolve(TenantResolver).byHostName(bed.acme.host))!;
     const a = openTenantScope(bed.t.container, tenant);
     const b = openTenantScope(bed.t.container, tenant);

@@ -33,7 +33,8 @@ interface Operation {
 function projected(schema: any): any {
   const copy = structuredClone(schema);
   // an object named in components (#/components/schemas/Person) is copied in before it is relaxed
-  const own = (item: any): any => (item?.$ref ? structuredClone(document.components.schemas[item.$ref.split('/').pop() as keyof typeof document.components.schemas]) : item);
+  const own = (item: any): any =>
+    item?.$ref ? structuredClone(document.components.schemas[item.$ref.split('/').pop() as keyof typeof document.components.schemas]) : item;
   const relax = (item: any): any => {
     item = own(item);
     if (!item || typeof item !== 'object') return item;
@@ -65,7 +66,16 @@ for (const [path, methods] of Object.entries(document.paths)) {
       const own = failure.content?.['application/json']?.schema;
       if (!code.startsWith('2') && code !== '302' && own && !own.$ref) failures.set(Number(code), compile(own)!);
     }
-    operations.push({ method, pattern, status: Number(status), also, types, validate: compile(schema), validateProjected: compile(schema && projected(schema)), failures });
+    operations.push({
+      method,
+      pattern,
+      status: Number(status),
+      also,
+      types,
+      validate: compile(schema),
+      validateProjected: compile(schema && projected(schema)),
+      failures,
+    });
   }
 }
 
@@ -97,10 +107,12 @@ export function assertMatchesContract(method: string, url: string, res: { status
   if (!op) return; // unknown paths answer the 404 envelope, checked above
   const failure = op.failures.get(res.status);
   if (failure) {
-    if (!failure(res.body)) throw new Error(`failure ${res.status} of ${method.toUpperCase()} ${path} drifts from the OpenAPI document: ${ajv.errorsText(failure.errors)}`);
+    if (!failure(res.body))
+      throw new Error(`failure ${res.status} of ${method.toUpperCase()} ${path} drifts from the OpenAPI document: ${ajv.errorsText(failure.errors)}`);
     return;
   }
-  if (res.status !== op.status && !op.also.includes(res.status)) throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, the document says ${op.status}`);
+  if (res.status !== op.status && !op.also.includes(res.status))
+    throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, the document says ${op.status}`);
   const validate = new URLSearchParams(url.split('?')[1] ?? '').has('fields') ? op.validateProjected : op.validate;
   if (!validate) throw new Error(`${method.toUpperCase()} ${path} answered JSON, the document says it never does`);
   if (!validate(res.body)) {

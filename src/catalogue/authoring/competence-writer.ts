@@ -43,7 +43,11 @@ export class CompetenceWriter {
   /** The rows of the given competences, locked for the transaction; missing ids are left out. */
   async lock(ids: readonly number[]): Promise<CompetenceRow[]> {
     if (ids.length === 0) return [];
-    return this.db.table('competences').whereIn('id', [...ids]).orderBy('id').forUpdate();
+    return this.db
+      .table('competences')
+      .whereIn('id', [...ids])
+      .orderBy('id')
+      .forUpdate();
   }
 
   async insert(columns: CompetenceColumns): Promise<number> {
@@ -66,12 +70,14 @@ export class CompetenceWriter {
 
   async setCategories(id: number, categoryIds: readonly number[]): Promise<void> {
     await this.db.table('competence_categories').where({ competence_id: id }).delete();
-    if (categoryIds.length) await this.db.table('competence_categories').insert([...new Set(categoryIds)].map((category_id) => ({ competence_id: id, category_id })));
+    if (categoryIds.length)
+      await this.db.table('competence_categories').insert([...new Set(categoryIds)].map((category_id) => ({ competence_id: id, category_id })));
   }
 
   async setAttributes(id: number, attributeIds: readonly number[]): Promise<void> {
     await this.db.table('competence_attributes').where({ competence_id: id }).delete();
-    if (attributeIds.length) await this.db.table('competence_attributes').insert([...new Set(attributeIds)].map((attribute_id) => ({ competence_id: id, attribute_id })));
+    if (attributeIds.length)
+      await this.db.table('competence_attributes').insert([...new Set(attributeIds)].map((attribute_id) => ({ competence_id: id, attribute_id })));
   }
 
   /** The competence and every one below it (modules, items, questions), top first. */
@@ -99,7 +105,10 @@ export class CompetenceWriter {
       .whereNull('superseded_at')
       .whereNull('deleted_at')
       .countDistinct({ n: 'person_id' });
-    const [roles] = await this.db.table('requirements').whereIn('competence_id', [...ids]).countDistinct({ n: 'role_id' });
+    const [roles] = await this.db
+      .table('requirements')
+      .whereIn('competence_id', [...ids])
+      .countDistinct({ n: 'role_id' });
     return { persons: Number(persons.n), roles: Number(roles.n) };
   }
 
@@ -109,9 +118,9 @@ export class CompetenceWriter {
    * changes feed. Call after `holds` found nothing, under `lock`.
    */
   async delete(subtree: readonly CompetenceRow[]): Promise<void> {
-    await this.db.table('competence_deletions').insert(
-      subtree.map((c) => ({ competence_id: c.id, parent_id: c.parent_id, title: c.title, type: c.type, competence_group_id: c.competence_group_id })),
-    );
+    await this.db
+      .table('competence_deletions')
+      .insert(subtree.map((c) => ({ competence_id: c.id, parent_id: c.parent_id, title: c.title, type: c.type, competence_group_id: c.competence_group_id })));
     await this.db.table('competences').where({ id: subtree[0].id }).delete();
   }
 

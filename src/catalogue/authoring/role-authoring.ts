@@ -31,7 +31,10 @@ export class RoleAuthoring {
   async create(user: Principal, data: RoleData & { name: string }): Promise<RoleRow> {
     return this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
-      const [row] = await db.table('roles').insert({ meta_type: 'role', ...data }).returning([...ROLE_COLUMNS]);
+      const [row] = await db
+        .table('roles')
+        .insert({ meta_type: 'role', ...data })
+        .returning([...ROLE_COLUMNS]);
       await tx.get(AuditTrail).record({ type: 'role.created', actor: user.userName, subject: String(row.id), details: { fields: Object.keys(data) } });
       return row;
     });
@@ -40,10 +43,17 @@ export class RoleAuthoring {
   async update(user: Principal, id: number, data: RoleData): Promise<RoleRow> {
     return this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
-      const current = await db.table('roles').where({ id }).forUpdate().first([...ROLE_COLUMNS]);
+      const current = await db
+        .table('roles')
+        .where({ id })
+        .forUpdate()
+        .first([...ROLE_COLUMNS]);
       if (!current) throw ApiError.notFound(`role ${id}`);
       const [row] = Object.keys(data).length
-        ? await db.table('roles').where({ id }).update({ ...data, updated_at: db.raw('now()') }, [...ROLE_COLUMNS])
+        ? await db
+            .table('roles')
+            .where({ id })
+            .update({ ...data, updated_at: db.raw('now()') }, [...ROLE_COLUMNS])
         : [current];
       await tx.get(AuditTrail).record({ type: 'role.updated', actor: user.userName, subject: String(id), details: { fields: Object.keys(data) } });
       return row;
@@ -53,7 +63,11 @@ export class RoleAuthoring {
   async delete(user: Principal, id: number): Promise<RoleRow> {
     return this.uow.run(async (tx) => {
       const db = tx.get(TENANT_DB);
-      const row = await db.table('roles').where({ id }).forUpdate().first([...ROLE_COLUMNS]);
+      const row = await db
+        .table('roles')
+        .where({ id })
+        .forUpdate()
+        .first([...ROLE_COLUMNS]);
       if (!row) throw ApiError.notFound(`role ${id}`);
       const [holders] = await db.table('person_roles').where({ role_id: id }).count({ n: '*' });
       const [units] = await db.table('organisation_roles').where({ role_id: id }).count({ n: '*' });
@@ -71,23 +85,25 @@ export class RoleAuthoring {
 
   /** Adds the requirement or changes whether it is mandatory; 404 for an unknown role or competence. */
   async setRequirement(user: Principal, roleId: number, competenceId: number, mandatory: boolean): Promise<void> {
-    await referencesStillThere(() => this.uow.run(async (tx) => {
-      const db = tx.get(TENANT_DB);
-      if (!(await db.table('roles').where({ id: roleId }).forUpdate().first('id'))) throw ApiError.notFound(`role ${roleId}`);
-      const c = await db.table('competences').where({ id: competenceId }).first('id', 'parent_id', 'type');
-      if (!c) throw ApiError.notFound(`competence ${competenceId}`);
-      if (c.parent_id !== null) {
-        throw ApiError.malformed('competence_id', `competence ${competenceId} is a ${c.type} inside competence ${c.parent_id}; require its parent instead`);
-      }
-      const before = await db.table('requirements').where({ role_id: roleId, competence_id: competenceId }).first('mandatory');
-      await db
-        .table('requirements')
-        .insert({ role_id: roleId, competence_id: competenceId, mandatory })
-        .onConflict(['role_id', 'competence_id'])
-        .merge(['mandatory']);
-      const details = { competence_id: competenceId, mandatory, was: before ? (before.mandatory ? 'mandatory' : 'optional') : 'none' };
-      await tx.get(AuditTrail).record({ type: 'requirement.changed', actor: user.userName, subject: String(roleId), details });
-    }));
+    await referencesStillThere(() =>
+      this.uow.run(async (tx) => {
+        const db = tx.get(TENANT_DB);
+        if (!(await db.table('roles').where({ id: roleId }).forUpdate().first('id'))) throw ApiError.notFound(`role ${roleId}`);
+        const c = await db.table('competences').where({ id: competenceId }).first('id', 'parent_id', 'type');
+        if (!c) throw ApiError.notFound(`competence ${competenceId}`);
+        if (c.parent_id !== null) {
+          throw ApiError.malformed('competence_id', `competence ${competenceId} is a ${c.type} inside competence ${c.parent_id}; require its parent instead`);
+        }
+        const before = await db.table('requirements').where({ role_id: roleId, competence_id: competenceId }).first('mandatory');
+        await db
+          .table('requirements')
+          .insert({ role_id: roleId, competence_id: competenceId, mandatory })
+          .onConflict(['role_id', 'competence_id'])
+          .merge(['mandatory']);
+        const details = { competence_id: competenceId, mandatory, was: before ? (before.mandatory ? 'mandatory' : 'optional') : 'none' };
+        await tx.get(AuditTrail).record({ type: 'requirement.changed', actor: user.userName, subject: String(roleId), details });
+      }),
+    );
   }
 
   /** Removes the requirement; 404 when the role does not exist or does not require the competence. */

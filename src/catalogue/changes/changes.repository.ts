@@ -47,7 +47,11 @@ export class ChangesRepository {
    * Registrations made in the period and deletions done in it, oldest first. `persons`: only those
    * of these persons (a sub-query of person ids). A deletion is one row per person and day.
    */
-  async personCompetences(period: Period, persons: Knex.QueryBuilder | Knex.Raw | undefined, page: Paging): Promise<(RegistrationChangeRow | RegistrationDeletionRow)[]> {
+  async personCompetences(
+    period: Period,
+    persons: Knex.QueryBuilder | Knex.Raw | undefined,
+    page: Paging,
+  ): Promise<(RegistrationChangeRow | RegistrationDeletionRow)[]> {
     const personFilter = persons === undefined ? '' : 'and pc.person_id in ?';
     const sql = `
       select * from (
@@ -68,7 +72,9 @@ export class ChangesRepository {
     const only = persons === undefined ? [] : [persons];
     const r = await this.db.raw(sql, [...t, period.start, period.end, ...only, ...t, period.start, period.end, ...only, page.limit, page.offset]);
     return r.rows.map((row: any) =>
-      row.deleted ? { competence_id: row.competence_id, title: row.title, type: row.type, person_id: row.person_id, deleted: true, changed_at: row.changed_at } : row,
+      row.deleted
+        ? { competence_id: row.competence_id, title: row.title, type: row.type, person_id: row.person_id, deleted: true, changed_at: row.changed_at }
+        : row,
     );
   }
 
@@ -90,7 +96,16 @@ export class ChangesRepository {
     return r.rows.map((x: any) =>
       x.deleted
         ? { competence_id: x.competence_id, title: x.title, type: x.type, deleted: true, changed_at: x.changed_at }
-        : { competence_id: x.competence_id, title: x.title, type: x.type, active: x.active, parent_id: x.parent_id, competence_group_id: x.competence_group_id, deleted: false, changed_at: x.changed_at },
+        : {
+            competence_id: x.competence_id,
+            title: x.title,
+            type: x.type,
+            active: x.active,
+            parent_id: x.parent_id,
+            competence_group_id: x.competence_group_id,
+            deleted: false,
+            changed_at: x.changed_at,
+          },
     );
   }
 }

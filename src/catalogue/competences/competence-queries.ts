@@ -14,19 +14,28 @@ export function joinCompetences(q: Knex.QueryBuilder, alias: string, on: string)
 
 /** Ids of the competences in any of the categories. */
 export function competencesInCategories(db: TenantDb, categoryIds: readonly number[]): Knex.QueryBuilder {
-  return db.table('competence_categories').select('competence_id').whereIn('category_id', [...categoryIds]);
+  return db
+    .table('competence_categories')
+    .select('competence_id')
+    .whereIn('category_id', [...categoryIds]);
 }
 
 /** Ids of the competences with any of the attributes. */
 export function competencesWithAttributes(db: TenantDb, attributeIds: readonly number[]): Knex.QueryBuilder {
-  return db.table('competence_attributes').select('competence_id').whereIn('attribute_id', [...attributeIds]);
+  return db
+    .table('competence_attributes')
+    .select('competence_id')
+    .whereIn('attribute_id', [...attributeIds]);
 }
 
 /** Ids of the competence groups with these ids or external ids. */
 export function competenceGroupsNamed(db: TenantDb, ids: readonly number[], externalIds: readonly string[]): Knex.QueryBuilder {
-  return db.table('competence_groups').select('id').where((w) => {
-    w.whereIn('id', [...ids]).orWhereIn('external_id', [...externalIds]);
-  });
+  return db
+    .table('competence_groups')
+    .select('id')
+    .where((w) => {
+      w.whereIn('id', [...ids]).orWhereIn('external_id', [...externalIds]);
+    });
 }
 
 /**

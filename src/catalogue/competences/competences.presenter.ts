@@ -4,7 +4,6 @@ import type { CompetenceRow } from './competence.row';
 import type { CompetenceExtras } from './competences.repository';
 import { COMPETENCE_TYPE_IDS } from './competence-types';
 
-
 const simpleShape = {
   competence_id: z.number().int(),
   title: z.string(),
@@ -18,25 +17,40 @@ const simpleShape = {
 };
 
 /** A nested competence (children are always shown in the simple view). */
-export const CompetenceSimpleView: z.ZodType = z.object({
-  ...simpleShape,
-  children: z.array(z.lazy(() => CompetenceSimpleView)).describe('modules, checklist items or survey questions, simple view, recursively'),
-}).meta({ id: 'CompetenceChild' });
+export const CompetenceSimpleView: z.ZodType = z
+  .object({
+    ...simpleShape,
+    children: z.array(z.lazy(() => CompetenceSimpleView)).describe('modules, checklist items or survey questions, simple view, recursively'),
+  })
+  .meta({ id: 'CompetenceChild' });
 
 /** simple: the list view; full (default for one by id) adds the optional fields below. */
-export const CompetenceView = z.object({
-  ...simpleShape,
-  children: z.array(CompetenceSimpleView).describe('modules, checklist items or survey questions, simple view, recursively'),
-  description: z.string().nullable().optional().describe('full view'),
-  competence_group_name: z.string().nullable().optional().describe('full view'),
-  categories: z.array(z.object({ category_id: z.number().int(), name: z.string() })).optional().describe('full view'),
-  attributes: z.array(z.object({ attribute_id: z.number().int(), name: z.string() })).optional().describe('full view'),
-  pass_mark: z.number().int().nullable().optional().describe('full view; 0..100: a result (PUT /api/participants) at or above it passes and registers the competence; null: 100'),
-  owner_user_name: z.string().nullable().optional().describe('full view'),
-  instructor_user_name: z.string().nullable().optional().describe('full view'),
-  custom_attributes: z.record(z.string(), z.unknown()).optional().describe("full view; names defined in the tenant's custom_attributes config item"),
-  updated_at: z.string().optional().describe('ISO 8601 date-time; full view'),
-}).meta({ id: 'Competence' });
+export const CompetenceView = z
+  .object({
+    ...simpleShape,
+    children: z.array(CompetenceSimpleView).describe('modules, checklist items or survey questions, simple view, recursively'),
+    description: z.string().nullable().optional().describe('full view'),
+    competence_group_name: z.string().nullable().optional().describe('full view'),
+    categories: z
+      .array(z.object({ category_id: z.number().int(), name: z.string() }))
+      .optional()
+      .describe('full view'),
+    attributes: z
+      .array(z.object({ attribute_id: z.number().int(), name: z.string() }))
+      .optional()
+      .describe('full view'),
+    pass_mark: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe('full view; 0..100: a result (PUT /api/participants) at or above it passes and registers the competence; null: 100'),
+    owner_user_name: z.string().nullable().optional().describe('full view'),
+    instructor_user_name: z.string().nullable().optional().describe('full view'),
+    custom_attributes: z.record(z.string(), z.unknown()).optional().describe("full view; names defined in the tenant's custom_attributes config item"),
+    updated_at: z.string().optional().describe('ISO 8601 date-time; full view'),
+  })
+  .meta({ id: 'Competence' });
 
 /** Competence objects: simple in lists and nested children, full for one by id. */
 export class CompetencePresenter {

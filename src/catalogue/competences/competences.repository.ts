@@ -63,7 +63,11 @@ export class CompetencesRepository {
     for (const [name, value] of Object.entries(f.customAttributes ?? {})) {
       q.whereRaw('c.custom_attributes ->> ? = ?', [name, value]);
     }
-    return q.select('c.*').orderBy([{ column: 'c.sort_order' }, { column: 'c.title' }, { column: 'c.id' }]).limit(page.limit).offset(page.offset);
+    return q
+      .select('c.*')
+      .orderBy([{ column: 'c.sort_order' }, { column: 'c.title' }, { column: 'c.id' }])
+      .limit(page.limit)
+      .offset(page.offset);
   }
 
   async byId(id: number): Promise<CompetenceRow | undefined> {

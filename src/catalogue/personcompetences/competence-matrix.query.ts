@@ -68,7 +68,10 @@ export class CompetenceMatrix {
   private async requiredPairs(personIds: readonly number[], q: MatrixQuery): Promise<{ person_id: number; competence_id: number; mandatory: boolean }[]> {
     const held: { person_id: number; role_id: number }[] = q.roleIds
       ? personIds.flatMap((person_id) => q.roleIds!.map((role_id) => ({ person_id, role_id })))
-      : await this.db.table('person_roles').whereRaw('person_id = any(?::int[])', [intArray(personIds)]).select('person_id', 'role_id');
+      : await this.db
+          .table('person_roles')
+          .whereRaw('person_id = any(?::int[])', [intArray(personIds)])
+          .select('person_id', 'role_id');
     const roleIds = [...new Set(held.map((h) => h.role_id))];
     if (roleIds.length === 0) return [];
     const requirements: { role_id: number; competence_id: number; mandatory: boolean }[] = await this.db
@@ -143,7 +146,12 @@ export class CompetenceMatrix {
       .whereNull('pc.superseded_at')
       .whereNull('pc.deleted_at')
       .select(
-        'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.checked', 'pc.signed', 'pc.override',
+        'pc.person_id',
+        'pc.competence_id',
+        'pc.passed',
+        'pc.checked',
+        'pc.signed',
+        'pc.override',
         this.db.raw('pc.date::text as date'),
         this.db.raw('pc.valid_until::text as valid_until'),
       );
@@ -163,6 +171,10 @@ function byTitle(a: Pick<CompetenceRow, 'title' | 'id'>, b: Pick<CompetenceRow, 
 
 /** Ids of the persons whose roles require any of these competences (mandatory only unless `optional`): a sub-query for whereIn. */
 export function personsRequiring(db: TenantDb, competenceIds: readonly number[], optional: boolean) {
-  const q = db.table('person_roles as pr').join('requirements as q', 'q.role_id', 'pr.role_id').whereIn('q.competence_id', [...competenceIds]).select('pr.person_id');
+  const q = db
+    .table('person_roles as pr')
+    .join('requirements as q', 'q.role_id', 'pr.role_id')
+    .whereIn('q.competence_id', [...competenceIds])
+    .select('pr.person_id');
   return optional ? q : q.where('q.mandatory', true);
 }

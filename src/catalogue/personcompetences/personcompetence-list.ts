@@ -58,7 +58,13 @@ export class PersonCompetenceList {
     if (q.state === 'missing') {
       ids = [...(required?.keys() ?? [])];
     } else {
-      const registered = await this.db.table('competences').whereIn('id', regs.map((r) => r.competence_id)).select('id', 'parent_id', 'type');
+      const registered = await this.db
+        .table('competences')
+        .whereIn(
+          'id',
+          regs.map((r) => r.competence_id),
+        )
+        .select('id', 'parent_id', 'type');
       const parents = new Set<number>();
       for (const c of registered) {
         if (c.parent_id === null) parents.add(c.id);
@@ -67,12 +73,14 @@ export class PersonCompetenceList {
       ids = [...parents].filter((id) => !required || required.has(id));
     }
     const states = await this.states.evaluate(personId, ids, regs);
-    return states
-      .filter((s) => (q.state === 'passed' ? s.held : !s.held))
-      .filter((s) => !q.types || q.types.includes(s.competence.type))
-      // Only top-level competences are list items; checklist items come nested in their checklist.
-      .filter((s) => s.competence.parent_id === null)
-      .sort((a, b) => a.competence.title.localeCompare(b.competence.title) || a.competence.id - b.competence.id)
-      .map((state) => ({ state, required: required?.get(state.competence.id) }));
+    return (
+      states
+        .filter((s) => (q.state === 'passed' ? s.held : !s.held))
+        .filter((s) => !q.types || q.types.includes(s.competence.type))
+        // Only top-level competences are list items; checklist items come nested in their checklist.
+        .filter((s) => s.competence.parent_id === null)
+        .sort((a, b) => a.competence.title.localeCompare(b.competence.title) || a.competence.id - b.competence.id)
+        .map((state) => ({ state, required: required?.get(state.competence.id) }))
+    );
   }
 }

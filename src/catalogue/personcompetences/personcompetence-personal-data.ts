@@ -39,10 +39,27 @@ export class PersonCompetenceData {
       .table('person_competences as pc')
       .join('competences as c', 'c.id', 'pc.competence_id')
       .where('pc.person_id', personId)
-      .select('pc.id as personcompetence_id', 'pc.competence_id', 'c.title', 'c.type', 'pc.passed',
-        day(db, 'pc.date', 'date'), day(db, 'pc.valid_until', 'valid_until'), 'pc.comments', 'pc.grade', 'pc.school',
-        'pc.graduation_year', 'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override',
-        'pc.created_at', 'pc.superseded_at', 'pc.deleted_at')
+      .select(
+        'pc.id as personcompetence_id',
+        'pc.competence_id',
+        'c.title',
+        'c.type',
+        'pc.passed',
+        day(db, 'pc.date', 'date'),
+        day(db, 'pc.valid_until', 'valid_until'),
+        'pc.comments',
+        'pc.grade',
+        'pc.school',
+        'pc.graduation_year',
+        'pc.skill_level',
+        'pc.checked',
+        'pc.signed',
+        'pc.show_course_diploma',
+        'pc.override',
+        'pc.created_at',
+        'pc.superseded_at',
+        'pc.deleted_at',
+      )
       .orderBy('pc.id');
   }
 

@@ -82,7 +82,13 @@ export class PersonCompetenceRegistration {
    * standing. A signature comes with the password it must be given with (`password`): store it only
    * once that is found to be the person's own.
    */
-  build(user: Principal, person: RegisteredPerson, c: CompetenceRow, standing: Standing, input: RegistrationInput): { row: NewRegistration; password?: string } {
+  build(
+    user: Principal,
+    person: RegisteredPerson,
+    c: CompetenceRow,
+    standing: Standing,
+    input: RegistrationInput,
+  ): { row: NewRegistration; password?: string } {
     if (c.type === 'survey' || c.type === 'question') {
       throw new ApiError(409, 'surveys are answered with POST /api/surveyanswer, not registered');
     }

@@ -4,7 +4,11 @@ import type { CompetenceState } from './competence-state';
 import { COMPETENCE_TYPE_IDS } from '../competences/competence-types';
 
 const calendarDate = (what: string) =>
-  z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().describe(`${what} (YYYY-MM-DD); null when not registered`);
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable()
+    .describe(`${what} (YYYY-MM-DD); null when not registered`);
 
 const shape = {
   personcompetence_id: z.number().int().nullable().describe('id of the current registration; null when there is none'),
@@ -41,10 +45,12 @@ const shape = {
 const ChecklistItemView = z.object({ ...shape });
 
 /** A PersonCompetence: simple and full view; type-specific fields only on competences of that type. */
-export const PersonCompetenceView = z.object({
-  ...shape,
-  children: z.array(ChecklistItemView).optional().describe('checklists: their items, each with its own state'),
-}).meta({ id: 'PersonCompetence' });
+export const PersonCompetenceView = z
+  .object({
+    ...shape,
+    children: z.array(ChecklistItemView).optional().describe('checklists: their items, each with its own state'),
+  })
+  .meta({ id: 'PersonCompetence' });
 
 const COURSE_TYPES = ['course', 'group', 'module', 'ecourse'];
 

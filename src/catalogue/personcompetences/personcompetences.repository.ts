@@ -9,7 +9,10 @@ import type { Knex } from 'knex';
  * is the day in the database session's zone.
  */
 export function heldOn(q: Knex.QueryBuilder, today: string): Knex.QueryBuilder {
-  return q.whereNull('pc.superseded_at').whereNull('pc.deleted_at').where('pc.passed', '>', 0)
+  return q
+    .whereNull('pc.superseded_at')
+    .whereNull('pc.deleted_at')
+    .where('pc.passed', '>', 0)
     .where((w) => void w.whereNull('pc.valid_until').orWhere('pc.valid_until', '>=', today));
 }
 
@@ -64,8 +67,21 @@ export class PersonCompetencesRepository {
     return db
       .table('person_competences as pc')
       .select(
-        'pc.id', 'pc.person_id', 'pc.competence_id', 'pc.passed', 'pc.comments', 'pc.grade', 'pc.school', 'pc.graduation_year',
-        'pc.skill_level', 'pc.checked', 'pc.signed', 'pc.show_course_diploma', 'pc.override', 'pc.registered_by', 'pc.created_at',
+        'pc.id',
+        'pc.person_id',
+        'pc.competence_id',
+        'pc.passed',
+        'pc.comments',
+        'pc.grade',
+        'pc.school',
+        'pc.graduation_year',
+        'pc.skill_level',
+        'pc.checked',
+        'pc.signed',
+        'pc.show_course_diploma',
+        'pc.override',
+        'pc.registered_by',
+        'pc.created_at',
         db.raw('pc.date::text as date'),
         db.raw('pc.valid_until::text as valid_until'),
       );

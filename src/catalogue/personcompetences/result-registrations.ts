@@ -48,9 +48,14 @@ export class ResultRegistrations {
   async linked(personEventIds: readonly number[]): Promise<Map<number, ResultRegistrationRow[]>> {
     const out = new Map<number, ResultRegistrationRow[]>();
     if (personEventIds.length === 0) return out;
-    const rows = await this.db.table('person_competences').whereIn('person_event_id', [...personEventIds]).whereNull('deleted_at')
-      .select('id', 'competence_id', 'person_event_id', this.db.raw('(superseded_at is null) as current')).orderBy('id');
-    for (const r of rows) out.set(r.person_event_id, [...(out.get(r.person_event_id) ?? []), { id: Number(r.id), competence_id: r.competence_id, current: r.current }]);
+    const rows = await this.db
+      .table('person_competences')
+      .whereIn('person_event_id', [...personEventIds])
+      .whereNull('deleted_at')
+      .select('id', 'competence_id', 'person_event_id', this.db.raw('(superseded_at is null) as current'))
+      .orderBy('id');
+    for (const r of rows)
+      out.set(r.person_event_id, [...(out.get(r.person_event_id) ?? []), { id: Number(r.id), competence_id: r.competence_id, current: r.current }]);
     return out;
   }
 
@@ -59,7 +64,14 @@ export class ResultRegistrations {
     const c = i.competence;
     const row = {
       ...newRegistration(
-        { person_id: i.person.id, competence_id: c.id, passed: i.passed, date: i.date, valid_until: c.valid_months ? addMonths(i.date, c.valid_months) : null, registered_by: i.registrar.id },
+        {
+          person_id: i.person.id,
+          competence_id: c.id,
+          passed: i.passed,
+          date: i.date,
+          valid_until: c.valid_months ? addMonths(i.date, c.valid_months) : null,
+          registered_by: i.registrar.id,
+        },
         { grade: i.grade },
       ),
       person_event_id: i.personEventId,
@@ -84,9 +96,14 @@ export class ResultRegistrations {
     }
     await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`person_competence:${db.schema}:${person.id}:${c.id}`]);
     await db.table('person_competences').where('id', r.id).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-    const previous = await db.table('person_competences')
-      .where({ person_id: person.id, competence_id: c.id }).where('id', '<', r.id).whereNull('deleted_at').whereNotNull('superseded_at')
-      .orderBy('id', 'desc').first('id');
+    const previous = await db
+      .table('person_competences')
+      .where({ person_id: person.id, competence_id: c.id })
+      .where('id', '<', r.id)
+      .whereNull('deleted_at')
+      .whereNotNull('superseded_at')
+      .orderBy('id', 'desc')
+      .first('id');
     if (previous) await db.table('person_competences').where('id', previous.id).update({ superseded_at: null, updated_at: db.fn.now() });
     await this.tx.get(OUTBOUND_EVENTS).record('personcompetence.deleted', {
       personcompetence_id: r.id,

@@ -18,7 +18,10 @@ export class PersonRolesStore {
   async idsOf(personIds: readonly number[]): Promise<Map<number, number[]>> {
     const held = new Map<number, number[]>();
     if (personIds.length === 0) return held;
-    const rows: { person_id: number; role_id: number }[] = await this.db.table('person_roles').whereIn('person_id', [...new Set(personIds)]).select('person_id', 'role_id');
+    const rows: { person_id: number; role_id: number }[] = await this.db
+      .table('person_roles')
+      .whereIn('person_id', [...new Set(personIds)])
+      .select('person_id', 'role_id');
     for (const r of rows) held.set(r.person_id, [...(held.get(r.person_id) ?? []), r.role_id]);
     return held;
   }
@@ -39,7 +42,9 @@ export class PersonRolesStore {
 
   /** Ids of the persons holding the role, in id order (SCIM Group members). */
   async holders(roleId: number): Promise<number[]> {
-    return (await this.db.table('person_roles').where({ role_id: roleId }).orderBy('person_id').select('person_id')).map((r: { person_id: number }) => r.person_id);
+    return (await this.db.table('person_roles').where({ role_id: roleId }).orderBy('person_id').select('person_id')).map(
+      (r: { person_id: number }) => r.person_id,
+    );
   }
 
   /** Ids among `ids` that are no role. */

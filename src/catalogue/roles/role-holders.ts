@@ -8,7 +8,10 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 /** Ids of the persons who hold any of the roles: a sub-query for `whereIn(<person id column>, ...)`. */
 export function personsHoldingRoles(db: TenantDb, roleIds: readonly number[]): Knex.QueryBuilder {
-  return db.table('person_roles').select('person_id').whereIn('role_id', [...roleIds]);
+  return db
+    .table('person_roles')
+    .select('person_id')
+    .whereIn('role_id', [...roleIds]);
 }
 
 /**

@@ -46,7 +46,13 @@ export class RolesRepository {
       if (f.requirement) q.where('q.mandatory', f.requirement === 'mandatory');
     }
     if (f.availableOn) {
-      q.whereIn('r.id', this.db.table('organisation_roles').select('role_id').whereIn('organisation_id', f.availableOn as any));
+      q.whereIn(
+        'r.id',
+        this.db
+          .table('organisation_roles')
+          .select('role_id')
+          .whereIn('organisation_id', f.availableOn as any),
+      );
     }
     if (f.groupIds) {
       q.whereIn(

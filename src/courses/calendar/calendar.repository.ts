@@ -101,7 +101,10 @@ export class CalendarRepository {
 
   /** The person a feed token belongs to. */
   async feedPerson(token: string): Promise<number | undefined> {
-    const row = await this.db.table('calendar_feeds').where({ token_hash: feedTokenHash(token) }).first('person_id');
+    const row = await this.db
+      .table('calendar_feeds')
+      .where({ token_hash: feedTokenHash(token) })
+      .first('person_id');
     return row?.person_id;
   }
 }

@@ -20,19 +20,41 @@ export class EventChangesRepository {
       .table('events')
       .where('updated_at', '>=', start)
       .select(
-        'id as event_id', 'title', 'competence_id', 'parent_id', 'starts_at', 'ends_at', 'cancelled', 'locked',
-        this.db.raw('false as deleted'), 'updated_at as changed_at',
+        'id as event_id',
+        'title',
+        'competence_id',
+        'parent_id',
+        'starts_at',
+        'ends_at',
+        'cancelled',
+        'locked',
+        this.db.raw('false as deleted'),
+        'updated_at as changed_at',
       );
     if (signedOn !== undefined) {
-      changed.whereIn('id', this.db.table('person_events').select('event_id').whereIn('person_id', signedOn as any));
+      changed.whereIn(
+        'id',
+        this.db
+          .table('person_events')
+          .select('event_id')
+          .whereIn('person_id', signedOn as any),
+      );
     } else {
       changed.unionAll(
         this.db
           .table('event_deletions')
           .where('deleted_at', '>=', start)
           .select(
-            'event_id', 'title', 'competence_id', 'parent_id', 'starts_at', 'ends_at', this.db.raw('null as cancelled'), this.db.raw('null as locked'),
-            this.db.raw('true as deleted'), 'deleted_at as changed_at',
+            'event_id',
+            'title',
+            'competence_id',
+            'parent_id',
+            'starts_at',
+            'ends_at',
+            this.db.raw('null as cancelled'),
+            this.db.raw('null as locked'),
+            this.db.raw('true as deleted'),
+            'deleted_at as changed_at',
           ),
         true,
       );

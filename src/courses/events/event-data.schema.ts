@@ -17,7 +17,7 @@ export const eventDateTime = () =>
     .trim()
     .transform((v, ctx): DateTimeParam => {
       if (!DATE_TIME.test(v)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time (YYYY-MM-DDTHH:MM[:SS], with an offset or in the tenant\'s time zone)' });
+        ctx.addIssue({ code: 'custom', message: "must be an ISO 8601 date-time (YYYY-MM-DDTHH:MM[:SS], with an offset or in the tenant's time zone)" });
         return z.NEVER;
       }
       if (!OFFSET.test(v)) return { local: v };
@@ -28,7 +28,7 @@ export const eventDateTime = () =>
       }
       return { at };
     })
-    .describe('ISO 8601 date-time; without an offset it is read in the tenant\'s time zone (config item tenant.timezone)');
+    .describe("ISO 8601 date-time; without an offset it is read in the tenant's time zone (config item tenant.timezone)");
 
 /** "" or null clears an optional field. */
 const clearable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? null : v), schema.nullable()).optional();
@@ -36,14 +36,17 @@ const text = (max: number) => z.preprocess((v) => (typeof v === 'number' ? Strin
 const count = (min: number, max: number) => p.int().pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 /** The object form of custom_attributes: bracket form, JSON object or JSON text. */
-const attributes = z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
-}, z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: 'must be an object of attribute names and values' }));
+const attributes = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  },
+  z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: 'must be an object of attribute names and values' }),
+);
 
 const shape = {
   competence_id: p.id().describe('a course, module or ecourse competence'),
@@ -59,7 +62,9 @@ const shape = {
   host_organisation_id: clearable(p.id()),
   description: clearable(text(10000)),
   prerequisite_competence_ids: z.preprocess((v) => (v === '' || v === null ? [] : v), p.idList()).optional(),
-  custom_attributes: attributes.optional().describe('values of the custom attributes defined for events (config item custom_attributes); null or "" removes one'),
+  custom_attributes: attributes
+    .optional()
+    .describe('values of the custom attributes defined for events (config item custom_attributes); null or "" removes one'),
   parent_id: clearable(p.id()).describe('the course event this module event belongs to'),
 };
 

@@ -40,7 +40,7 @@ export function customAttributeFilters(tenant: Tenant, raw: Record<string, unkno
   const nested = raw.custom_attributes;
   if (nested && typeof nested === 'object' && !Array.isArray(nested)) Object.assign(found, nested);
   else if (nested !== undefined) throw ApiError.malformed('custom_attributes', 'use custom_attributes.<name>=<value>');
-  const defined = (tenant.config.get('custom_attributes')).filter((d) => d.applies_to.includes('event'));
+  const defined = tenant.config.get('custom_attributes').filter((d) => d.applies_to.includes('event'));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(found)) {
     if (!defined.some((d) => d.name === name)) {
@@ -89,7 +89,11 @@ export function applyEventFilters(db: TenantDb, q: Knex.QueryBuilder, f: EventFi
   }
   if (resolved.participants) {
     q.whereExists(
-      db.table('person_events as pe').whereRaw('pe.event_id = e.id').whereNot('pe.status', 'signed_off').whereIn('pe.person_id', resolved.participants as any),
+      db
+        .table('person_events as pe')
+        .whereRaw('pe.event_id = e.id')
+        .whereNot('pe.status', 'signed_off')
+        .whereIn('pe.person_id', resolved.participants as any),
     );
   }
   if (resolved.hostedByNobodyOr) {

@@ -52,7 +52,10 @@ export class EventWrites {
 
   /** Changes the given columns (updated_at too: the changes feed). */
   async update(id: number, columns: EventColumns): Promise<void> {
-    await this.db.table('events').where({ id }).update({ ...this.json(columns), updated_at: this.db.fn.now() });
+    await this.db
+      .table('events')
+      .where({ id })
+      .update({ ...this.json(columns), updated_at: this.db.fn.now() });
   }
 
   private json(columns: EventColumns): Record<string, unknown> {
@@ -64,7 +67,8 @@ export class EventWrites {
   /** Replaces the event's prerequisite competences. */
   async setPrerequisites(eventId: number, competenceIds: readonly number[]): Promise<void> {
     await this.db.table('event_prerequisites').where({ event_id: eventId }).delete();
-    if (competenceIds.length) await this.db.table('event_prerequisites').insert([...new Set(competenceIds)].map((c) => ({ event_id: eventId, competence_id: c })));
+    if (competenceIds.length)
+      await this.db.table('event_prerequisites').insert([...new Set(competenceIds)].map((c) => ({ event_id: eventId, competence_id: c })));
   }
 
   /** Signed-on persons (seats taken) of an event. */
@@ -75,7 +79,11 @@ export class EventWrites {
 
   /** The module events of a course event, by start. */
   async modules(parentId: number): Promise<Pick<EventRow, 'id' | 'title' | 'starts_at' | 'ends_at'>[]> {
-    return this.db.table('events').where({ parent_id: parentId }).orderBy([{ column: 'starts_at' }, { column: 'id' }]).select('id', 'title', 'starts_at', 'ends_at');
+    return this.db
+      .table('events')
+      .where({ parent_id: parentId })
+      .orderBy([{ column: 'starts_at' }, { column: 'id' }])
+      .select('id', 'title', 'starts_at', 'ends_at');
   }
 
   /** The earliest other, not cancelled event at the location overlapping from..to (`except`: the event itself and its family). */

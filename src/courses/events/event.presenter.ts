@@ -28,27 +28,29 @@ const simpleShape = {
 
 /** Present only with user_check=1. */
 const userCheckShape = {
-  user_status: z.enum(['signed_on', 'waitlist']).nullable().optional().describe('user_check=1 only: the checked person\'s live sign-on; null = not signed on'),
+  user_status: z.enum(['signed_on', 'waitlist']).nullable().optional().describe("user_check=1 only: the checked person's live sign-on; null = not signed on"),
   signed_on: z.boolean().optional().describe('user_check=1 only: the checked person holds a seat'),
 };
 
 /** A module event as nested in its course's `children`: always the simple view. */
 export const ModuleEventView = z.object({ ...simpleShape, ...userCheckShape });
 
-export const EventView = z.object({
-  ...simpleShape,
-  description: z.string().nullable().optional().describe('full view only'),
-  instructor_id: z.number().int().nullable().optional().describe('full view only'),
-  instructor_user_name: z.string().nullable().optional().describe('full view only'),
-  signon_opens: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = no opening limit'),
-  signon_closes: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = until the event starts'),
-  min_age: z.number().int().nullable().optional().describe('full view only: minimum age in years on the day of sign-on'),
-  prerequisites: z.array(z.number().int()).optional().describe('full view only: ids of competences a participant must hold'),
-  cancel_reason: z.string().nullable().optional().describe('full view only: the reason given when it was cancelled'),
-  cancelled_at: isoDateTime().nullable().optional().describe('full view only: when it was cancelled; null while not cancelled'),
-  ...userCheckShape,
-  children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
-}).meta({ id: 'Event' });
+export const EventView = z
+  .object({
+    ...simpleShape,
+    description: z.string().nullable().optional().describe('full view only'),
+    instructor_id: z.number().int().nullable().optional().describe('full view only'),
+    instructor_user_name: z.string().nullable().optional().describe('full view only'),
+    signon_opens: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = no opening limit'),
+    signon_closes: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = until the event starts'),
+    min_age: z.number().int().nullable().optional().describe('full view only: minimum age in years on the day of sign-on'),
+    prerequisites: z.array(z.number().int()).optional().describe('full view only: ids of competences a participant must hold'),
+    cancel_reason: z.string().nullable().optional().describe('full view only: the reason given when it was cancelled'),
+    cancelled_at: isoDateTime().nullable().optional().describe('full view only: when it was cancelled; null while not cancelled'),
+    ...userCheckShape,
+    children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
+  })
+  .meta({ id: 'Event' });
 
 /** An event as its views show it: with its competence's title and its instructor's user name (read by a flow). */
 export type DescribedEvent = EventRow & { competence_title: string; instructor_user_name: string | null };

@@ -48,7 +48,13 @@ export class EventsRepository {
   }
 
   async page<R extends EventRow>(q: Knex.QueryBuilder, paging: Paging, direction: 'asc' | 'desc'): Promise<R[]> {
-    return q.orderBy([{ column: 'e.starts_at', order: direction }, { column: 'e.id', order: direction }]).limit(paging.limit).offset(paging.offset);
+    return q
+      .orderBy([
+        { column: 'e.starts_at', order: direction },
+        { column: 'e.id', order: direction },
+      ])
+      .limit(paging.limit)
+      .offset(paging.offset);
   }
 
   /** The event, read through `from` (base() or a flow's widening of it). */

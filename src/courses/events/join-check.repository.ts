@@ -100,7 +100,9 @@ export class JoinCheckRepository {
       select f.*, (select row_to_json(ins) from ins) as inserted from f`;
     const max = event.max_participants;
     const { rows } = await this.db.raw(sql, [...facts.bindings, this.db.ref('person_events'), personId, event.id, max, max, signOn.orderId, signOn.allowed]);
-    const row = rows[0] as FactsRow & { inserted: (Omit<SignOnInserted, 'created_at' | 'signed_off_at'> & { created_at: string; signed_off_at: string | null }) | null };
+    const row = rows[0] as FactsRow & {
+      inserted: (Omit<SignOnInserted, 'created_at' | 'signed_off_at'> & { created_at: string; signed_off_at: string | null }) | null;
+    };
     const i = row.inserted;
     return {
       facts: this.factsFrom(row, event, personId, today, withClash, missing),
@@ -108,7 +110,13 @@ export class JoinCheckRepository {
     };
   }
 
-  private factsSql(event: EventRow, personId: number, today: string, withClash: boolean, missingQuery: MissingPrerequisitesQuery): { sql: string; bindings: Knex.RawBinding[] } {
+  private factsSql(
+    event: EventRow,
+    personId: number,
+    today: string,
+    withClash: boolean,
+    missingQuery: MissingPrerequisitesQuery,
+  ): { sql: string; bindings: Knex.RawBinding[] } {
     const parts = [
       missingQuery(this.db, event.id, personId, today).toSQL(),
       withClash ? this.clashQuery(personId, event).limit(1).select('e.title', 'e.starts_at').toSQL() : null,
@@ -125,7 +133,8 @@ export class JoinCheckRepository {
   private factsFrom(r: FactsRow, event: EventRow, personId: number, today: string, withClash: boolean, missing: MissingPrerequisitesQuery): JoinFacts {
     const fallback = this.facts(missing);
     return {
-      missingPrerequisites: (e, p, d) => (e === event.id && p === personId && d === today ? Promise.resolve(r.missing) : fallback.missingPrerequisites(e, p, d)),
+      missingPrerequisites: (e, p, d) =>
+        e === event.id && p === personId && d === today ? Promise.resolve(r.missing) : fallback.missingPrerequisites(e, p, d),
       clash: (p, e) =>
         withClash && p === personId && e.id === event.id
           ? Promise.resolve(r.clash ? { title: r.clash.title, starts_at: new Date(r.clash.starts_at) } : undefined)
@@ -136,18 +145,20 @@ export class JoinCheckRepository {
   }
 
   private clashQuery(personId: number, event: EventRow): Knex.QueryBuilder {
-    return this.db
-      .table('person_events as pe')
-      .join('events as e', 'e.id', 'pe.event_id')
-      .where('pe.person_id', personId)
-      .where('pe.status', 'signed_on')
-      .where('e.cancelled', false)
-      .whereNot('e.id', event.id)
-      // Modules of the same course overlap their parent by design.
-      .where((w) => void w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
-      .where('e.starts_at', '<', event.ends_at)
-      .where('e.ends_at', '>', event.starts_at)
-      .orderBy('e.starts_at');
+    return (
+      this.db
+        .table('person_events as pe')
+        .join('events as e', 'e.id', 'pe.event_id')
+        .where('pe.person_id', personId)
+        .where('pe.status', 'signed_on')
+        .where('e.cancelled', false)
+        .whereNot('e.id', event.id)
+        // Modules of the same course overlap their parent by design.
+        .where((w) => void w.whereNull('e.parent_id').orWhereNot('e.parent_id', event.id))
+        .where('e.starts_at', '<', event.ends_at)
+        .where('e.ends_at', '>', event.starts_at)
+        .orderBy('e.starts_at')
+    );
   }
 
   private liveQuery(personId: number, eventId: number): Knex.QueryBuilder {

@@ -31,6 +31,9 @@ export const DOWNLOAD_TYPES: ReadonlySet<string> = new Set([
 
 /** The stored type without parameters, lower-cased, if on DOWNLOAD_TYPES; else application/octet-stream. */
 export function downloadContentType(stored: string | null | undefined): string {
-  const bare = String(stored ?? '').split(';')[0].trim().toLowerCase();
+  const bare = String(stored ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   return DOWNLOAD_TYPES.has(bare) ? bare : 'application/octet-stream';
 }

@@ -24,7 +24,9 @@ export class FileData implements PersonDataHolder {
   }
 
   async erase(tx: Transaction, personId: number): Promise<ErasureStep> {
-    const keys: string[] = (await tx.get(TENANT_DB).table('files').where('person_id', personId).delete().returning('storage_key')).map((k: { storage_key: string }) => k.storage_key);
+    const keys: string[] = (await tx.get(TENANT_DB).table('files').where('person_id', personId).delete().returning('storage_key')).map(
+      (k: { storage_key: string }) => k.storage_key,
+    );
     // The bytes cannot roll back with the rows: removed once the erasure committed. A failure leaves
     // no personal data readable through the API (the rows are gone); it is logged for a retry by hand.
     tx.afterCommit(async () => {

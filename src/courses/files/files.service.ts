@@ -43,18 +43,20 @@ export interface StoredFile {
 export type FileRow = StoredFile & { user_name: string };
 
 /** The description of a stored file (the spec leaves its contents open). */
-export const FileView = z.object({
-  file_id: z.number().int(),
-  user_name: z.string().describe('the person the file belongs to'),
-  filetitle: z.string().nullable().describe('display title; defaults to the file name'),
-  file_name: z.string(),
-  mime_type: z.string(),
-  size: z.number().int().describe('bytes'),
-  event_id: z.number().int().nullable().describe('ceid given at upload: the event whose instructor may see the file'),
-  survey_answer_id: z.number().int().nullable().describe('the survey answer the file was uploaded with'),
-  created_at: isoDateTime(),
-  download_url: z.string().describe('relative URL of the bytes (GET, same login)'),
-}).meta({ id: 'File' });
+export const FileView = z
+  .object({
+    file_id: z.number().int(),
+    user_name: z.string().describe('the person the file belongs to'),
+    filetitle: z.string().nullable().describe('display title; defaults to the file name'),
+    file_name: z.string(),
+    mime_type: z.string(),
+    size: z.number().int().describe('bytes'),
+    event_id: z.number().int().nullable().describe('ceid given at upload: the event whose instructor may see the file'),
+    survey_answer_id: z.number().int().nullable().describe('the survey answer the file was uploaded with'),
+    created_at: isoDateTime(),
+    download_url: z.string().describe('relative URL of the bytes (GET, same login)'),
+  })
+  .meta({ id: 'File' });
 
 export function presentFile(r: FileRow): Record<string, unknown> {
   return {

@@ -32,7 +32,10 @@ export class LocationAuthoring {
       if (data.capacity !== undefined && data.capacity !== null) {
         const larger = await writes.largerEvent(id, data.capacity);
         if (larger) {
-          throw new ApiError(409, `location ${id} hosts event ${larger.id} "${larger.title}" with max_participants ${larger.max_participants}; capacity cannot go below that`);
+          throw new ApiError(
+            409,
+            `location ${id} hosts event ${larger.id} "${larger.title}" with max_participants ${larger.max_participants}; capacity cannot go below that`,
+          );
         }
       }
       if (!Object.keys(data).length) return;
@@ -47,7 +50,8 @@ export class LocationAuthoring {
       const location = await writes.findForUpdate(id);
       if (!location) throw ApiError.notFound(`location ${id}`);
       const events = await writes.eventCount(id);
-      if (events > 0) throw new ApiError(409, `location ${id} is used by ${events} event(s) (cancelled and past ones too); move them to another location first`);
+      if (events > 0)
+        throw new ApiError(409, `location ${id} is used by ${events} event(s) (cancelled and past ones too); move them to another location first`);
       await writes.delete(id);
       await tx.get(AuditTrail).record({ type: 'location.deleted', actor: user.userName, subject: String(id), details: { fields: [], name: location.name } });
     });

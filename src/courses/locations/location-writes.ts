@@ -5,7 +5,13 @@ import type { TenantDb } from '../../platform/tenant-scope/tenant-db';
 
 const coordinate = (min: number, max: number) =>
   z
-    .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number'),
+    ])
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
@@ -44,7 +50,10 @@ export class LocationWrites {
 
   /** Changes the given fields; false when there is no such location. */
   async update(id: number, data: LocationUpdateData): Promise<boolean> {
-    const n = await this.db.table('locations').where({ id }).update({ ...data, updated_at: this.db.fn.now() });
+    const n = await this.db
+      .table('locations')
+      .where({ id })
+      .update({ ...data, updated_at: this.db.fn.now() });
     return n > 0;
   }
 

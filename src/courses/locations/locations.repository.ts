@@ -14,14 +14,16 @@ export interface LocationFilters {
 }
 
 /** Same attributes in simple and full view. */
-export const LocationView = z.object({
-  location_id: z.number().int(),
-  name: z.string(),
-  address: z.string().nullable(),
-  capacity: z.number().int().nullable().describe('number of seats; null = not registered'),
-  latitude: z.number().nullable().describe('WGS 84 degrees'),
-  longitude: z.number().nullable().describe('WGS 84 degrees'),
-}).meta({ id: 'Location' });
+export const LocationView = z
+  .object({
+    location_id: z.number().int(),
+    name: z.string(),
+    address: z.string().nullable(),
+    capacity: z.number().int().nullable().describe('number of seats; null = not registered'),
+    latitude: z.number().nullable().describe('WGS 84 degrees'),
+    longitude: z.number().nullable().describe('WGS 84 degrees'),
+  })
+  .meta({ id: 'Location' });
 
 const present = (r: any) => ({
   location_id: r.id,
@@ -66,7 +68,11 @@ export class LocationsRepository {
           .where('e.ends_at', '>', f.available.from),
       );
     }
-    const rows = await q.orderBy([{ column: 'l.name' }, { column: 'l.id' }]).limit(paging.limit).offset(paging.offset).select('l.*');
+    const rows = await q
+      .orderBy([{ column: 'l.name' }, { column: 'l.id' }])
+      .limit(paging.limit)
+      .offset(paging.offset)
+      .select('l.*');
     return rows.map(present);
   }
 }

@@ -41,8 +41,14 @@ export class EventResults {
    */
   async signOnsForUpdate(courseEventId: number, personIds: readonly number[]): Promise<Map<number, ResultSignOn>> {
     if (personIds.length === 0) return new Map();
-    const rows: ResultSignOn[] = await this.db.table('person_events').where('event_id', courseEventId).whereIn('person_id', [...personIds])
-      .whereNot('status', 'signed_off').orderBy('id').forUpdate().select('id', 'person_id', 'status', 'passed');
+    const rows: ResultSignOn[] = await this.db
+      .table('person_events')
+      .where('event_id', courseEventId)
+      .whereIn('person_id', [...personIds])
+      .whereNot('status', 'signed_off')
+      .orderBy('id')
+      .forUpdate()
+      .select('id', 'person_id', 'status', 'passed');
     return new Map(rows.map((r) => [r.person_id, r]));
   }
 
@@ -50,7 +56,9 @@ export class EventResults {
   async ofSignOns(personEventIds: readonly number[]): Promise<Map<number, EventResultRow[]>> {
     const out = new Map<number, EventResultRow[]>();
     if (personEventIds.length === 0) return out;
-    const rows: EventResultRow[] = await this.db.table('event_results').whereIn('person_event_id', [...personEventIds])
+    const rows: EventResultRow[] = await this.db
+      .table('event_results')
+      .whereIn('person_event_id', [...personEventIds])
       .select('person_event_id', 'event_id', 'met', 'passed', 'reached', 'grade', 'comments', 'recorded_by', 'recorded_at');
     for (const r of rows) out.set(r.person_event_id, [...(out.get(r.person_event_id) ?? []), r]);
     return out;
@@ -62,7 +70,11 @@ export class EventResults {
    */
   async record(personEventId: number, eventId: number, isCourseEvent: boolean, v: EventResultValues, recordedBy: number): Promise<void> {
     const row = { person_event_id: personEventId, event_id: eventId, ...v, recorded_by: recordedBy, recorded_at: this.db.fn.now() };
-    await this.db.table('event_results').insert(row).onConflict(['person_event_id', 'event_id']).merge(['met', 'passed', 'reached', 'grade', 'comments', 'recorded_by', 'recorded_at']);
+    await this.db
+      .table('event_results')
+      .insert(row)
+      .onConflict(['person_event_id', 'event_id'])
+      .merge(['met', 'passed', 'reached', 'grade', 'comments', 'recorded_by', 'recorded_at']);
     if (isCourseEvent) await this.db.table('person_events').where('id', personEventId).update({ passed: v.reached, updated_at: this.db.fn.now() });
   }
 }

@@ -26,7 +26,8 @@ export const OrderView = z
   .describe(
     'Order (order system, config item order_system.enabled): made at sign-on by POST /api/personevents/[event_id] with order_reference, and named by later sign-ons with order_id. ' +
       'Fields: order_id, reference, person_id, user_name, created_at, personevents (the sign-ons it covers: person_event_id, event_id, event_title, startdate, enddate, user_name, status).',
-  ).meta({ id: 'Order' });
+  )
+  .meta({ id: 'Order' });
 
 export function presentOrder(o: OrderRow, signOns: readonly PersonEventRow[]) {
   return {

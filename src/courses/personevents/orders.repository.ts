@@ -37,7 +37,13 @@ export class OrdersRepository {
   list(named: Knex.QueryBuilder, f: OrderFilters, page: Paging): Promise<OrderRow[]> {
     if (f.personId !== undefined) named.where('o.person_id', f.personId);
     if (f.eventId !== undefined) named.whereIn('o.id', this.db.table('person_events').select('order_id').where('event_id', f.eventId).whereNotNull('order_id'));
-    return named.orderBy([{ column: 'o.created_at', order: 'desc' }, { column: 'o.id', order: 'desc' }]).limit(page.limit).offset(page.offset);
+    return named
+      .orderBy([
+        { column: 'o.created_at', order: 'desc' },
+        { column: 'o.id', order: 'desc' },
+      ])
+      .limit(page.limit)
+      .offset(page.offset);
   }
 
   one(named: Knex.QueryBuilder, id: number): Promise<OrderRow | undefined> {

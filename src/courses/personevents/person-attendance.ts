@@ -13,11 +13,23 @@ export class Attendance implements PersonDataHolder {
   }
 
   async export(person: PersonKey, page: ExportPage) {
-    const personevents = await this.db.table('person_events as pe').join('events as e', 'e.id', 'pe.event_id')
+    const personevents = await this.db
+      .table('person_events as pe')
+      .join('events as e', 'e.id', 'pe.event_id')
       .leftJoin('orders as o', 'o.id', 'pe.order_id')
       .where('pe.person_id', person.id)
-      .select('pe.id as person_event_id', 'pe.event_id', 'e.title as event_title', 'e.starts_at as startdate', 'e.ends_at as enddate',
-        'pe.status', 'pe.passed', 'o.reference as order_reference', 'pe.created_at as signed_on_at', 'pe.signed_off_at')
+      .select(
+        'pe.id as person_event_id',
+        'pe.event_id',
+        'e.title as event_title',
+        'e.starts_at as startdate',
+        'e.ends_at as enddate',
+        'pe.status',
+        'pe.passed',
+        'o.reference as order_reference',
+        'pe.created_at as signed_on_at',
+        'pe.signed_off_at',
+      )
       .orderBy('pe.id')
       .limit(page.limit)
       .offset(page.offset);

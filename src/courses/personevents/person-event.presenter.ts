@@ -36,19 +36,21 @@ export function presentPersonEvent(r: PersonEventRow): Record<string, unknown> {
   };
 }
 
-export const PersonEventView = z.object({
-  person_event_id: z.number().int(),
-  event_id: z.number().int(),
-  event_title: z.string(),
-  startdate: isoDateTime(),
-  enddate: isoDateTime(),
-  person_id: z.number().int(),
-  user_name: z.string(),
-  status: z.enum(['signed_on', 'waitlist', 'signed_off']).describe('signed_off only in the answer of a sign-off'),
-  waitlist: z.boolean().describe('true while the person is on the wait list'),
-  passed: z.boolean().nullable().describe('whether the person passed the event; null = not assessed yet'),
-  order_id: z.number().int().nullable().describe('order the sign-on belongs to (order system); null = none'),
-  order_reference: z.string().nullable().describe('reference of that order'),
-  signed_on_at: isoDateTime(),
-  signed_off_at: isoDateTime().nullable(),
-}).meta({ id: 'PersonEvent' });
+export const PersonEventView = z
+  .object({
+    person_event_id: z.number().int(),
+    event_id: z.number().int(),
+    event_title: z.string(),
+    startdate: isoDateTime(),
+    enddate: isoDateTime(),
+    person_id: z.number().int(),
+    user_name: z.string(),
+    status: z.enum(['signed_on', 'waitlist', 'signed_off']).describe('signed_off only in the answer of a sign-off'),
+    waitlist: z.boolean().describe('true while the person is on the wait list'),
+    passed: z.boolean().nullable().describe('whether the person passed the event; null = not assessed yet'),
+    order_id: z.number().int().nullable().describe('order the sign-on belongs to (order system); null = none'),
+    order_reference: z.string().nullable().describe('reference of that order'),
+    signed_on_at: isoDateTime(),
+    signed_off_at: isoDateTime().nullable(),
+  })
+  .meta({ id: 'PersonEvent' });

@@ -33,8 +33,18 @@ export class PersonEventsRepository {
       .join('events as e', 'e.id', 'pe.event_id')
       .leftJoin('orders as o', 'o.id', 'pe.order_id')
       .select(
-        'pe.id', 'pe.person_id', 'pe.event_id', 'e.title as event_title', 'e.starts_at', 'e.ends_at',
-        'pe.status', 'pe.passed', 'pe.order_id', 'o.reference as order_reference', 'pe.created_at', 'pe.signed_off_at',
+        'pe.id',
+        'pe.person_id',
+        'pe.event_id',
+        'e.title as event_title',
+        'e.starts_at',
+        'e.ends_at',
+        'pe.status',
+        'pe.passed',
+        'pe.order_id',
+        'o.reference as order_reference',
+        'pe.created_at',
+        'pe.signed_off_at',
       );
   }
 
@@ -88,7 +98,11 @@ export class PersonEventsRepository {
 
   /** The wait list of an event, longest waiting first; at most `limit` (all when null). */
   async waiting(eventId: number, limit: number | null): Promise<{ id: number; person_id: number }[]> {
-    const q = this.db.table('person_events').where({ event_id: eventId, status: 'waitlist' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'person_id');
+    const q = this.db
+      .table('person_events')
+      .where({ event_id: eventId, status: 'waitlist' })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id', 'person_id');
     return limit === null ? q : q.limit(limit);
   }
 
@@ -127,8 +141,16 @@ export class PersonEventsRepository {
       .where('pe.event_id', event.parent_id ?? event.id)
       .whereNot('pe.status', 'signed_off')
       .select(
-        'pe.id as person_event_id', 'pe.status', 'pe.created_at', db.raw('? as passed', [passed]), `${reached} as reached`,
-        'r.met', 'r.grade', 'r.comments', 'r.recorded_at as result_recorded_at', 'r.recorded_by as result_recorded_by',
+        'pe.id as person_event_id',
+        'pe.status',
+        'pe.created_at',
+        db.raw('? as passed', [passed]),
+        `${reached} as reached`,
+        'r.met',
+        'r.grade',
+        'r.comments',
+        'r.recorded_at as result_recorded_at',
+        'r.recorded_by as result_recorded_by',
       );
     if (module) q.where('pe.status', 'signed_on');
     if (f.waitlist !== undefined) q.where('pe.status', f.waitlist ? 'waitlist' : 'signed_on');
@@ -144,6 +166,9 @@ export class PersonEventsRepository {
     if (f.personEventIds?.length) q.whereIn('pe.id', f.personEventIds);
     if (f.mode === 'future') q.where('e.ends_at', '>=', now);
     else if (f.mode === 'finished') q.where('e.ends_at', '<', now);
-    return q.orderBy([{ column: 'e.starts_at' }, { column: 'pe.id' }]).limit(paging.limit).offset(paging.offset);
+    return q
+      .orderBy([{ column: 'e.starts_at' }, { column: 'pe.id' }])
+      .limit(paging.limit)
+      .offset(paging.offset);
   }
 }

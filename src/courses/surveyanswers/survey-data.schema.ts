@@ -25,17 +25,22 @@ export interface SurveyItem {
   children?: SurveyItem[];
 }
 
-const item: z.ZodType<SurveyItem> = z.lazy(() =>
-  z.object({
-    competence_id: p.id(),
-    value: z.union([scalar, z.array(scalar).max(1000)]).optional(),
-    file_data: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'must be Base64').optional(),
-    file_name: p.string(255).min(1).optional(),
-    file_title: p.string(500).optional(),
-    file_id: p.id().optional(),
-    children: z.array(item).max(1000).optional(),
-  }),
-).meta({ id: 'SurveyItem' });
+const item: z.ZodType<SurveyItem> = z
+  .lazy(() =>
+    z.object({
+      competence_id: p.id(),
+      value: z.union([scalar, z.array(scalar).max(1000)]).optional(),
+      file_data: z
+        .string()
+        .regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'must be Base64')
+        .optional(),
+      file_name: p.string(255).min(1).optional(),
+      file_title: p.string(500).optional(),
+      file_id: p.id().optional(),
+      children: z.array(item).max(1000).optional(),
+    }),
+  )
+  .meta({ id: 'SurveyItem' });
 
 /** `data` as JSON text (form and query) or as an object (JSON body). */
 export const surveyData = z.preprocess(
@@ -50,7 +55,10 @@ export const surveyData = z.preprocess(
       }
     }
     // A JSON text escapes the body's nesting check; zod's recursion must not meet it unbounded.
-    if (nestingDepth(data, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH || itemDepth((data as { items?: unknown } | null)?.items, SURVEY_MAX_ITEM_DEPTH + 1) > SURVEY_MAX_ITEM_DEPTH) {
+    if (
+      nestingDepth(data, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH ||
+      itemDepth((data as { items?: unknown } | null)?.items, SURVEY_MAX_ITEM_DEPTH + 1) > SURVEY_MAX_ITEM_DEPTH
+    ) {
       ctx.addIssue({ code: 'custom', message: `must not nest items deeper than ${SURVEY_MAX_ITEM_DEPTH} levels` });
       return z.NEVER;
     }
@@ -80,7 +88,10 @@ export function validateItems(tree: SurveyQuestions, items: SurveyItem[], onPost
     }
     if (actualParent !== parent) {
       const where = parent === tree.survey.id ? 'at the top level of the survey' : `under question ${parent}`;
-      throw ApiError.malformed(`${at}[competence_id]`, `question ${it.competence_id} does not belong ${where}; nest items as the survey's questions are nested`);
+      throw ApiError.malformed(
+        `${at}[competence_id]`,
+        `question ${it.competence_id} does not belong ${where}; nest items as the survey's questions are nested`,
+      );
     }
     if (it.file_data !== undefined) {
       if (!onPost) throw ApiError.malformed(`${at}[file_data]`, 'files can only be sent with POST /api/surveyanswer; keep an uploaded file with its file_id');

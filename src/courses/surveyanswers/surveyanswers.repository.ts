@@ -40,17 +40,29 @@ export class SurveyAnswersRepository {
 
   /** A page of `q` (base() widened, narrowed by the caller), newest first. */
   page<R extends StoredAnswer>(q: Knex.QueryBuilder, paging: Paging): Promise<R[]> {
-    return q.orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }]).limit(paging.limit).offset(paging.offset);
+    return q
+      .orderBy([
+        { column: 'a.created_at', order: 'desc' },
+        { column: 'a.id', order: 'desc' },
+      ])
+      .limit(paging.limit)
+      .offset(paging.offset);
   }
 
   /** A new answer without items yet (its files need its id first). */
   async insert(row: { survey_id: number; person_id: number | null; organisation_id: number | null; created_by: number }): Promise<number> {
-    const [created] = await this.db.table('survey_answers').insert({ ...row, data: JSON.stringify({ items: [] }) }).returning('id');
+    const [created] = await this.db
+      .table('survey_answers')
+      .insert({ ...row, data: JSON.stringify({ items: [] }) })
+      .returning('id');
     return created.id;
   }
 
   async setItems(id: number, data: SurveyData): Promise<void> {
-    await this.db.table('survey_answers').where({ id }).update({ data: JSON.stringify(data) });
+    await this.db
+      .table('survey_answers')
+      .where({ id })
+      .update({ data: JSON.stringify(data) });
   }
 
   /** Replaces the items unless the answer is locked (409); holds the row until the transaction ends. */
@@ -59,7 +71,10 @@ export class SurveyAnswersRepository {
     if (row.locked) {
       throw new ApiError(409, `survey answer ${id} is locked and cannot be changed; submit a new answer with POST /api/surveyanswer`);
     }
-    await this.db.table('survey_answers').where({ id }).update({ data: JSON.stringify(data), updated_at: this.db.fn.now() });
+    await this.db
+      .table('survey_answers')
+      .where({ id })
+      .update({ data: JSON.stringify(data), updated_at: this.db.fn.now() });
   }
 
   async setLocked(id: number, locked: boolean, by: number): Promise<void> {
@@ -82,7 +97,10 @@ export class SurveyAnswersRepository {
   async blankFreeTexts(personId: number): Promise<void> {
     const answers: { id: number; data: { items: SurveyItem[] } }[] = await this.db.table('survey_answers').where('person_id', personId).select('id', 'data');
     for (const a of answers) {
-      await this.db.table('survey_answers').where('id', a.id).update({ data: JSON.stringify({ items: blankFreeText(a.data.items ?? []) }) });
+      await this.db
+        .table('survey_answers')
+        .where('id', a.id)
+        .update({ data: JSON.stringify({ items: blankFreeText(a.data.items ?? []) }) });
     }
   }
 }

@@ -40,7 +40,8 @@ export class CalendarFeedFlow {
     return this.uow.run(async (tx) => {
       const repo = tx.get(CalendarRepository);
       const made = await repo.issueFeed(person.id, user.personId ?? null);
-      if (made) await tx.get(AuditTrail).record({ type: 'calendar_feed.created', actor: user.userName, subject: person.user_name, details: { person_id: person.id } });
+      if (made)
+        await tx.get(AuditTrail).record({ type: 'calendar_feed.created', actor: user.userName, subject: person.user_name, details: { person_id: person.id } });
       if (made) return { user_name: person.user_name, feed_url: `${origin}${feedPath(made.token)}`, created: true, created_at: made.created_at.toISOString() };
       const existing = (await repo.feedOf(person.id))!;
       return { user_name: person.user_name, feed_url: null, created: false, created_at: new Date(existing.created_at).toISOString() };

@@ -60,7 +60,12 @@ export class CourseCalendar {
     const contacts = await this.tx.get(PersonManagers).contacts(personIds);
     const renderer = this.tx.get(NoticeRenderer);
     const first = this.entries[0];
-    const vars = { event_title: this.title, starts_at: new Date(this.startsAt).toISOString(), ends_at: new Date(first.ends_at).toISOString(), location: first.location };
+    const vars = {
+      event_title: this.title,
+      starts_at: new Date(this.startsAt).toISOString(),
+      ends_at: new Date(first.ends_at).toISOString(),
+      location: first.location,
+    };
     const items = [];
     for (const c of contacts.values()) {
       // each in the person's own language (persons.language, else the tenant's)

@@ -31,30 +31,35 @@ export class CompetenceAuthoringFlow {
 
   /** Creates the competence; answers its id. */
   async create(user: Principal, data: CompetenceData): Promise<number> {
-    if (data.owner_user_name !== undefined && data.owner_user_name !== user.userName) await this.assertAdmin(user, 'give a competence an owner other than yourself');
+    if (data.owner_user_name !== undefined && data.owner_user_name !== user.userName)
+      await this.assertAdmin(user, 'give a competence an owner other than yourself');
     const r = await this.input.resolve(data, null);
-    return referencesStillThere(() => this.uow.run(async (tx) => {
-      if (r.parent) await tx.get(CompetenceWriter).lock([r.parent.id]);
-      const id = await tx.get(CompetenceWriter).insert(r.columns);
-      await this.writeSets(tx, id, r);
-      await this.recorded(tx, user, 'competence.created', id, Object.keys(data));
-      return id;
-    }));
+    return referencesStillThere(() =>
+      this.uow.run(async (tx) => {
+        if (r.parent) await tx.get(CompetenceWriter).lock([r.parent.id]);
+        const id = await tx.get(CompetenceWriter).insert(r.columns);
+        await this.writeSets(tx, id, r);
+        await this.recorded(tx, user, 'competence.created', id, Object.keys(data));
+        return id;
+      }),
+    );
   }
 
   /** Changes the fields given of `current` (the row the route's rule read). */
   async update(user: Principal, current: CompetenceRow, data: CompetenceData): Promise<void> {
     await this.assertOwnerMayChange(user, current, data);
     const r = await this.input.resolve(data, current);
-    await referencesStillThere(() => this.uow.run(async (tx) => {
-      const writer = tx.get(CompetenceWriter);
-      const [locked] = await writer.lock([current.id]);
-      if (!locked) throw ApiError.notFound(`competence ${current.id}`);
-      if (data.type !== undefined && data.type !== locked.type) await this.assertTypeMayChange(tx, locked, data.type);
-      await writer.update(current.id, r.columns);
-      await this.writeSets(tx, current.id, r);
-      await this.recorded(tx, user, 'competence.updated', current.id, Object.keys(data));
-    }));
+    await referencesStillThere(() =>
+      this.uow.run(async (tx) => {
+        const writer = tx.get(CompetenceWriter);
+        const [locked] = await writer.lock([current.id]);
+        if (!locked) throw ApiError.notFound(`competence ${current.id}`);
+        if (data.type !== undefined && data.type !== locked.type) await this.assertTypeMayChange(tx, locked, data.type);
+        await writer.update(current.id, r.columns);
+        await this.writeSets(tx, current.id, r);
+        await this.recorded(tx, user, 'competence.updated', current.id, Object.keys(data));
+      }),
+    );
   }
 
   /**
@@ -119,10 +124,16 @@ export class CompetenceAuthoringFlow {
     }
     const usage = await competenceUsage(tx.get(TENANT_DB), [c.id]);
     if (usage.events || usage.surveyAnswers) {
-      throw new ApiError(409, `competence ${c.id} is used by ${usage.events} event(s) and ${usage.surveyAnswers} survey answer(s): its type cannot change from ${c.type}`);
+      throw new ApiError(
+        409,
+        `competence ${c.id} is used by ${usage.events} event(s) and ${usage.surveyAnswers} survey answer(s): its type cannot change from ${c.type}`,
+      );
     }
     const children = (await writer.subtree(c.id)).filter((k) => k.parent_id === c.id);
-    const misfits = misfitChildren(type, children.map((k) => k.type));
+    const misfits = misfitChildren(
+      type,
+      children.map((k) => k.type),
+    );
     if (misfits.length) throw new ApiError(409, `competence ${c.id} holds ${misfits.join(', ')} competences, which a ${type} cannot hold`);
   }
 

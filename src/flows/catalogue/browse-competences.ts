@@ -73,7 +73,10 @@ export class BrowseCompetencesFlow {
     if (q.term) f.term = q.term;
     f.customAttributes = customAttributeFilter(this.tenant, q, 'competence');
     if (q.competence_group_ids || q.external_competence_group_ids) {
-      const direct = [...(q.competence_group_ids ?? []), ...(q.external_competence_group_ids ? await this.competences.groupIdsByExternalId(q.external_competence_group_ids) : [])];
+      const direct = [
+        ...(q.competence_group_ids ?? []),
+        ...(q.external_competence_group_ids ? await this.competences.groupIdsByExternalId(q.external_competence_group_ids) : []),
+      ];
       f.groupIds = direct.length ? await this.competences.groupSubtree(direct) : [];
       if (f.groupIds.length === 0) return null;
     }
@@ -93,7 +96,10 @@ export class BrowseCompetencesFlow {
       if (!user.superuser && !(await this.access.isSuperadmin(user))) {
         throw ApiError.forbidden('not authorised to filter competences by organisation_ids: superusers and superadmins only');
       }
-      const ids = [...(q.organisation_ids ?? []), ...(q.external_organisation_ids ? await this.organisations.idsByExternalIds(q.external_organisation_ids) : [])];
+      const ids = [
+        ...(q.organisation_ids ?? []),
+        ...(q.external_organisation_ids ? await this.organisations.idsByExternalIds(q.external_organisation_ids) : []),
+      ];
       if (ids.length === 0) return null;
       f.validIn = [organisationAncestors(this.db, ids)];
     }

@@ -80,7 +80,9 @@ export function competenceCreator(where: CompetenceIdIn): AccessRule<undefined> 
       if (await authoring.isCatalogueAdmin(ctx.user)) return undefined;
       const parentId = idIn(where, input);
       if (parentId != null && (await authoring.mayAuthor(ctx.user, parentId))) return undefined;
-      throw ApiError.forbidden(`not authorised to create this competence: superusers and superadmins; modules, items and questions also the owner of their parent`);
+      throw ApiError.forbidden(
+        `not authorised to create this competence: superusers and superadmins; modules, items and questions also the owner of their parent`,
+      );
     },
   };
 }

@@ -67,14 +67,17 @@ export class CompetenceInput {
     const parent = await this.placement(data, current, type);
     if (data.parent_id !== undefined) columns.parent_id = data.parent_id;
 
-    if (data.checked_by !== undefined && type !== 'checklist_item') throw ApiError.malformed(`${P}[checked_by]`, `only checklist items have checked_by (this is a ${type})`);
+    if (data.checked_by !== undefined && type !== 'checklist_item')
+      throw ApiError.malformed(`${P}[checked_by]`, `only checklist items have checked_by (this is a ${type})`);
     if (type === 'checklist_item') {
       if (data.checked_by !== undefined) columns.checked_by = data.checked_by;
       else if (!current || current.type !== 'checklist_item') columns.checked_by = 'self';
     } else if (current?.checked_by) columns.checked_by = null;
 
-    if (data.lms_start_url != null && type !== 'ecourse') throw ApiError.malformed(`${P}[lms_start_url]`, `only e-courses have lms_start_url (this is a ${type})`);
-    if (data.lms_start_url != null && !isWebUrl(data.lms_start_url)) throw ApiError.malformed(`${P}[lms_start_url]`, 'must be an absolute http:// or https:// URL');
+    if (data.lms_start_url != null && type !== 'ecourse')
+      throw ApiError.malformed(`${P}[lms_start_url]`, `only e-courses have lms_start_url (this is a ${type})`);
+    if (data.lms_start_url != null && !isWebUrl(data.lms_start_url))
+      throw ApiError.malformed(`${P}[lms_start_url]`, 'must be an absolute http:// or https:// URL');
     if (type === 'ecourse') {
       if (data.lms_start_url !== undefined) columns.lms_start_url = data.lms_start_url;
     } else if (current?.lms_start_url) columns.lms_start_url = null;
@@ -104,7 +107,10 @@ export class CompetenceInput {
     const problem = placementProblem(type, parent?.type ?? null);
     if (problem) throw ApiError.malformed(param, problem);
     if (current && parent && (parent.id === current.id || (await this.writer.ancestorIds(parent.id)).includes(current.id))) {
-      throw ApiError.malformed(`${P}[parent_id]`, `competence ${parent.id} is ${parent.id === current.id ? 'this competence' : 'inside this competence'}: a competence cannot be placed inside itself`);
+      throw ApiError.malformed(
+        `${P}[parent_id]`,
+        `competence ${parent.id} is ${parent.id === current.id ? 'this competence' : 'inside this competence'}: a competence cannot be placed inside itself`,
+      );
     }
     return parent;
   }

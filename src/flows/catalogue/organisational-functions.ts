@@ -34,7 +34,9 @@ export class OrganisationalFunctionsFlow {
   async ofPerson(person: TargetPerson, metaTypes?: string[]) {
     if (person.organisation_id === null) return [];
     const held = await this.functions.heldBy(person.id);
-    return (await this.availableAt(person.organisation_id, metaTypes)).filter((f) => held.has(f.role_id)).map((f) => this.functions.present(f, person.organisation_id!, true));
+    return (await this.availableAt(person.organisation_id, metaTypes))
+      .filter((f) => held.has(f.role_id))
+      .map((f) => this.functions.present(f, person.organisation_id!, true));
   }
 
   /**

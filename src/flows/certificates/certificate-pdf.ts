@@ -51,7 +51,10 @@ export function certificatePdf(t: CertificateText): Promise<Buffer> {
   doc.registerFont('regular', FONTS.regular);
   doc.registerFont('bold', FONTS.bold);
   const width = doc.page.width - 112;
-  doc.lineWidth(2).rect(28, 28, doc.page.width - 56, doc.page.height - 56).stroke('#1f4e79');
+  doc
+    .lineWidth(2)
+    .rect(28, 28, doc.page.width - 56, doc.page.height - 56)
+    .stroke('#1f4e79');
   doc.font('regular').fontSize(14).fillColor('#1f4e79').text(t.issuer, 56, 70, { width, align: 'center' });
   doc.font('bold').fontSize(34).fillColor('#000000').text('Certificate', { width, align: 'center' });
   doc.moveDown(0.6).font('regular').fontSize(14).text('This certifies that', { width, align: 'center' });

@@ -66,7 +66,9 @@ export class CredentialIssueFlow {
       const keys = tx.get(CredentialKeys);
       const k = await keys.ensureActive(user.personId);
       if (k.created) {
-        await tx.get(AuditTrail).record({ type: 'credential_key.created', actor: user.userName, subject: k.row.kid, details: { replaced: k.replaced ?? null } });
+        await tx
+          .get(AuditTrail)
+          .record({ type: 'credential_key.created', actor: user.userName, subject: k.row.kid, details: { replaced: k.replaced ?? null } });
       }
       await keys.noteSigned(k.row.kid, validUntil);
       return k.row;

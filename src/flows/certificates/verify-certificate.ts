@@ -48,7 +48,7 @@ export class VerifyCertificateFlow {
       valid_until: c.valid_until,
       issuer: this.tenant.name,
       issued_at: new Date(c.issued_at).toISOString(),
-      revoked_reason: status !== 'revoked' ? null : erased ? 'person_erased' : c.revoked_reason ?? 'registration_removed',
+      revoked_reason: status !== 'revoked' ? null : erased ? 'person_erased' : (c.revoked_reason ?? 'registration_removed'),
     };
   }
 }

@@ -76,7 +76,9 @@ export class ChangesFeedFlow {
   /** Registrations and deletions, with the user names of the person and of whoever registered. */
   private async registrations(period: { start: Date; end: Date }, members: Knex.Raw | undefined, page: Paging) {
     const rows = await this.changes.personCompetences(period, members, page);
-    const names = await this.persons.userNames(rows.flatMap((r) => ('registered_by' in r && r.registered_by !== null ? [r.person_id, r.registered_by] : [r.person_id])));
+    const names = await this.persons.userNames(
+      rows.flatMap((r) => ('registered_by' in r && r.registered_by !== null ? [r.person_id, r.registered_by] : [r.person_id])),
+    );
     const nameOf = (id: number | null) => (id === null ? null : (names.get(id) ?? null));
     return rows.map(({ person_id, ...r }) =>
       r.deleted

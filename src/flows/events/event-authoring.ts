@@ -8,7 +8,15 @@ import { OUTBOUND_EVENTS, type OutboundEventType } from '../../platform/outbound
 import { AuditTrail } from '../../platform/audit';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import type { CustomAttributeDefinition } from '../../platform/config-items/config-item-registry';
-import { EventWrites, EventsRepository, eventCustomAttributes, type EventColumns, type EventCreateData, type EventRow, type EventUpdateData } from '../../courses';
+import {
+  EventWrites,
+  EventsRepository,
+  eventCustomAttributes,
+  type EventColumns,
+  type EventCreateData,
+  type EventRow,
+  type EventUpdateData,
+} from '../../courses';
 import { EventChecks } from './event-checks';
 import { EventListingFlow } from './event-listing';
 import { promoteFromWaitlist } from '../sign-on/waitlist-promotion';
@@ -28,7 +36,12 @@ export async function recordEventChange(
   audit: string = type,
 ): Promise<void> {
   if (type !== 'event.deleted') {
-    await tx.get(OUTBOUND_EVENTS).record(type, async () => ({ ...(await tx.get(EventListingFlow).one(eventId, { view: 'simple' }))[0], ...(type === 'event.cancelled' ? { reason: details.reason ?? null } : {}) }));
+    await tx
+      .get(OUTBOUND_EVENTS)
+      .record(type, async () => ({
+        ...(await tx.get(EventListingFlow).one(eventId, { view: 'simple' }))[0],
+        ...(type === 'event.cancelled' ? { reason: details.reason ?? null } : {}),
+      }));
   }
   await tx.get(AuditTrail).record({ type: audit, actor: user.userName, subject: String(eventId), details });
 }
@@ -65,7 +78,8 @@ export class EventAuthoringFlow {
     if (d.max_participants !== undefined) c.max_participants = d.max_participants;
     if (d.min_age !== undefined) c.min_age = d.min_age;
     if (d.instructor_user_name !== undefined) c.instructor_id = d.instructor_user_name === null ? null : await checks.instructor(d.instructor_user_name);
-    if (d.host_organisation_id !== undefined) c.host_organisation_id = d.host_organisation_id === null ? null : await checks.hostOrganisation(d.host_organisation_id);
+    if (d.host_organisation_id !== undefined)
+      c.host_organisation_id = d.host_organisation_id === null ? null : await checks.hostOrganisation(d.host_organisation_id);
     if (d.custom_attributes !== undefined) c.custom_attributes = eventCustomAttributes(this.definitions, d.custom_attributes, current?.custom_attributes ?? {});
     const opens = c.signon_opens !== undefined ? c.signon_opens : (current?.signon_opens ?? null);
     const closes = c.signon_closes !== undefined ? c.signon_closes : (current?.signon_closes ?? null);
@@ -80,8 +94,21 @@ export class EventAuthoringFlow {
       const competence = await checks.competence(d.competence_id, parent);
       const c = await this.columns(checks, d);
       const prerequisites = d.prerequisite_competence_ids ? await checks.prerequisites(d.prerequisite_competence_ids) : [];
-      const row = { ...c, competence_id: competence.id, parent_id: parent?.id ?? null, title: c.title ?? competence.title, starts_at: c.starts_at!, ends_at: c.ends_at! };
-      await checks.placement({ parent, starts_at: row.starts_at, ends_at: row.ends_at, location_id: row.location_id ?? null, max_participants: row.max_participants ?? null });
+      const row = {
+        ...c,
+        competence_id: competence.id,
+        parent_id: parent?.id ?? null,
+        title: c.title ?? competence.title,
+        starts_at: c.starts_at!,
+        ends_at: c.ends_at!,
+      };
+      await checks.placement({
+        parent,
+        starts_at: row.starts_at,
+        ends_at: row.ends_at,
+        location_id: row.location_id ?? null,
+        max_participants: row.max_participants ?? null,
+      });
       const id = await tx.get(EventWrites).insert(row);
       if (prerequisites.length) await tx.get(EventWrites).setPrerequisites(id, prerequisites);
       await recordEventChange(tx, user, 'event.created', id, { fields: Object.keys(d) });
@@ -98,14 +125,22 @@ export class EventAuthoringFlow {
       if (d.competence_id !== undefined && d.competence_id !== event.competence_id) {
         throw ApiError.malformed('event_data[competence_id]', 'cannot be changed; create a new event for another competence');
       }
-      if (d.parent_id !== undefined && (d.parent_id ?? null) !== event.parent_id) throw ApiError.malformed('event_data[parent_id]', 'cannot be changed; create a new event');
+      if (d.parent_id !== undefined && (d.parent_id ?? null) !== event.parent_id)
+        throw ApiError.malformed('event_data[parent_id]', 'cannot be changed; create a new event');
       const checks = tx.get(EventChecks);
       const c = await this.columns(checks, d, event);
       const next = { ...event, ...c };
       const placed = ['startdate', 'enddate', 'location_id', 'max_participants'].some((k) => k in d);
       if (placed) {
         const parent = event.parent_id === null ? null : ((await tx.get(EventsRepository).find(event.parent_id)) ?? null);
-        await checks.placement({ id: event.id, parent, starts_at: next.starts_at, ends_at: next.ends_at, location_id: next.location_id, max_participants: next.max_participants });
+        await checks.placement({
+          id: event.id,
+          parent,
+          starts_at: next.starts_at,
+          ends_at: next.ends_at,
+          location_id: next.location_id,
+          max_participants: next.max_participants,
+        });
       }
       if (c.max_participants !== undefined && c.max_participants !== null) {
         const taken = await tx.get(EventWrites).seatsTaken(event.id);
@@ -125,7 +160,8 @@ export class EventAuthoringFlow {
         await tx.get(CalendarRepository).bumpSequence(event.id);
         if (!event.cancelled) await (await CourseCalendar.of(tx, event.id))?.updateSeats();
       }
-      const raised = c.max_participants !== undefined && event.max_participants !== null && (c.max_participants === null || c.max_participants > event.max_participants);
+      const raised =
+        c.max_participants !== undefined && event.max_participants !== null && (c.max_participants === null || c.max_participants > event.max_participants);
       const promoted = raised ? await promoteFromWaitlist(tx, next) : [];
       const fields = Object.keys(d);
       if (fields.length) await recordEventChange(tx, user, 'event.updated', event.id, { fields });

@@ -59,15 +59,22 @@ export class EventCancellationFlow {
         places: places.flatMap((p) => {
           const contact = contacts.get(p.person_id);
           if (!contact) return [];
-          return [{
-            participant: { ...contact, user_name: names.get(p.person_id) ?? String(p.person_id) },
-            status: p.status,
-            managers: managers.get(p.person_id) ?? [],
-            calendar: p.status === 'signed_on' ? calendar?.textFor(contact, 'CANCEL') : null,
-          }];
+          return [
+            {
+              participant: { ...contact, user_name: names.get(p.person_id) ?? String(p.person_id) },
+              status: p.status,
+              managers: managers.get(p.person_id) ?? [],
+              calendar: p.status === 'signed_on' ? calendar?.textFor(contact, 'CANCEL') : null,
+            },
+          ];
         }),
       });
-      await recordEventChange(tx, user, 'event.cancelled', id, { fields: ['cancelled'], reason, module_events: cancelled.filter((e) => e !== id), places_ended: places.length });
+      await recordEventChange(tx, user, 'event.cancelled', id, {
+        fields: ['cancelled'],
+        reason,
+        module_events: cancelled.filter((e) => e !== id),
+        places_ended: places.length,
+      });
       return { message: `event ${id} cancelled; ${places.length} place(s) ended, ${notices} notice(s) written`, ended: places.length, notices };
     });
   }
@@ -81,7 +88,8 @@ export class EventCancellationFlow {
         const parent = await tx.get(EventsRepository).find(event.parent_id);
         if (parent?.cancelled) throw new ApiError(409, `event ${id} is a module of cancelled event ${parent.id}; uncancel that one`);
       }
-      if (this.clock.now() >= event.starts_at) throw new ApiError(409, `event ${id} started ${event.starts_at.toISOString()}; a cancellation cannot be lifted once the event has started`);
+      if (this.clock.now() >= event.starts_at)
+        throw new ApiError(409, `event ${id} started ${event.starts_at.toISOString()}; a cancellation cannot be lifted once the event has started`);
       await tx.get(EventWrites).uncancel(id);
       await recordEventChange(tx, user, 'event.updated', id, { fields: ['cancelled'] }, 'event.uncancelled');
       return `event ${id} is no longer cancelled; the places ended by the cancellation stay ended (persons sign on again)`;
@@ -105,9 +113,19 @@ export class EventCancellationFlow {
       const writes = tx.get(EventWrites);
       const taken = await writes.everTaken(id);
       if (taken > 0) {
-        throw new ApiError(409, `event ${id} has ${taken} sign-on(s) (live, on the wait list or signed off): its history stays; cancel it instead (PUT /api/events/${id}/cancel)`);
+        throw new ApiError(
+          409,
+          `event ${id} has ${taken} sign-on(s) (live, on the wait list or signed off): its history stays; cancel it instead (PUT /api/events/${id}/cancel)`,
+        );
       }
-      const data = { event_id: event.id, competence_id: event.competence_id, title: event.title, startdate: event.starts_at, enddate: event.ends_at, deleted: true };
+      const data = {
+        event_id: event.id,
+        competence_id: event.competence_id,
+        title: event.title,
+        startdate: event.starts_at,
+        enddate: event.ends_at,
+        deleted: true,
+      };
       await writes.delete(id);
       await tx.get(OUTBOUND_EVENTS).record('event.deleted', data);
       await recordEventChange(tx, user, 'event.deleted', id, { fields: [], title: event.title });

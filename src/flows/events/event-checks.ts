@@ -55,7 +55,8 @@ export class EventChecks {
   async competence(id: number, parent: EventRow | null): Promise<CompetenceRow> {
     const [c] = await this.competences.byIds([id]);
     if (!c) throw ApiError.malformed(P('competence_id'), `no competence ${id} exists`);
-    if (!EVENT_TYPES.includes(c.type)) throw ApiError.malformed(P('competence_id'), `competence ${id} is a ${c.type}; events train a course, module or ecourse`);
+    if (!EVENT_TYPES.includes(c.type))
+      throw ApiError.malformed(P('competence_id'), `competence ${id} is a ${c.type}; events train a course, module or ecourse`);
     if (c.type === 'module' && !parent) throw ApiError.missing(P('parent_id'));
     if (c.type !== 'module' && parent) throw ApiError.malformed(P('parent_id'), `only a module event has a parent; competence ${id} is a ${c.type}`);
     if (parent && c.parent_id !== parent.competence_id) {

@@ -62,7 +62,10 @@ export class EventListingFlow {
   }
 
   private async present(rows: DescribedEvent[], v: EventViewOptions): Promise<Record<string, unknown>[]> {
-    const children = await this.events.children<DescribedEvent>(this.described(), rows.filter((r) => r.parent_id === null).map((r) => r.id));
+    const children = await this.events.children<DescribedEvent>(
+      this.described(),
+      rows.filter((r) => r.parent_id === null).map((r) => r.id),
+    );
     return this.service.present(rows, children, v);
   }
 

@@ -66,7 +66,12 @@ export class ApiClientsFlow {
         type: 'apiclient.created',
         actor: user.userName,
         subject: r.client_id,
-        details: { name: r.name, scopes: r.scopes, run_as_user_name: input.run_as_user_name ?? null, scim_default_organisation_id: r.scim_default_organisation_id },
+        details: {
+          name: r.name,
+          scopes: r.scopes,
+          run_as_user_name: input.run_as_user_name ?? null,
+          scim_default_organisation_id: r.scim_default_organisation_id,
+        },
       });
       return r;
     });
@@ -96,7 +101,9 @@ export class ApiClientsFlow {
     const row = await this.uow.run(async (tx) => {
       await this.found(tx.get(ApiClientsRepository).lockByClientId(clientId), clientId);
       const r = (await tx.get(ApiClientsRepository).rotateSecret(clientId, sha256Hex(secret)))!;
-      await tx.get(AuditTrail).record({ type: 'apiclient.secret_rotated', actor: user.userName, subject: clientId, details: { name: r.name, secret_version: r.secret_version } });
+      await tx
+        .get(AuditTrail)
+        .record({ type: 'apiclient.secret_rotated', actor: user.userName, subject: clientId, details: { name: r.name, secret_version: r.secret_version } });
       return r;
     });
     return { ...(await this.view(row)), secret };

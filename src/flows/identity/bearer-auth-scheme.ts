@@ -41,7 +41,8 @@ export class BearerAuthScheme implements AuthScheme {
     if (!client || client.secret_version !== grant.secretVersion) throw invalidToken('revoked');
     if (req.baseUrl === '/api') {
       const read = READS.has(req.method);
-      if (read && !grant.scopes.includes('api.read') && !grant.scopes.includes('api.write')) throw insufficientScope('api.read', 'the token has neither api.read nor api.write');
+      if (read && !grant.scopes.includes('api.read') && !grant.scopes.includes('api.write'))
+        throw insufficientScope('api.read', 'the token has neither api.read nor api.write');
       if (!read && !grant.scopes.includes('api.write')) throw insufficientScope('api.write', 'the token is read-only (a write needs the scope api.write)');
     }
     if (client.run_as_person_id === null) throw insufficientScope('api.read', 'the API client has no run-as person');

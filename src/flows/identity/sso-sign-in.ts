@@ -6,7 +6,13 @@ import type { Principal } from '../../platform/auth/principal';
 import { ApiError } from '../../platform/errors/api-error';
 import { PersonCreateData, PersonDirectory, isDeactivated, type PersonKeyOf } from '../../people';
 import {
-  IdentityProvidersService, LoginService, OidcRelyingParty, SamlServiceProvider, SsoRefused, ssoEndpoints, type IdentityProviderRow,
+  IdentityProvidersService,
+  LoginService,
+  OidcRelyingParty,
+  SamlServiceProvider,
+  SsoRefused,
+  ssoEndpoints,
+  type IdentityProviderRow,
 } from '../../identity';
 import { CreatePersonFlow } from '../persons/create-person';
 
@@ -79,7 +85,8 @@ export class SsoSignInFlow {
       const { claims, pending } = await verified();
       const raw = claims[p.match_claim];
       claimValue = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
-      if (!claimValue) throw new SsoRefused(`the identity provider's answer has no ${p.match_claim} ${p.type === 'saml' ? 'attribute' : 'claim'} (or more than one value)`);
+      if (!claimValue)
+        throw new SsoRefused(`the identity provider's answer has no ${p.match_claim} ${p.type === 'saml' ? 'attribute' : 'claim'} (or more than one value)`);
       const person = (await this.find(p, claimValue)) ?? (p.jit ? await this.createJit(p, claimValue, claims, log) : null);
       if (!person) throw new SsoRefused(`no person has this ${p.match_field} and the identity provider does not create persons (jit=0)`);
       if (isDeactivated(person)) throw new SsoRefused('the account is deactivated');
@@ -102,8 +109,8 @@ export class SsoSignInFlow {
   }
 
   private async createJit(p: IdentityProviderRow, value: string, claims: Record<string, unknown>, log: Logger) {
-    const str = (k: string) => (typeof claims[k] === 'string' ? (claims[k]) : undefined);
-    const userName = (p.match_field === 'user_name' ? value : str('preferred_username') ?? str('email') ?? String(claims.sub)).toLowerCase();
+    const str = (k: string) => (typeof claims[k] === 'string' ? claims[k] : undefined);
+    const userName = (p.match_field === 'user_name' ? value : (str('preferred_username') ?? str('email') ?? String(claims.sub))).toLowerCase();
     const data = PersonCreateData.safeParse({
       user_name: userName,
       email: p.match_field === 'email' ? value : str('email'),
@@ -111,11 +118,15 @@ export class SsoSignInFlow {
       lastname: str('family_name'),
       ...(p.match_field === 'extern_person_id' ? { extern_person_id: value } : {}),
     });
-    if (!data.success) throw new SsoRefused('the person cannot be created from the identity provider\'s claims');
+    if (!data.success) throw new SsoRefused("the person cannot be created from the identity provider's claims");
     const actor: Principal = { personId: 0, userName: `sso:${p.name}`, superuser: false, organisationId: null, mustChangePassword: null, via: 'session' };
     const [roleId, ...more] = p.jit_role_ids;
     try {
-      const { person } = await this.creating.create(actor, { organisation_id: p.jit_organisation_id!, role_id: roleId, more_role_ids: more, person_data: data.data }, log);
+      const { person } = await this.creating.create(
+        actor,
+        { organisation_id: p.jit_organisation_id!, role_id: roleId, more_role_ids: more, person_data: data.data },
+        log,
+      );
       return person;
     } catch (e) {
       throw new SsoRefused(`the person could not be created (${e instanceof ApiError ? e.message : 'error'})`);

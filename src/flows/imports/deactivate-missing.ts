@@ -26,7 +26,11 @@ export class DeactivateMissingPersons {
   private async missing(user: Principal, named: NamedPersons): Promise<Pick<PersonRow, 'id' | 'user_name'>[]> {
     const active = await this.persons.activeKeys();
     return active.filter(
-      (p) => p.id !== user.personId && !named.ids.has(p.id) && !named.userNames.has(p.user_name) && !(p.extern_person_id !== null && named.externIds.has(p.extern_person_id)),
+      (p) =>
+        p.id !== user.personId &&
+        !named.ids.has(p.id) &&
+        !named.userNames.has(p.user_name) &&
+        !(p.extern_person_id !== null && named.externIds.has(p.extern_person_id)),
     );
   }
 

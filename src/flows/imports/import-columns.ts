@@ -52,7 +52,8 @@ export const IMPORT_COLUMNS: Record<ImportType, ImportColumns> = {
     columns: [...PERSON_KEYS, ...ORGANISATION_REF],
     needs: [PERSON_KEYS, ORGANISATION_REF],
     sample: { user_name: 'kari.nordmann', extern_organisation_id: 'ORG-10' },
-    about: 'managers: makes the person (user_name or extern_person_id) a manager of the organisation (organisation_id or extern_organisation_id); one already is: unchanged.',
+    about:
+      'managers: makes the person (user_name or extern_person_id) a manager of the organisation (organisation_id or extern_organisation_id); one already is: unchanged.',
   },
   role_assignments: {
     columns: [...PERSON_KEYS, 'role_id'],

@@ -58,7 +58,12 @@ export function problemOf(line: number, err: unknown, column?: string | null): R
 }
 
 /** Parses `input` as the API does; each issue is a problem with the API's 419/420 text. */
-export function parseOrFail<S extends z.ZodType>(line: number, schema: S, input: Record<string, unknown>, column?: (parameter: string) => string | null): z.infer<S> {
+export function parseOrFail<S extends z.ZodType>(
+  line: number,
+  schema: S,
+  input: Record<string, unknown>,
+  column?: (parameter: string) => string | null,
+): z.infer<S> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const problems = r.error.issues.map((issue) => {
@@ -119,7 +124,8 @@ export class PersonsOfBatch {
     const extern = cell(l, 'extern_person_id');
     if (extern === undefined) return undefined;
     const found = this.byExtern.get(extern) ?? [];
-    if (found.length > 1) fail(l.line, 'extern_person_id', new ApiError(409, `extern_person_id "${extern}" names ${found.length} persons; name the person by user_name`));
+    if (found.length > 1)
+      fail(l.line, 'extern_person_id', new ApiError(409, `extern_person_id "${extern}" names ${found.length} persons; name the person by user_name`));
     return found[0];
   }
 
@@ -129,7 +135,12 @@ export class PersonsOfBatch {
     const extern = cell(l, 'extern_person_id');
     if (name === undefined && extern === undefined) fail(l.line, 'user_name', ApiError.missing('user_name'));
     const p = this.find(l);
-    if (!p) fail(l.line, name !== undefined ? 'user_name' : 'extern_person_id', ApiError.notFound(name !== undefined ? `person "${name}"` : `person with extern_person_id "${extern}"`));
+    if (!p)
+      fail(
+        l.line,
+        name !== undefined ? 'user_name' : 'extern_person_id',
+        ApiError.notFound(name !== undefined ? `person "${name}"` : `person with extern_person_id "${extern}"`),
+      );
     return p;
   }
 }
@@ -150,7 +161,12 @@ export class OrganisationsOfBatch {
   private unknownIds = new Set<number>();
   private byExtern = new Map<string, number[]>();
 
-  static async read(organisations: OrganisationsRepository, lines: readonly ImportLine[], idColumn = 'organisation_id', externColumn = 'extern_organisation_id'): Promise<OrganisationsOfBatch> {
+  static async read(
+    organisations: OrganisationsRepository,
+    lines: readonly ImportLine[],
+    idColumn = 'organisation_id',
+    externColumn = 'extern_organisation_id',
+  ): Promise<OrganisationsOfBatch> {
     const batch = new OrganisationsOfBatch();
     const ids = lines.map((l) => Number(cell(l, idColumn))).filter((n) => Number.isInteger(n) && n > 0 && n <= 2147483647);
     const externs = lines.map((l) => cell(l, externColumn)).filter((v): v is string => v !== undefined);

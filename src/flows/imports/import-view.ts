@@ -5,31 +5,36 @@ import type { RunOutcome } from './import-runner';
 const RowProblemView = z.object({
   row: z.number().int().describe('the row as a spreadsheet numbers it: the header is row 1'),
   column: z.string().nullable().describe('the column the problem is in (null: the row as a whole)'),
-  errorcode: z.number().int().describe('what the API would answer for the same data: 419 missing, 420 malformed, 403, 404, 409, or 500 for an unexpected failure'),
+  errorcode: z
+    .number()
+    .int()
+    .describe('what the API would answer for the same data: 419 missing, 420 malformed, 403, 404, 409, or 500 for an unexpected failure'),
   message: z.string().describe('the text the API would answer'),
 });
 
-export const ImportView = z.object({
-  import_id: z.string().nullable().describe('null for a dry run'),
-  type: z.enum(IMPORT_TYPES),
-  state: z.enum(['dry_run', 'queued', 'running', 'finished', 'failed']),
-  file_name: z.string(),
-  file_format: z.enum(['csv', 'xlsx']),
-  deactivate_missing: z.boolean(),
-  rows_total: z.number().int(),
-  rows_done: z.number().int(),
-  created: z.number().int(),
-  updated: z.number().int(),
-  unchanged: z.number().int(),
-  failed: z.number().int().describe('rows not imported'),
-  deactivated: z.number().int().describe('persons deactivated by deactivate_missing'),
-  failed_rows: z.array(RowProblemView).describe('the problems of the failed rows (several per row possible), at most the first 1,000'),
-  error: z.string().nullable().describe('why a failed import stopped'),
-  created_by: z.string().nullable(),
-  created_at: z.string().nullable(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-}).meta({ id: 'Import' });
+export const ImportView = z
+  .object({
+    import_id: z.string().nullable().describe('null for a dry run'),
+    type: z.enum(IMPORT_TYPES),
+    state: z.enum(['dry_run', 'queued', 'running', 'finished', 'failed']),
+    file_name: z.string(),
+    file_format: z.enum(['csv', 'xlsx']),
+    deactivate_missing: z.boolean(),
+    rows_total: z.number().int(),
+    rows_done: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int(),
+    failed: z.number().int().describe('rows not imported'),
+    deactivated: z.number().int().describe('persons deactivated by deactivate_missing'),
+    failed_rows: z.array(RowProblemView).describe('the problems of the failed rows (several per row possible), at most the first 1,000'),
+    error: z.string().nullable().describe('why a failed import stopped'),
+    created_by: z.string().nullable(),
+    created_at: z.string().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'Import' });
 export type ImportView = z.infer<typeof ImportView>;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -59,7 +64,11 @@ export function presentImport(r: ImportRow, createdBy: string | null): ImportVie
 }
 
 /** A dry run's report: what a real run would do with each row; nothing written. */
-export function presentDryRun(d: { type: ImportView['type']; file_name: string; file_format: ImportView['file_format']; deactivate_missing: boolean }, o: RunOutcome, createdBy: string): ImportView {
+export function presentDryRun(
+  d: { type: ImportView['type']; file_name: string; file_format: ImportView['file_format']; deactivate_missing: boolean },
+  o: RunOutcome,
+  createdBy: string,
+): ImportView {
   return {
     import_id: null,
     ...d,

@@ -5,7 +5,17 @@ import { p } from '../../platform/http/param-types';
 import { OrganisationAuthoring, OrganisationManagersRepository, OrganisationsRepository, PersonChangeRecorder, PersonsRepository } from '../../people';
 import { PersonRolesStore } from '../../catalogue';
 import {
-  OrganisationsOfBatch, PersonsOfBatch, SeenKeys, cell, eachLine, fail, parseOrFail, type Checked, type ImportCaller, type ImportLine, type ImportRows,
+  OrganisationsOfBatch,
+  PersonsOfBatch,
+  SeenKeys,
+  cell,
+  eachLine,
+  fail,
+  parseOrFail,
+  type Checked,
+  type ImportCaller,
+  type ImportLine,
+  type ImportRows,
 } from './import-rows';
 
 /**
@@ -76,7 +86,9 @@ export class RoleAssignmentImportRows implements ImportRows {
     const persons = await PersonsOfBatch.read(this.persons, lines);
     const ids = lines.map((l) => safely(() => persons.find(l)?.id)).filter((id): id is number => id !== undefined);
     const held = await this.roles.idsOf(ids);
-    const asked = [...new Set(lines.map((l) => Number(cell(l, 'role_id'))).filter((n) => Number.isInteger(n) && n > 0 && n <= 2147483647 && !this.knownRoles.has(n)))];
+    const asked = [
+      ...new Set(lines.map((l) => Number(cell(l, 'role_id'))).filter((n) => Number.isInteger(n) && n > 0 && n <= 2147483647 && !this.knownRoles.has(n))),
+    ];
     const missing = new Set(await this.roles.missing(asked));
     for (const id of asked) if (!missing.has(id)) this.knownRoles.add(id);
     const { user } = this.caller;

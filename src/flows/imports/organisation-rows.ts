@@ -4,7 +4,18 @@ import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
 import { OrganisationAuthoring, OrganisationData, OrganisationsRepository, OrganisationsService, type OrganisationRow } from '../../people';
 import type { Transaction } from '../../platform/tenant-scope/unit-of-work';
-import { OrganisationsOfBatch, SeenKeys, cell, eachLine, fail, parseOrFail, type Checked, type ImportCaller, type ImportLine, type ImportRows } from './import-rows';
+import {
+  OrganisationsOfBatch,
+  SeenKeys,
+  cell,
+  eachLine,
+  fail,
+  parseOrFail,
+  type Checked,
+  type ImportCaller,
+  type ImportLine,
+  type ImportRows,
+} from './import-rows';
 
 const Input = z.object({ organisation_data: OrganisationData.partial({ name: true }) });
 const FIELDS = ['name', 'email', 'address', 'phone', 'extern_organisation_id'] as const;
@@ -22,9 +33,7 @@ export class OrganisationImportRows implements ImportRows {
   /** Organisations earlier lines create, by external id: their ids once written. */
   private readonly planned = new Map<string, { id?: number }>();
 
-  constructor(
-    @inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository,
-  ) {}
+  constructor(@inject(OrganisationsRepository) private readonly organisations: OrganisationsRepository) {}
 
   start(caller: ImportCaller, header: readonly string[]): void {
     this.caller = caller;
@@ -77,7 +86,9 @@ export class OrganisationImportRows implements ImportRows {
   private parent(l: ImportLine, parents: OrganisationsOfBatch): { id: number | null } | { planned: string } | undefined {
     const raw = cell(l, 'parent_id');
     if (raw !== undefined) {
-      const id = parseOrFail(l.line, z.object({ parent_id: p.int().pipe(z.number().min(0, 'must be 0 (root) or an organisation id')) }), { parent_id: raw }).parent_id;
+      const id = parseOrFail(l.line, z.object({ parent_id: p.int().pipe(z.number().min(0, 'must be 0 (root) or an organisation id')) }), {
+        parent_id: raw,
+      }).parent_id;
       return id === 0 ? { id: null } : { id: parents.resolve(l, 'parent_id', 'parent_extern_organisation_id')! };
     }
     const extern = cell(l, 'parent_extern_organisation_id');
@@ -116,7 +127,12 @@ export class OrganisationImportRows implements ImportRows {
     };
   }
 
-  private async update(l: ImportLine, o: OrganisationRow, data: Record<string, unknown>, parent: ReturnType<OrganisationImportRows['parent']>): Promise<Checked> {
+  private async update(
+    l: ImportLine,
+    o: OrganisationRow,
+    data: Record<string, unknown>,
+    parent: ReturnType<OrganisationImportRows['parent']>,
+  ): Promise<Checked> {
     const changes: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(data)) if (v !== undefined && v !== o[k as keyof OrganisationRow]) changes[k] = v;
     const planned = parent && 'planned' in parent;
@@ -125,7 +141,11 @@ export class OrganisationImportRows implements ImportRows {
       const param = 'organisation_data[parent_id]';
       if (parentId === o.id) fail(l.line, this.parentColumn(), ApiError.malformed(param, `organisation ${o.id} cannot be its own parent`));
       if (parentId !== null && (await this.organisations.isWithin(o.id, parentId))) {
-        fail(l.line, this.parentColumn(), ApiError.malformed(param, `organisation ${parentId} lies below organisation ${o.id}; moving it there would make a cycle`));
+        fail(
+          l.line,
+          this.parentColumn(),
+          ApiError.malformed(param, `organisation ${parentId} lies below organisation ${o.id}; moving it there would make a cycle`),
+        );
       }
       changes.parent_id = parentId;
     }
@@ -137,7 +157,9 @@ export class OrganisationImportRows implements ImportRows {
       write: async (tx: Transaction) => {
         if (planned) changes.parent_id = this.parentId(l, parent);
         const { parent_id, ...fields } = changes;
-        await tx.get(OrganisationAuthoring).update(user, o.id, { ...fields, ...(parent_id !== undefined ? { parent_id: (parent_id as number | null) ?? 0 } : {}) });
+        await tx
+          .get(OrganisationAuthoring)
+          .update(user, o.id, { ...fields, ...(parent_id !== undefined ? { parent_id: (parent_id as number | null) ?? 0 } : {}) });
       },
     };
   }

@@ -4,13 +4,30 @@ import { ApiError } from '../../platform/errors/api-error';
 import { p } from '../../platform/http/param-types';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import {
-  OrganisationsRepository, PersonCreateData, PersonUpdateData, PersonsRepository, PROFILE_COLUMNS, assertBirthdateNotFuture, passwordToProve, type PersonRow,
+  OrganisationsRepository,
+  PersonCreateData,
+  PersonUpdateData,
+  PersonsRepository,
+  PROFILE_COLUMNS,
+  assertBirthdateNotFuture,
+  passwordToProve,
+  type PersonRow,
 } from '../../people';
 import { PersonRolesStore } from '../../catalogue';
 import { CreatePersonFlow } from '../persons/create-person';
 import { UpdatePersonFlow } from '../persons/update-person';
 import {
-  OrganisationsOfBatch, PersonsOfBatch, SeenKeys, cell, eachLine, fail, parseOrFail, type Checked, type ImportCaller, type ImportLine, type ImportRows,
+  OrganisationsOfBatch,
+  PersonsOfBatch,
+  SeenKeys,
+  cell,
+  eachLine,
+  fail,
+  parseOrFail,
+  type Checked,
+  type ImportCaller,
+  type ImportLine,
+  type ImportRows,
 } from './import-rows';
 
 const CreateInput = z.object({ person_data: PersonCreateData });
@@ -62,7 +79,10 @@ export class PersonImportRows implements ImportRows {
     const held = this.header.has('role_ids') ? await this.roles.idsOf(found.filter((x): x is PersonRow => !!x).map((x) => x.id)) : new Map<number, number[]>();
     await this.learnRoles(lines);
     return eachLine(lines, (l) => {
-      for (const [column, set] of [['user_name', this.named.userNames], ['extern_person_id', this.named.externIds]] as const) {
+      for (const [column, set] of [
+        ['user_name', this.named.userNames],
+        ['extern_person_id', this.named.externIds],
+      ] as const) {
         const v = cell(l, column);
         if (v !== undefined) set.add(v);
       }
@@ -83,7 +103,8 @@ export class PersonImportRows implements ImportRows {
   /** Role ids of the batch not met before, asked about in one statement. */
   private async learnRoles(lines: readonly ImportLine[]): Promise<void> {
     const ids = new Set<number>();
-    for (const l of lines) for (const v of (cell(l, 'role_ids') ?? '').split(/[\s,;]+/)) if (/^\d{1,9}$/.test(v) && !this.knownRoles.has(Number(v))) ids.add(Number(v));
+    for (const l of lines)
+      for (const v of (cell(l, 'role_ids') ?? '').split(/[\s,;]+/)) if (/^\d{1,9}$/.test(v) && !this.knownRoles.has(Number(v))) ids.add(Number(v));
     if (ids.size === 0) return;
     const missing = new Set(await this.roles.missing([...ids]));
     for (const id of ids) if (!missing.has(id)) this.knownRoles.add(id);
@@ -118,7 +139,9 @@ export class PersonImportRows implements ImportRows {
       line: l.line,
       outcome: 'created',
       write: async (tx) => {
-        const { person } = await tx.get(CreatePersonFlow).create(user, { organisation_id: organisationId, role_id: roleIds[0], more_role_ids: roleIds.slice(1), person_data: input.person_data }, log);
+        const { person } = await tx
+          .get(CreatePersonFlow)
+          .create(user, { organisation_id: organisationId, role_id: roleIds[0], more_role_ids: roleIds.slice(1), person_data: input.person_data }, log);
         this.named.ids.add(person.id);
       },
     };
@@ -144,7 +167,11 @@ export class PersonImportRows implements ImportRows {
       line: l.line,
       outcome: 'updated',
       write: async (tx) => {
-        const input = { person_data: changed as PersonUpdateData, role_ids: rolesChange ? roleIds : undefined, organisation_id: moved ? organisationId : undefined };
+        const input = {
+          person_data: changed as PersonUpdateData,
+          role_ids: rolesChange ? roleIds : undefined,
+          organisation_id: moved ? organisationId : undefined,
+        };
         await tx.get(UpdatePersonFlow).update(user, person, input, '');
       },
     };

@@ -13,7 +13,16 @@ const Input = z.object({
   passed: p.int().pipe(z.number().min(0, 'must be 0-100').max(100, 'must be 0-100')).optional(),
   valid_until: p.date().optional(),
   comments: p.string(4000).optional(),
-  grade: z.union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number')]).transform(Number).optional(),
+  grade: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^-?\d+(\.\d+)?$/, 'must be a number'),
+    ])
+    .transform(Number)
+    .optional(),
 });
 
 const COLUMNS = ['competence_id', 'date', 'passed', 'valid_until', 'comments', 'grade'] as const;
@@ -84,7 +93,9 @@ export class RegistrationImportRows implements ImportRows {
       const key = `${person.id}:${c.id}:${row.date}`;
       this.seen.claim(l.line, 'date', key, `the registration of competence ${c.id} for "${person.user_name}" on ${row.date}`);
       const same = byKey.get(key) ?? [];
-      const unchanged = same.some((r) => r.passed === row.passed && r.valid_until === row.valid_until && (r.comments ?? null) === row.comments && numberOrNull(r.grade) === row.grade);
+      const unchanged = same.some(
+        (r) => r.passed === row.passed && r.valid_until === row.valid_until && (r.comments ?? null) === row.comments && numberOrNull(r.grade) === row.grade,
+      );
       if (unchanged) return { line: l.line, outcome: 'unchanged' };
       return {
         line: l.line,

@@ -50,10 +50,12 @@ export class RunImportFlow {
       const last = err instanceof PermanentJobError || attempt.number >= attempt.max;
       log.warn({ err, attempt: attempt.number }, last ? 'import failed' : 'import attempt failed; it will be retried');
       if (last) {
-        await this.end(row, { state: 'failed', error: err instanceof ImportStopped ? err.message : 'the import stopped on an unexpected error' }).catch(async (endErr: unknown) => {
-          log.error({ err: endErr }, 'the end of a failed import was not recorded in full');
-          await this.imports.finished(row.id, { state: 'failed', error: 'the import stopped on an unexpected error' });
-        });
+        await this.end(row, { state: 'failed', error: err instanceof ImportStopped ? err.message : 'the import stopped on an unexpected error' }).catch(
+          async (endErr: unknown) => {
+            log.error({ err: endErr }, 'the end of a failed import was not recorded in full');
+            await this.imports.finished(row.id, { state: 'failed', error: 'the import stopped on an unexpected error' });
+          },
+        );
       }
       throw err;
     }
@@ -81,10 +83,21 @@ export class RunImportFlow {
         type: 'import.finished',
         actor,
         subject: row.id,
-        details: { type: row.type, state: outcome.state, rows: now?.rows_done, created: now?.created, updated: now?.updated, unchanged: now?.unchanged, failed: now?.failed, deactivated: outcome.deactivated ?? 0, error: outcome.error ?? null },
+        details: {
+          type: row.type,
+          state: outcome.state,
+          rows: now?.rows_done,
+          created: now?.created,
+          updated: now?.updated,
+          unchanged: now?.unchanged,
+          failed: now?.failed,
+          deactivated: outcome.deactivated ?? 0,
+          error: outcome.error ?? null,
+        },
       });
     });
-    if (row.file_key) await this.files.remove(this.tenant.schema, row.file_key).catch((err: unknown) => this.logger.warn({ err }, 'the file of an import was not removed'));
+    if (row.file_key)
+      await this.files.remove(this.tenant.schema, row.file_key).catch((err: unknown) => this.logger.warn({ err }, 'the file of an import was not removed'));
   }
 }
 

@@ -48,7 +48,11 @@ export class StartImportFlow {
     this.checkOptions(req);
     const file: ImportFile = { type: req.type, data: req.data, format: formatOf(req.fileName, req.data) };
     const outcome = await this.runner.run(file, caller);
-    const view = presentDryRun({ type: req.type, file_name: req.fileName, file_format: file.format, deactivate_missing: req.deactivateMissing }, outcome, caller.user.userName);
+    const view = presentDryRun(
+      { type: req.type, file_name: req.fileName, file_format: file.format, deactivate_missing: req.deactivateMissing },
+      outcome,
+      caller.user.userName,
+    );
     if (req.deactivateMissing) view.deactivated = await this.deactivation.count(caller.user, (outcome.handler as PersonImportRows).named);
     return view;
   }

@@ -5,8 +5,15 @@ import { TenantResolver } from '../../platform/tenant-scope/tenant-resolver';
 import { bumpSharedCounter } from '../../platform/metrics/shared-counters';
 import { PendingPasswords } from '../../people';
 import {
-  DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DeliverBatch, DeliverMessage, DeliveryService, TemporaryDeliveryError,
-  type BatchOutcome, type DeliveryNeeds, type DeliveryOutcome,
+  DELIVER_BATCH_JOB,
+  DELIVER_MESSAGE_JOB,
+  DeliverBatch,
+  DeliverMessage,
+  DeliveryService,
+  TemporaryDeliveryError,
+  type BatchOutcome,
+  type DeliveryNeeds,
+  type DeliveryOutcome,
 } from '../../messaging';
 import { recordMessageFailed } from './message-failed';
 

@@ -9,6 +9,10 @@ import { MessagesRepository, messageFailedData, type FailedDeliveryEvent, type F
  */
 export const recordMessageFailed: FailedDeliveryEvent = (tx, deliveryId) =>
   tx.get(OUTBOUND_EVENTS).record('message.failed', async () => {
-    const row: (FailedDeliveryRow & { user_name: string }) | undefined = await joinPersons(tx.get(MessagesRepository).failedDelivery(deliveryId), 'r', 'm.recipient_id').first('r.user_name');
+    const row: (FailedDeliveryRow & { user_name: string }) | undefined = await joinPersons(
+      tx.get(MessagesRepository).failedDelivery(deliveryId),
+      'r',
+      'm.recipient_id',
+    ).first('r.user_name');
     return row ? messageFailedData(row, row.user_name) : null;
   });

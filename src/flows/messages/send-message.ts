@@ -1,9 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../../platform/auth/principal';
 import { PersonAccess, PersonDirectory, personNamed, personNotFound, personsNamedIn, type DeferredTarget, type TargetPerson } from '../../people';
-import {
-  MessagesService, RECIPIENT_COLUMNS, type MessageView, type Recipient, type RecipientsByUserName, type SendMessageInput,
-} from '../../messaging';
+import { MessagesService, RECIPIENT_COLUMNS, type MessageView, type Recipient, type RecipientsByUserName, type SendMessageInput } from '../../messaging';
 
 /** How a superuser's one-statement send finds its recipients: people's sub-queries of persons by user name. */
 export const RECIPIENTS_BY_USER_NAME: RecipientsByUserName = {

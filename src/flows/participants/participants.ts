@@ -13,28 +13,33 @@ import { inPersonState, joinOrganisations, joinPersons, OrganisationDirectory, o
 import { CompetenceAuthoring } from '../catalogue/competence-authoring-access';
 
 /** One participant: the person plus their live sign-on (same attributes in simple and full view). */
-export const ParticipantView = z.object({
-  person_id: z.number().int(),
-  user_name: z.string(),
-  firstname: z.string().nullable(),
-  lastname: z.string().nullable(),
-  email: z.string().nullable(),
-  mobile: z.string().nullable(),
-  organisation_id: z.number().int().nullable(),
-  organisation_name: z.string().nullable(),
-  person_event_id: z.number().int(),
-  status: z.enum(['signed_on', 'waitlist']),
-  waitlist: z.boolean().describe('true while the person is on the wait list'),
-  met: z.boolean().describe('attended the event, as recorded (PUT /api/participants, met=1); false until recorded'),
-  passed: z.number().int().nullable().describe('the result, 0-100, as recorded (PUT /api/participants); null = not assessed yet'),
-  pass_reached: z.boolean().nullable().describe("passed reached the pass mark of the event's competence (its pass_mark, else 100) when recorded; null = not assessed yet"),
-  grade: z.number().nullable().describe('as recorded; null = none'),
-  comments: z.string().nullable().describe('as recorded; null = none'),
-  result_recorded_at: isoDateTime().nullable().describe('when the result was last recorded; null = never'),
-  result_recorded_by: z.string().nullable().describe('user name of whoever recorded it last'),
-  holds_competence: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
-  signed_on_at: isoDateTime(),
-}).meta({ id: 'Participant' });
+export const ParticipantView = z
+  .object({
+    person_id: z.number().int(),
+    user_name: z.string(),
+    firstname: z.string().nullable(),
+    lastname: z.string().nullable(),
+    email: z.string().nullable(),
+    mobile: z.string().nullable(),
+    organisation_id: z.number().int().nullable(),
+    organisation_name: z.string().nullable(),
+    person_event_id: z.number().int(),
+    status: z.enum(['signed_on', 'waitlist']),
+    waitlist: z.boolean().describe('true while the person is on the wait list'),
+    met: z.boolean().describe('attended the event, as recorded (PUT /api/participants, met=1); false until recorded'),
+    passed: z.number().int().nullable().describe('the result, 0-100, as recorded (PUT /api/participants); null = not assessed yet'),
+    pass_reached: z
+      .boolean()
+      .nullable()
+      .describe("passed reached the pass mark of the event's competence (its pass_mark, else 100) when recorded; null = not assessed yet"),
+    grade: z.number().nullable().describe('as recorded; null = none'),
+    comments: z.string().nullable().describe('as recorded; null = none'),
+    result_recorded_at: isoDateTime().nullable().describe('when the result was last recorded; null = never'),
+    result_recorded_by: z.string().nullable().describe('user name of whoever recorded it last'),
+    holds_competence: z.boolean().describe("the person holds the event's competence now (current registration, passed > 0, still valid)"),
+    signed_on_at: isoDateTime(),
+  })
+  .meta({ id: 'Participant' });
 
 export interface ParticipantFilters {
   waitlist?: boolean;
@@ -71,8 +76,16 @@ export class ParticipantsFlow {
     const held = heldRegistrations(db, this.clock.today()).whereRaw('pc.person_id = p.id').where('pc.competence_id', event.competence_id).select(db.raw('1'));
     const q = joinOrganisations(joinPersons(this.personEvents.participants(event, f), 'p', 'pe.person_id'), 'o', 'p.organisation_id', 'left');
     return joinPersons(q, 'rb', 'r.recorded_by', 'left').select(
-      'p.id as person_id', 'p.user_name', 'p.firstname', 'p.lastname', 'p.email', 'p.mobile', 'p.organisation_id',
-      'o.name as organisation_name', 'rb.user_name as result_recorded_by_user_name', db.raw('exists (?) as holds_competence', [held]),
+      'p.id as person_id',
+      'p.user_name',
+      'p.firstname',
+      'p.lastname',
+      'p.email',
+      'p.mobile',
+      'p.organisation_id',
+      'o.name as organisation_name',
+      'rb.user_name as result_recorded_by_user_name',
+      db.raw('exists (?) as holds_competence', [held]),
     );
   }
 
@@ -102,7 +115,12 @@ export class ParticipantsFlow {
       if (f.recursive) q.whereIn('p.organisation_id', organisationSubtree(this.db, f.organisation_id) as any);
       else q.where('p.organisation_id', f.organisation_id);
     }
-    const rows = await this.db.builder.select('*').from(q.as('x')).orderBy([{ column: 'status' }, { column: 'created_at' }, { column: 'person_event_id' }]).limit(paging.limit).offset(paging.offset);
+    const rows = await this.db.builder
+      .select('*')
+      .from(q.as('x'))
+      .orderBy([{ column: 'status' }, { column: 'created_at' }, { column: 'person_event_id' }])
+      .limit(paging.limit)
+      .offset(paging.offset);
     return rows.map(presentParticipant);
   }
 

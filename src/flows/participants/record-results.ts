@@ -45,7 +45,8 @@ export class RecordResultsFlow {
     const course = await this.recordable(event);
     const ids = await this.persons.idsByUserName(rows.map((r) => r.user_name));
     rows.forEach((r, i) => {
-      if (!ids.has(r.user_name)) throw new ApiError(404, `${rowName(i, 'user_name')}: person "${r.user_name}" not found`, { parameter: rowName(i, 'user_name') });
+      if (!ids.has(r.user_name))
+        throw new ApiError(404, `${rowName(i, 'user_name')}: person "${r.user_name}" not found`, { parameter: rowName(i, 'user_name') });
     });
     const personIds = rows.map((r) => ids.get(r.user_name)!);
     const counts = await this.uow.run(async (tx) => {
@@ -55,16 +56,27 @@ export class RecordResultsFlow {
         const s = signOns.get(personIds[i]);
         const param = { parameter: rowName(i, 'user_name'), user_name: r.user_name };
         if (!s) throw new ApiError(409, `${r.user_name} is not signed on to event ${course.id}: results are recorded for persons signed on`, param);
-        if (s.status !== 'signed_on') throw new ApiError(409, `${r.user_name} is on the wait list of event ${course.id}: results are recorded for persons signed on, not on the wait list`, param);
+        if (s.status !== 'signed_on')
+          throw new ApiError(
+            409,
+            `${r.user_name} is on the wait list of event ${course.id}: results are recorded for persons signed on, not on the wait list`,
+            param,
+          );
       });
       const facts = await this.facts(tx, course);
       const competence = facts.competences.get(event.competence_id)!;
       const signOnIds = personIds.map((id) => signOns.get(id)!.id);
       const results = await tx.get(EventResults).ofSignOns(signOnIds);
       const linked = await tx.get(ResultRegistrations).linked(signOnIds);
-      await this.loadCompetences(tx, facts, [...linked.values()].flat().map((l) => l.competence_id));
+      await this.loadCompetences(
+        tx,
+        facts,
+        [...linked.values()].flat().map((l) => l.competence_id),
+      );
       const registrar = { id: user.personId, user_name: user.userName };
-      let changed = 0, registered = 0, removed = 0;
+      let changed = 0,
+        registered = 0,
+        removed = 0;
       for (const [i, r] of rows.entries()) {
         const signOnId = signOnIds[i];
         const own = results.get(signOnId) ?? [];
@@ -75,7 +87,14 @@ export class RecordResultsFlow {
         await tx.get(EventResults).record(signOnId, event.id, event.id === course.id, after, user.personId);
         const now = { ...after, person_event_id: signOnId, event_id: event.id, recorded_by: user.personId, recorded_at: this.clock.now() };
         const person = { id: personIds[i], user_name: r.user_name };
-        const sync = await syncRegistrations(tx, facts, { id: signOnId, person }, [...own.filter((x) => x.event_id !== event.id), now], linked.get(signOnId) ?? [], registrar);
+        const sync = await syncRegistrations(
+          tx,
+          facts,
+          { id: signOnId, person },
+          [...own.filter((x) => x.event_id !== event.id), now],
+          linked.get(signOnId) ?? [],
+          registrar,
+        );
         registered += sync.registered.length;
         removed += sync.removed.length;
         const changes = FIELDS.filter((k) => before?.[k] !== after[k]);
@@ -84,7 +103,18 @@ export class RecordResultsFlow {
           actor: user.userName,
           subject: r.user_name,
           // the log hides keys that look like secrets ("pass..."): the result is `score` here
-          details: { event_id: event.id, person_event_id: signOnId, fields: changes, met: after.met, score: after.passed, mark_reached: after.reached, grade: after.grade, was: before ? auditOf(before) : null, registered: sync.registered, removed: sync.removed },
+          details: {
+            event_id: event.id,
+            person_event_id: signOnId,
+            fields: changes,
+            met: after.met,
+            score: after.passed,
+            mark_reached: after.reached,
+            grade: after.grade,
+            was: before ? auditOf(before) : null,
+            registered: sync.registered,
+            removed: sync.removed,
+          },
         });
         await tx.get(OUTBOUND_EVENTS).record('personevent.result_recorded', {
           person_event_id: signOnId,
@@ -106,7 +136,8 @@ export class RecordResultsFlow {
     });
     const unchanged = rows.length - counts.changed;
     const message =
-      `${counts.changed} result(s) recorded` + (unchanged ? `, ${unchanged} unchanged` : '') +
+      `${counts.changed} result(s) recorded` +
+      (unchanged ? `, ${unchanged} unchanged` : '') +
       (counts.registered || counts.removed ? `; ${counts.registered} registration(s) made, ${counts.removed} removed` : '');
     return { message, items: await this.participants.some(event, personIds) };
   }
@@ -134,7 +165,7 @@ export class RecordResultsFlow {
   private async loadCompetences(tx: Transaction, facts: CourseFacts, ids: number[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !facts.competences.has(id));
     if (!missing.length) return;
-    for (const c of (await tx.get(CompetencesRepository).byIds(missing))) facts.competences.set(c.id, c);
+    for (const c of await tx.get(CompetencesRepository).byIds(missing)) facts.competences.set(c.id, c);
   }
 }
 

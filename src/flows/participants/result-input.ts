@@ -11,12 +11,25 @@ export const RESULTS_MAX = 500;
 /** The fields of a result; each optional: what is not given keeps its recorded value. */
 export const resultFields = {
   met: p.bool().optional().describe('1: attended, 0: did not'),
-  passed: p.int().pipe(z.number().min(0, 'must be 0..100').max(100, 'must be 0..100')).optional()
+  passed: p
+    .int()
+    .pipe(z.number().min(0, 'must be 0..100').max(100, 'must be 0..100'))
+    .optional()
     .describe("the result 0..100; at or above the pass mark of the event's competence (its pass_mark, else 100) the person gets a registration"),
   grade: clearable(
-    z.union([z.number(), z.string().trim().regex(/^[-+]?\d+(\.\d+)?$/, 'must be a number')]).transform(Number)
+    z
+      .union([
+        z.number(),
+        z
+          .string()
+          .trim()
+          .regex(/^[-+]?\d+(\.\d+)?$/, 'must be a number'),
+      ])
+      .transform(Number)
       .pipe(z.number().finite('must be a number').min(-1e9, 'is out of range').max(1e9, 'is out of range')),
-  ).optional().describe('a number; empty clears it'),
+  )
+    .optional()
+    .describe('a number; empty clears it'),
   comments: clearable(p.string(5000)).optional().describe('text up to 5000 characters; empty clears it'),
 };
 
@@ -52,11 +65,13 @@ export function parseResults(value: unknown): ResultInput[] {
   const seen = new Map<string, number>();
   return value.map((v, i) => {
     const name = (path: readonly PropertyKey[]) => `results[${i}]${path.map((k) => `.${String(k)}`).join('')}`;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw ApiError.malformed(name([]), 'must be an object {user_name, met, passed, grade, comments}');
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      throw ApiError.malformed(name([]), 'must be an object {user_name, met, passed, grade, comments}');
     const r = row.safeParse(v);
     if (!r.success) {
       const issue = r.error.issues[0];
-      if (issue.code === 'unrecognized_keys') throw ApiError.malformed(name([issue.keys[0]]), 'is not a field of a result (user_name, met, passed, grade, comments)');
+      if (issue.code === 'unrecognized_keys')
+        throw ApiError.malformed(name([issue.keys[0]]), 'is not a field of a result (user_name, met, passed, grade, comments)');
       const given = (v as Record<string, unknown>)[String(issue.path[0])];
       if (issue.path[0] === 'user_name' && (given === undefined || given === '')) throw ApiError.missing(name(issue.path));
       throw ApiError.malformed(name(issue.path), issue.message);

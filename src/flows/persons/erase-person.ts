@@ -44,7 +44,9 @@ export class ErasePersonFlow {
       const formerNames = await renameInAuditLog(tx.get(TENANT_DB), person.id, name);
       await anonymiser.anonymise(person.id, name);
       // Failures here leave no personal data readable through the API (the rows are gone); they are logged for a retry by hand.
-      tx.afterCommit(() => this.sessions.destroyAllFor(this.tenant, person.id).catch((err) => this.log.error({ err, personId: person.id }, 'erasure: ending sessions failed')));
+      tx.afterCommit(() =>
+        this.sessions.destroyAllFor(this.tenant, person.id).catch((err) => this.log.error({ err, personId: person.id }, 'erasure: ending sessions failed')),
+      );
       const steps: ErasureStep[] = [];
       for (const holder of this.holders) {
         const step = await holder.erase?.(tx, person.id, { placeholder: name, identifiers: [...new Set([...identifiers, ...formerNames])] });

@@ -34,7 +34,8 @@ export const PersonExportView = z
       })
       .describe(`every list section is one page, in id order: at most limit rows (default ${EXPORT_PAGE_DEFAULT}, at most ${EXPORT_PAGE_MAX}) from offset on`),
   })
-  .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.').meta({ id: 'PersonExport' });
+  .describe('Everything stored about one person (GDPR articles 15 and 20). Never a password hash or pending password.')
+  .meta({ id: 'PersonExport' });
 
 /**
  * GET /api/persons/[user_name]/export, the right of access and portability: one answer with

@@ -67,7 +67,9 @@ export class PersonLifecycleFlow {
       const updated = (await tx.get(PersonsRepository).setDeactivated(row.id, now, actingPersonId(user)))!;
       const { ended, promoted } = await this.endUpcomingPlaces(tx, row.id, now);
       tx.afterCommit(() =>
-        this.sessions.destroyAllFor(this.tenant, row.id).catch((err) => this.log.error({ err, personId: row.id }, 'deactivation: ending sessions failed (the account refuses them anyway)')),
+        this.sessions
+          .destroyAllFor(this.tenant, row.id)
+          .catch((err) => this.log.error({ err, personId: row.id }, 'deactivation: ending sessions failed (the account refuses them anyway)')),
       );
       await tx.get(AuditTrail).record({
         type: 'person.deactivated',
@@ -94,7 +96,13 @@ export class PersonLifecycleFlow {
         details: { person_id: row.id, via, deactivated_at: row.deactivated_at },
       });
       await tx.get(OUTBOUND_EVENTS).record('person.reactivated', presentPersonSimple(updated));
-      return { person: updated, changed: true, signOnsEnded: 0, promoted: 0, message: `${row.user_name} is reactivated; sign-ons ended by the deactivation stay ended` };
+      return {
+        person: updated,
+        changed: true,
+        signOnsEnded: 0,
+        promoted: 0,
+        message: `${row.user_name} is reactivated; sign-ons ended by the deactivation stay ended`,
+      };
     });
   }
 

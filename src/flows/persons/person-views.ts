@@ -3,9 +3,16 @@ import type { ViewName } from '../../platform/http/param-types';
 import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
-import { PersonsRepository, presentPersonFull, presentPersonSimple, type PersonKey, type PersonRead, type PersonRow, type PersonWithDetails } from '../../people';
+import {
+  PersonsRepository,
+  presentPersonFull,
+  presentPersonSimple,
+  type PersonKey,
+  type PersonRead,
+  type PersonRow,
+  type PersonWithDetails,
+} from '../../people';
 import { heldRolesJson } from '../../catalogue';
-
 
 /**
  * A person as the API shows them: people's row and details, and the roles catalogue says they hold.

@@ -26,7 +26,12 @@ export class RemovePersonRolesFlow {
       const before = await roles.ids(target.id);
       const removed = await roles.remove(target.id, [...new Set(roleIds)]);
       const recorder = tx.get(PersonChangeRecorder);
-      await recorder.rolesChanged(user, target.user_name, before, before.filter((id) => !roleIds.includes(id)));
+      await recorder.rolesChanged(
+        user,
+        target.user_name,
+        before,
+        before.filter((id) => !roleIds.includes(id)),
+      );
       if (removed > 0) await recorder.updated(target, ['roles']);
       return removed;
     });

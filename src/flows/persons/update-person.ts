@@ -87,7 +87,13 @@ export class UpdatePersonFlow {
       const noticed = await recorder.changed({ user, target, changes, rolesBefore, rolesAfter: input.role_ids });
       if (noticed.length && (target.email || target.mobile)) {
         await tx.get(ContactChangeNotice).write({
-          personId: target.id, userName: target.user_name, oldEmail: target.email, oldMobile: target.mobile, fields: noticed, changedBy: user.userName, language: row.language,
+          personId: target.id,
+          userName: target.user_name,
+          oldEmail: target.email,
+          oldMobile: target.mobile,
+          fields: noticed,
+          changedBy: user.userName,
+          language: row.language,
         });
       }
       await recorder.updated(row, changedFields(changes, input.role_ids !== undefined));

@@ -14,7 +14,10 @@ export class RegistrationPersonData implements PersonDataHolder {
   constructor(@inject(PersonCompetenceData) private readonly registrations: PersonCompetenceData) {}
 
   async export(person: PersonKey, page: ExportPage) {
-    const rows: RegistrationOfPerson[] = await joinPersons(this.registrations.registrationsOf(person.id), 'rb', 'pc.registered_by', 'left').select('rb.user_name as registered_by').limit(page.limit).offset(page.offset);
+    const rows: RegistrationOfPerson[] = await joinPersons(this.registrations.registrationsOf(person.id), 'rb', 'pc.registered_by', 'left')
+      .select('rb.user_name as registered_by')
+      .limit(page.limit)
+      .offset(page.offset);
     return this.registrations.export(rows);
   }
 

@@ -20,14 +20,23 @@ const REGISTRATION: RegistrationColumns = { id: 'pc.id', validUntil: 'pc.valid_u
  * tenants have anything due (reminder-candidates.ts) share it, so they cannot disagree.
  */
 export function dueRegistrations(db: TenantDb, today: string, thresholds: readonly number[]): Knex.QueryBuilder {
-  return withoutReminder(expiringRegistrations(db, today, Math.max(...thresholds)), db, REGISTRATION, thresholds, today).whereNotIn('pc.person_id', deactivatedPersons(db));
+  return withoutReminder(expiringRegistrations(db, today, Math.max(...thresholds)), db, REGISTRATION, thresholds, today).whereNotIn(
+    'pc.person_id',
+    deactivatedPersons(db),
+  );
 }
 
 /**
  * Held registrations of active competences, valid until today or later, whose reached threshold
  * (and every smaller one) has no reminder row yet; in id order from `afterId`, at most `limit`.
  */
-export async function readDueRegistrations(db: TenantDb, today: string, thresholds: readonly number[], afterId: number, limit: number): Promise<DueRegistration[]> {
+export async function readDueRegistrations(
+  db: TenantDb,
+  today: string,
+  thresholds: readonly number[],
+  afterId: number,
+  limit: number,
+): Promise<DueRegistration[]> {
   const rows = await dueRegistrations(db, today, thresholds)
     .where('pc.id', '>', afterId)
     .orderBy('pc.id')

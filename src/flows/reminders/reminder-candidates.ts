@@ -38,7 +38,10 @@ export async function tenantsWithDueReminders(
   now: Date,
 ): Promise<ReminderCandidates> {
   const result: ReminderCandidates = { checked: new Set(), due: new Set() };
-  const configs = await store.configs(tenants.map((t) => t.id), ITEMS);
+  const configs = await store.configs(
+    tenants.map((t) => t.id),
+    ITEMS,
+  );
   const byCluster = new Map<string, Candidate[]>();
   for (const t of tenants) {
     const config = configs.get(t.id)!;
@@ -60,12 +63,23 @@ export async function tenantsWithDueReminders(
 }
 
 async function probe(knex: Knex, chunk: readonly Candidate[], result: ReminderCandidates): Promise<void> {
-  const migrated = await schemasWithReminderRows(knex, chunk.map((t) => t.schema));
+  const migrated = await schemasWithReminderRows(
+    knex,
+    chunk.map((t) => t.schema),
+  );
   const parts = chunk.filter((t) => migrated.has(t.schema));
   if (!parts.length) return;
   for (const t of parts) result.checked.add(t.id);
-  const probes = parts.map((t) => dueRegistrations(new TenantDb(knex, t.schema), t.today, t.thresholds).limit(1).select(knex.raw('?::int as id', [t.id])).toSQL());
+  const probes = parts.map((t) =>
+    dueRegistrations(new TenantDb(knex, t.schema), t.today, t.thresholds)
+      .limit(1)
+      .select(knex.raw('?::int as id', [t.id]))
+      .toSQL(),
+  );
   const sql = probes.map((q) => `(${q.sql})`).join(' union all ');
-  const { rows } = await knex.raw(sql, probes.flatMap((q) => [...q.bindings]));
+  const { rows } = await knex.raw(
+    sql,
+    probes.flatMap((q) => [...q.bindings]),
+  );
   for (const r of rows as { id: number }[]) result.due.add(r.id);
 }

@@ -82,7 +82,9 @@ export class ReminderScan {
     const started = Date.now();
     const sum: ScanSummary = { tenants: 0, failedTenants: 0, stoppedEarly: false, email: 0, sms: 0, noContact: 0, turnedOff: 0, taken: 0 };
     try {
-      const rows = (await this.store.list()).filter((row) => row.status === 'active' && (!this.options.onlyTenants || this.options.onlyTenants.includes(row.id)));
+      const rows = (await this.store.list()).filter(
+        (row) => row.status === 'active' && (!this.options.onlyTenants || this.options.onlyTenants.includes(row.id)),
+      );
       const candidates = await this.candidates(rows);
       for (const row of rows) {
         if (lost) break;

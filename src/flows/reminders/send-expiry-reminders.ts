@@ -8,8 +8,17 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonDirectory } from '../../people';
 import { holdRegistration } from '../../catalogue';
 import {
-  ExpiryRemindersRepository, MessagesRepository, NoticeRenderer, NotificationPreferences, OutboxSignal, RECIPIENT_COLUMNS, reminderMessage, sendMediumOf, thresholdsDone,
-  type DueRegistration, type Medium,
+  ExpiryRemindersRepository,
+  MessagesRepository,
+  NoticeRenderer,
+  NotificationPreferences,
+  OutboxSignal,
+  RECIPIENT_COLUMNS,
+  reminderMessage,
+  sendMediumOf,
+  thresholdsDone,
+  type DueRegistration,
+  type Medium,
 } from '../../messaging';
 import { readDueRegistrations } from './due-registrations';
 
@@ -103,7 +112,11 @@ export class SendExpiryRemindersFlow {
       // A manager can only be copied on an e-mail; an SMS reminder goes to the person alone.
       const byEmail = deliveries.some((d) => d.medium === 'email');
       const manager = byEmail && this.tenant.config.get('reminders.notify_manager') ? await persons.managerEmail(person) : null;
-      const { title, text, html } = await reminderMessage(tx.get(NoticeRenderer), { competenceTitle: reg.competence_title, validUntil: reg.valid_until, daysLeft: reg.days_left }, person);
+      const { title, text, html } = await reminderMessage(
+        tx.get(NoticeRenderer),
+        { competenceTitle: reg.competence_title, validUntil: reg.valid_until, daysLeft: reg.days_left },
+        person,
+      );
       const { message } = await tx.get(MessagesRepository).insert({
         kind: 'message',
         sender_id: null,

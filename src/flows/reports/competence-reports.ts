@@ -6,7 +6,16 @@ import type { Paging } from '../../platform/http/param-types';
 import { ApiError } from '../../platform/errors/api-error';
 import { TenantClock } from '../../platform/time/tenant-clock';
 import { PersonAccess, PersonListScope, ReportPersons, type PersonFilter, type ReportPersonRow } from '../../people';
-import { CompetenceMatrix, PersonRolesStore, Qualifications, personsHoldingRoles, personsRequiring, type MatrixCell, type MatrixColumn, type MatrixQuery } from '../../catalogue';
+import {
+  CompetenceMatrix,
+  PersonRolesStore,
+  Qualifications,
+  personsHoldingRoles,
+  personsRequiring,
+  type MatrixCell,
+  type MatrixColumn,
+  type MatrixQuery,
+} from '../../catalogue';
 import { requireKnown } from '../persons/known-ids';
 
 /** The matrix's parameters, as GET /api/reports/competencematrix names them. */
@@ -124,11 +133,17 @@ export class CompetenceMatrixFlow {
 
   /** The competences anyone in scope requires: the files' columns. */
   async columns(scope: MatrixScope): Promise<MatrixColumn[]> {
-    return this.matrix.columns((await this.persons.all(scope.filter)).map((p) => p.id), scope.query);
+    return this.matrix.columns(
+      (await this.persons.all(scope.filter)).map((p) => p.id),
+      scope.query,
+    );
   }
 
   private async rowsOf(scope: MatrixScope, persons: ReportPersonRow[]): Promise<MatrixRow[]> {
-    const cells = await this.matrix.cells(persons.map((p) => p.id), scope.query);
+    const cells = await this.matrix.cells(
+      persons.map((p) => p.id),
+      scope.query,
+    );
     return persons.map((p) => {
       const mine = cells.get(p.id) ?? [];
       return {

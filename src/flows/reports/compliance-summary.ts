@@ -70,7 +70,10 @@ export class ComplianceSummaryFlow {
     const people = await this.persons.all(scope.filter);
     for (let i = 0; i < people.length; i += REPORT_BATCH) {
       const batch = people.slice(i, i + REPORT_BATCH);
-      const cells = await this.matrix.cells(batch.map((p) => p.id), scope.query);
+      const cells = await this.matrix.cells(
+        batch.map((p) => p.id),
+        scope.query,
+      );
       for (const p of batch) {
         const tally = direct.get(p.organisation_id ?? -1);
         if (!tally) continue;

@@ -53,7 +53,12 @@ export async function matrixCsv(out: Writable, columns: MatrixColumn[], batches:
     for (const r of batch) {
       const byId = new Map(r.competences.map((c) => [c.competence_id, c]));
       await write([
-        neutralise(r.user_name), neutralise(r.firstname), neutralise(r.lastname), r.organisation_id ?? '', neutralise(r.organisation_name), String(r.compliant),
+        neutralise(r.user_name),
+        neutralise(r.firstname),
+        neutralise(r.lastname),
+        r.organisation_id ?? '',
+        neutralise(r.organisation_name),
+        String(r.compliant),
         ...columns.map((c) => cellText(byId.get(c.competence_id))),
       ]);
     }
@@ -91,7 +96,14 @@ export async function matrixXlsx(out: Writable, columns: MatrixColumn[], batches
   for await (const batch of batches) {
     for (const r of batch) {
       const byId = new Map(r.competences.map((c) => [c.competence_id, c]));
-      const row = sheet.addRow([neutralise(r.user_name), neutralise(r.firstname), neutralise(r.lastname), r.organisation_id, neutralise(r.organisation_name), r.compliant]);
+      const row = sheet.addRow([
+        neutralise(r.user_name),
+        neutralise(r.firstname),
+        neutralise(r.lastname),
+        r.organisation_id,
+        neutralise(r.organisation_name),
+        r.compliant,
+      ]);
       columns.forEach((col, i) => {
         const c = byId.get(col.competence_id);
         if (!c) return;
@@ -111,8 +123,20 @@ export async function matrixXlsx(out: Writable, columns: MatrixColumn[], batches
 }
 
 const COMPLIANCE = [
-  'organisation_id', 'organisation_name', 'parent_id', 'date', 'competence_id', 'competence',
-  'persons', 'compliant_persons', 'required', 'passed', 'expiring', 'expired', 'missing', 'percent_compliant',
+  'organisation_id',
+  'organisation_name',
+  'parent_id',
+  'date',
+  'competence_id',
+  'competence',
+  'persons',
+  'compliant_persons',
+  'required',
+  'passed',
+  'expiring',
+  'expired',
+  'missing',
+  'percent_compliant',
 ];
 type Counts = Pick<ComplianceRow, 'required' | 'passed' | 'expiring' | 'expired' | 'missing' | 'percent_compliant'>;
 const countsOf = (c: Counts) => [c.required, c.passed, c.expiring, c.expired, c.missing, c.percent_compliant];

@@ -145,7 +145,9 @@ export class ReportSchedulesFlow {
       if (!(await repo.hold(id))) throw ApiError.notFound(`report schedule ${id}`);
       const updated = (await repo.update(id, fields, user.personId, this.clock.now(), !sameTiming(timingOf(before), fields.timing)))!;
       const given = Object.keys(input).filter((k) => input[k as keyof ScheduleInput] !== undefined);
-      await tx.get(AuditTrail).record({ type: 'report_schedule.updated', actor: user.userName, subject: String(id), details: { ...this.auditOf(updated), fields: given } });
+      await tx
+        .get(AuditTrail)
+        .record({ type: 'report_schedule.updated', actor: user.userName, subject: String(id), details: { ...this.auditOf(updated), fields: given } });
       return updated;
     });
     return this.view(row);
@@ -181,7 +183,12 @@ export class ReportSchedulesFlow {
   }
 
   private auditOf(row: ScheduleRow) {
-    return { report: row.report, format: row.format, frequency: row.frequency, organisation_id: (row.parameters as { organisation_id: number }).organisation_id };
+    return {
+      report: row.report,
+      format: row.format,
+      frequency: row.frequency,
+      organisation_id: (row.parameters as { organisation_id: number }).organisation_id,
+    };
   }
 
   private async view(row: ScheduleRow): Promise<ScheduleView> {

@@ -39,12 +39,20 @@ export class ScheduleRecipients {
   async check(owner: Principal, organisationId: number, userNames: readonly string[]): Promise<void> {
     const { refused } = await this.named(owner, organisationId, userNames);
     if (refused.length) {
-      throw ApiError.malformed('schedule_data[recipients]', `${refused.join(', ')}: not a person you may send this report to (yourself, a person you manage, or a manager of the organisation)`);
+      throw ApiError.malformed(
+        'schedule_data[recipients]',
+        `${refused.join(', ')}: not a person you may send this report to (yourself, a person you manage, or a manager of the organisation)`,
+      );
     }
   }
 
   /** Everyone to mail now (deduplicated, active, with an e-mail address), and those left out. */
-  async resolve(owner: Principal, organisationId: number, userNames: readonly string[], withManagers: boolean): Promise<{ to: ScheduleRecipient[]; left_out: string[] }> {
+  async resolve(
+    owner: Principal,
+    organisationId: number,
+    userNames: readonly string[],
+    withManagers: boolean,
+  ): Promise<{ to: ScheduleRecipient[]; left_out: string[] }> {
     const { allowed, refused } = await this.named(owner, organisationId, userNames);
     const all = [...allowed];
     if (withManagers) {
@@ -68,8 +76,9 @@ export class ScheduleRecipients {
     const allowed: Candidate[] = [];
     const refused: string[] = [];
     for (const name of new Set(userNames)) {
-      const row = (await this.persons.find({ user_name: name }, COLUMNS));
-      if (row && (row.id === owner.personId || (await this.access.canManagePerson(owner, row)) || (await this.managers.managedBy(row.id)).has(organisationId))) allowed.push(row);
+      const row = await this.persons.find({ user_name: name }, COLUMNS);
+      if (row && (row.id === owner.personId || (await this.access.canManagePerson(owner, row)) || (await this.managers.managedBy(row.id)).has(organisationId)))
+        allowed.push(row);
       else refused.push(name);
     }
     return { allowed, refused };

@@ -9,7 +9,15 @@ import { TenantClock } from '../../platform/time/tenant-clock';
 import { AuditTrail } from '../../platform/audit';
 import { OrganisationsRepository } from '../../people';
 import {
-  MessageAttachments, MessagesRepository, NoticeRenderer, NotificationPreferences, ReportSchedulesRepository, duePeriod, sendMediumOf, timingOf, type ScheduleRow,
+  MessageAttachments,
+  MessagesRepository,
+  NoticeRenderer,
+  NotificationPreferences,
+  ReportSchedulesRepository,
+  duePeriod,
+  sendMediumOf,
+  timingOf,
+  type ScheduleRow,
 } from '../../messaging';
 import { PrincipalLoader } from '../identity/principal-loader';
 import { ScheduledReport, type ReportFile, type ScheduledReportParams } from './scheduled-report';
@@ -87,13 +95,27 @@ export class ScheduleRunner {
           // each recipient in their own language (persons.language, else the tenant's)
           const { title, text, html } = await tx.get(NoticeRenderer).render('scheduled_report', { ...vars, user_name: r.user_name }, r.language);
           const { message } = await tx.get(MessagesRepository).insert({
-            kind: 'message', sender_id: s.owner_id, recipient_id: r.id, title, text, html, cc: [], reply_to: null, send_medium: sendMediumOf(deliveries), deliveries,
+            kind: 'message',
+            sender_id: s.owner_id,
+            recipient_id: r.id,
+            title,
+            text,
+            html,
+            cc: [],
+            reply_to: null,
+            send_medium: sendMediumOf(deliveries),
+            deliveries,
           });
           if (attach && deliveries.some((d) => d.medium === 'email')) await tx.get(MessageAttachments).add(message.id, [prepared.file]);
           messageIds.push(message.id);
         }
       }
-      const error = prepared.kind === 'refused' ? prepared.why : prepared.leftOut.length ? `left out (not allowed, deactivated or without e-mail): ${prepared.leftOut.join(', ')}` : null;
+      const error =
+        prepared.kind === 'refused'
+          ? prepared.why
+          : prepared.leftOut.length
+            ? `left out (not allowed, deactivated or without e-mail): ${prepared.leftOut.join(', ')}`
+            : null;
       await repo.settle(s.id, periodKey, outcome, messageIds, at, error);
       const owner = await this.ownerName(s);
       await tx.get(AuditTrail).record({

@@ -61,7 +61,12 @@ export class ScheduledReport {
       const columns = await this.matrix.columns(scope);
       content = await collect((out) => (format === 'csv' ? matrixCsv : matrixXlsx)(out, columns, this.matrix.batches(scope)));
     } else {
-      const rows = await this.compliance.summary(user, { organisation_id: params.organisation_id, recursive: params.recursive, expiring_within_days: params.expiring_within_days, date });
+      const rows = await this.compliance.summary(user, {
+        organisation_id: params.organisation_id,
+        recursive: params.recursive,
+        expiring_within_days: params.expiring_within_days,
+        date,
+      });
       content = await collect((out) => (format === 'csv' ? complianceCsv(out, rows) : complianceXlsx(out, rows)));
     }
     return { filename: `${report}-${date}.${format}`, contentType: FILE_TYPES[format], content, date };

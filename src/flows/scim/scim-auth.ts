@@ -34,12 +34,17 @@ export class ScimAuthenticator {
 
   async authenticate(authorization: string | undefined, ip: string): Promise<ScimCaller> {
     if (authorization && /^basic /i.test(authorization)) return this.caller(await this.basic(authorization, ip), ['scim']);
-    if (!authorization || !/^bearer /i.test(authorization)) throw new ScimError(401, 'an access token with the scope scim is required (Authorization: Bearer, from POST /oauth/token)', undefined, challenge());
+    if (!authorization || !/^bearer /i.test(authorization))
+      throw new ScimError(401, 'an access token with the scope scim is required (Authorization: Bearer, from POST /oauth/token)', undefined, challenge());
     const grant = await this.tokens.lookup(authorization.slice(7).trim());
     if (!grant) throw new ScimError(401, 'invalid access token: unknown or expired', undefined, challenge('invalid_token'));
     const client = await this.clients.byClientId(grant.clientId);
-    if (!client || client.secret_version !== grant.secretVersion) throw new ScimError(401, 'invalid access token: revoked', undefined, challenge('invalid_token'));
-    if (!grant.scopes.includes('scim')) throw new ScimError(403, 'the access token lacks the scope scim', undefined, { 'WWW-Authenticate': 'Bearer realm="scim", error="insufficient_scope", scope="scim"' });
+    if (!client || client.secret_version !== grant.secretVersion)
+      throw new ScimError(401, 'invalid access token: revoked', undefined, challenge('invalid_token'));
+    if (!grant.scopes.includes('scim'))
+      throw new ScimError(403, 'the access token lacks the scope scim', undefined, {
+        'WWW-Authenticate': 'Bearer realm="scim", error="insufficient_scope", scope="scim"',
+      });
     return this.caller(client, grant.scopes);
   }
 

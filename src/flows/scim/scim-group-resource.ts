@@ -49,7 +49,11 @@ export function applyGroupPatch(s: ScimGroupState, ops: PatchOperation[]): ScimG
     const { attr, filter, sub } = op.path!;
     if (attr === 'displayname') {
       if (op.op === 'remove') throw new ScimError(400, 'displayName cannot be removed', 'mutability');
-      out.displayName = text(op.value, 'displayName') ?? (() => { throw ScimError.invalidValue('displayName must not be empty'); })();
+      out.displayName =
+        text(op.value, 'displayName') ??
+        (() => {
+          throw ScimError.invalidValue('displayName must not be empty');
+        })();
     } else if (attr === 'externalid') {
       out.externalId = op.op === 'remove' ? null : text(op.value, 'externalId');
     } else if (attr === 'members') {
@@ -77,7 +81,16 @@ export function groupResource(roleId: number, s: ScimGroupState, base: string, d
     id: String(roleId),
     ...(s.externalId !== null ? { externalId: s.externalId } : {}),
     displayName: s.displayName,
-    ...(s.members !== undefined ? { members: s.members.map((id) => ({ value: String(id), ...(display.has(id) ? { display: display.get(id) } : {}), type: 'User', $ref: `${base}/Users/${id}` })) } : {}),
+    ...(s.members !== undefined
+      ? {
+          members: s.members.map((id) => ({
+            value: String(id),
+            ...(display.has(id) ? { display: display.get(id) } : {}),
+            type: 'User',
+            $ref: `${base}/Users/${id}`,
+          })),
+        }
+      : {}),
     meta: { resourceType: 'Group', location: `${base}/Groups/${roleId}` },
   };
 }

@@ -79,7 +79,11 @@ export class ScimGroupsFlow {
   }
 
   private async write(caller: ScimCaller, role: RoleRow, change: (before: ScimGroupState) => ScimGroupState, base: string): Promise<Json> {
-    const before: ScimGroupState = { displayName: role.name, externalId: (await this.links.groups([role.id])).get(role.id)?.external_id ?? null, members: await this.holders.holders(role.id) };
+    const before: ScimGroupState = {
+      displayName: role.name,
+      externalId: (await this.links.groups([role.id])).get(role.id)?.external_id ?? null,
+      members: await this.holders.holders(role.id),
+    };
     const after = change(before);
     const added = await this.people((after.members ?? []).filter((m) => !before.members!.includes(m)));
     const removed = await this.people(before.members!.filter((m) => !(after.members ?? []).includes(m)));
@@ -145,18 +149,25 @@ export class ScimGroupsFlow {
           return held.some((id) => String(id) === String(f.value));
         }
         const value = f.attr === 'displayname' ? role.name : f.attr === 'externalid' ? externalId : f.attr === 'id' ? String(role.id) : undefined;
-        if (value === undefined && f.attr !== 'externalid') throw ScimError.invalidFilter(`filtering Groups on ${f.attr} is not supported (displayName, externalId, id, members.value)`);
+        if (value === undefined && f.attr !== 'externalid')
+          throw ScimError.invalidFilter(`filtering Groups on ${f.attr} is not supported (displayName, externalId, id, members.value)`);
         if (f.op === 'pr') return value !== null && value !== '';
         if (value === null || typeof f.value !== 'string') return f.op === 'ne';
         const caseExact = f.attr === 'externalid' || f.attr === 'id';
         const [a, b]: [string, string] = caseExact ? [value as string, f.value] : [(value as string).toLowerCase(), f.value.toLowerCase()];
         switch (f.op) {
-          case 'eq': return a === b;
-          case 'ne': return a !== b;
-          case 'co': return a.includes(b);
-          case 'sw': return a.startsWith(b);
-          case 'ew': return a.endsWith(b);
-          default: throw ScimError.invalidFilter(`${f.op} is not supported on Groups`);
+          case 'eq':
+            return a === b;
+          case 'ne':
+            return a !== b;
+          case 'co':
+            return a.includes(b);
+          case 'sw':
+            return a.startsWith(b);
+          case 'ew':
+            return a.endsWith(b);
+          default:
+            throw ScimError.invalidFilter(`${f.op} is not supported on Groups`);
         }
       }
     }

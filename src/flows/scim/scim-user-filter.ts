@@ -36,7 +36,7 @@ export function userCondition(f: ScimFilter): PersonCondition {
     default: {
       if (f.attr === 'emails.primary' || f.attr === 'phonenumbers.primary') {
         const column = f.attr === 'emails.primary' ? 'email' : 'mobile';
-        return f.op === 'pr' ? { column, op: 'pr' } : { always: f.op === 'eq' && f.value === true } ;
+        return f.op === 'pr' ? { column, op: 'pr' } : { always: f.op === 'eq' && f.value === true };
       }
       const kept = KEPT_TYPE[f.attr];
       if (kept) {
@@ -46,7 +46,10 @@ export function userCondition(f: ScimFilter): PersonCondition {
         throw ScimError.invalidFilter(`${f.attr} compares with eq or pr`);
       }
       const column = COLUMNS[f.attr];
-      if (!column) throw ScimError.invalidFilter(`filtering on ${f.attr} is not supported (userName, externalId, emails.value, active, id, name.givenName, name.familyName, title, phoneNumbers.value, employeeNumber, preferredLanguage, meta.created, meta.lastModified)`);
+      if (!column)
+        throw ScimError.invalidFilter(
+          `filtering on ${f.attr} is not supported (userName, externalId, emails.value, active, id, name.givenName, name.familyName, title, phoneNumbers.value, employeeNumber, preferredLanguage, meta.created, meta.lastModified)`,
+        );
       if (f.op === 'pr') return { column, op: 'pr' };
       const value = column === 'active' ? scimBoolean(f.value, 'active') : f.value;
       if (column === 'active' && f.op !== 'eq' && f.op !== 'ne') throw ScimError.invalidFilter('active compares with eq or ne');

@@ -35,10 +35,23 @@ export function applyUserPatch(state: ScimUserState, ops: PatchOperation[]): Sci
     switch (attr) {
       case 'username':
         if (clear) throw new ScimError(400, 'userName cannot be removed', 'mutability');
-        s.userName = text(op.value, 'userName') ?? (() => { throw ScimError.invalidValue('userName must not be empty'); })();
+        s.userName =
+          text(op.value, 'userName') ??
+          (() => {
+            throw ScimError.invalidValue('userName must not be empty');
+          })();
         break;
       case 'name': {
-        const parts: [string, unknown][] = sub ? [[sub, op.value]] : isObject(op.value) ? Object.entries(op.value).map(([k, v]) => [k.toLowerCase(), v]) : clear ? [['givenname', null], ['familyname', null]] : [];
+        const parts: [string, unknown][] = sub
+          ? [[sub, op.value]]
+          : isObject(op.value)
+            ? Object.entries(op.value).map(([k, v]) => [k.toLowerCase(), v])
+            : clear
+              ? [
+                  ['givenname', null],
+                  ['familyname', null],
+                ]
+              : [];
         if (!sub && !clear && !isObject(op.value)) throw ScimError.invalidValue('name takes an object');
         for (const [k, v] of parts) {
           if (k === 'givenname') s.givenName = clear ? null : text(v, 'name.givenName');

@@ -45,7 +45,7 @@ export function text(v: unknown, attr: string): string | null {
  */
 export function languageOf(v: unknown): string | null {
   const t = text(v, 'preferredLanguage');
-  return t === null ? null : (t.split(',')[0].split(';')[0].trim() || null);
+  return t === null ? null : t.split(',')[0].split(';')[0].trim() || null;
 }
 
 /** The manager as sent: `{"value": "id"}` or Entra ID's bare id string. */
@@ -62,7 +62,11 @@ export function pickValue(v: unknown, attr: string, types: string[], fallback: b
     if (typeof e === 'string') return { value: e, type: undefined, primary: false };
     if (!isObject(e)) throw ScimError.invalidValue(`${attr} holds objects with value`);
     const primary = attrOf(e, 'primary');
-    return { value: text(attrOf(e, 'value'), `${attr}.value`), type: text(attrOf(e, 'type'), `${attr}.type`)?.toLowerCase(), primary: primary === undefined ? false : scimBoolean(primary, `${attr}.primary`) };
+    return {
+      value: text(attrOf(e, 'value'), `${attr}.value`),
+      type: text(attrOf(e, 'type'), `${attr}.type`)?.toLowerCase(),
+      primary: primary === undefined ? false : scimBoolean(primary, `${attr}.primary`),
+    };
   });
   for (const t of types) {
     const hit = entries.find((e) => e.type === t && e.primary) ?? entries.find((e) => e.type === t);
@@ -131,7 +135,11 @@ export function userResource(p: PersonRow, s: ScimUserState, base: string): Json
     id: String(p.id),
     ...(s.externalId !== null ? { externalId: s.externalId } : {}),
     userName: s.userName,
-    name: { ...(s.givenName !== null ? { givenName: s.givenName } : {}), ...(s.familyName !== null ? { familyName: s.familyName } : {}), ...(formatted ? { formatted } : {}) },
+    name: {
+      ...(s.givenName !== null ? { givenName: s.givenName } : {}),
+      ...(s.familyName !== null ? { familyName: s.familyName } : {}),
+      ...(formatted ? { formatted } : {}),
+    },
     ...(formatted ? { displayName: formatted } : {}),
     ...(s.title !== null ? { title: s.title } : {}),
     ...(s.email !== null ? { emails: [{ value: s.email, type: 'work', primary: true }] } : {}),

@@ -13,8 +13,15 @@ import { userCondition } from './scim-user-filter';
 
 /** SCIM attribute of each person_data field, for the 400's detail. */
 const ATTRIBUTE_OF: Record<string, string> = {
-  user_name: 'userName', firstname: 'name.givenName', lastname: 'name.familyName', email: 'emails', mobile: 'phoneNumbers (mobile)',
-  jobtitle: 'title', extern_person_id: 'externalId', employee_code: 'employeeNumber', language: 'preferredLanguage',
+  user_name: 'userName',
+  firstname: 'name.givenName',
+  lastname: 'name.familyName',
+  email: 'emails',
+  mobile: 'phoneNumbers (mobile)',
+  jobtitle: 'title',
+  extern_person_id: 'externalId',
+  employee_code: 'employeeNumber',
+  language: 'preferredLanguage',
 };
 
 /** person_data of a state: null as "" (the API's "clear it"), mobile without the punctuation IdPs add. */
@@ -75,7 +82,9 @@ export class ScimUsersFlow {
     await this.assertUnique(s.userName);
     const organisationId = (await this.organisationFor(caller, s.department)) ?? caller.client.scim_default_organisation_id;
     if (organisationId === null) {
-      throw ScimError.invalidValue('the person needs an organisation: send a department naming one (by external id or name), or give the API client a scim_default_organisation_id');
+      throw ScimError.invalidValue(
+        'the person needs an organisation: send a department naming one (by external id or name), or give the API client a scim_default_organisation_id',
+      );
     }
     const data = Object.fromEntries(Object.entries(checked(personData(s))).filter(([, v]) => v !== null));
     const person = await this.uow.run(async (tx) => {
@@ -165,6 +174,8 @@ export class ScimUsersFlow {
     const orgIds = [...new Set(rows.map((r) => r.organisation_id).filter((x): x is number => x !== null))];
     const orgs = new Map((orgIds.length ? await this.organisations.list({ ids: orgIds }, { offset: 0, limit: orgIds.length }) : []).map((o) => [o.id, o.name]));
     const managers = await this.links.managers(rows.map((r) => r.id));
-    return rows.map((r) => userResource(r, stateOfPerson(r, r.organisation_id === null ? null : (orgs.get(r.organisation_id) ?? null), managers.get(r.id) ?? null), base));
+    return rows.map((r) =>
+      userResource(r, stateOfPerson(r, r.organisation_id === null ? null : (orgs.get(r.organisation_id) ?? null), managers.get(r.id) ?? null), base),
+    );
   }
 }

@@ -47,7 +47,15 @@ export class OrderViewsFlow {
   private async present(rows: OrderRow[]) {
     if (!rows.length) return [];
     const named = joinPersons(this.personEvents.base(), 'sp', 'pe.person_id').select('sp.user_name');
-    const signOns = await this.personEvents.onOrders(named, rows.map((r) => r.id));
-    return rows.map((o) => presentOrder(o, signOns.filter((s) => s.order_id === o.id)));
+    const signOns = await this.personEvents.onOrders(
+      named,
+      rows.map((r) => r.id),
+    );
+    return rows.map((o) =>
+      presentOrder(
+        o,
+        signOns.filter((s) => s.order_id === o.id),
+      ),
+    );
   }
 }

@@ -77,7 +77,11 @@ export class SignOnFlow {
    * facts and the insert they allow are one statement (JoinCheckRepository.prefetchAndSignOn).
    * The answer is built from what is known, so nothing is read after the commit.
    */
-  async signOn(person: JoinPerson & { deactivated_at?: Date | null }, eventId: number, order: { order_id?: number; order_reference?: string }): Promise<SignOnResult> {
+  async signOn(
+    person: JoinPerson & { deactivated_at?: Date | null },
+    eventId: number,
+    order: { order_id?: number; order_reference?: string },
+  ): Promise<SignOnResult> {
     // the route's rule read the person: a leaver takes no new places (PersonLifecycleFlow ended their coming ones)
     if (person.deactivated_at) throw new ApiError(409, `cannot sign ${person.user_name} on: the person is deactivated`);
     const orders = this.tenant.config.get('order_system.enabled');
@@ -103,16 +107,27 @@ export class SignOnFlow {
       const allowed = chosen !== undefined && (await checkJoin(NOTHING_BLOCKS, event, person, this.tenant.config, this.clock)).can_join;
       const { facts, inserted } = await tx
         .get(JoinCheckRepository)
-        .prefetchAndSignOn(event, person.id, this.clock.today(), this.tenant.config.get('signon.block_overlapping'), { allowed, orderId: chosen?.id ?? null }, missingPrerequisites);
+        .prefetchAndSignOn(
+          event,
+          person.id,
+          this.clock.today(),
+          this.tenant.config.get('signon.block_overlapping'),
+          { allowed, orderId: chosen?.id ?? null },
+          missingPrerequisites,
+        );
       const check = await checkJoin(facts, event, person, this.tenant.config, this.clock);
       if (!check.can_join) {
-        const why = check.reason.filter((r) => r !== 'event_full').map((r) => check.texts[r]).join(' ');
+        const why = check.reason
+          .filter((r) => r !== 'event_full')
+          .map((r) => check.texts[r])
+          .join(' ');
         throw new ApiError(409, `cannot sign ${person.user_name} on: ${why}`, { can_join: false, reason: check.reason });
       }
       // Someone else's order would bill them for this sign-on (and tell the caller it exists).
       if (chosen === undefined) throw ApiError.malformed('order_id', `no order ${order.order_id} of ${person.user_name} exists`);
       const status = check.places === 0 ? 'waitlist' : 'signed_on';
-      if (!inserted || inserted.status !== status) throw new Error(`sign-on of ${person.id} to ${eventId}: check_join says ${status}, the statement wrote ${inserted?.status ?? 'nothing'}`);
+      if (!inserted || inserted.status !== status)
+        throw new Error(`sign-on of ${person.id} to ${eventId}: check_join says ${status}, the statement wrote ${inserted?.status ?? 'nothing'}`);
       if (status === 'waitlist') notes.unshift('the event is full: placed on the wait list');
       const row: PersonEventRow = {
         ...inserted,
@@ -135,7 +150,11 @@ export class SignOnFlow {
   }
 
   /** The order the sign-on goes on: the person's own order_id (undefined when it is not theirs), a new one by reference, or none. */
-  private async orderFor(repo: PersonEventsRepository, person: JoinPerson, order: { order_id?: number; order_reference?: string }): Promise<OrderRef | null | undefined> {
+  private async orderFor(
+    repo: PersonEventsRepository,
+    person: JoinPerson,
+    order: { order_id?: number; order_reference?: string },
+  ): Promise<OrderRef | null | undefined> {
     if (order.order_id !== undefined) return repo.orderOf(order.order_id, person.id);
     if (order.order_reference !== undefined) return repo.createOrder(order.order_reference, person.id);
     return null;

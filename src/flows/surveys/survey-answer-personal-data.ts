@@ -13,7 +13,10 @@ export class SurveyAnswerData implements PersonDataHolder {
   constructor(@inject(SurveyAnswersRepository) private readonly answers: SurveyAnswersRepository) {}
 
   async export(person: PersonKey, page: ExportPage) {
-    const rows: Record<string, unknown>[] = await joinCompetences(this.answers.ofPerson(person.id), 'c', 'sa.survey_id').select('c.title as survey_title').limit(page.limit).offset(page.offset);
+    const rows: Record<string, unknown>[] = await joinCompetences(this.answers.ofPerson(person.id), 'c', 'sa.survey_id')
+      .select('c.title as survey_title')
+      .limit(page.limit)
+      .offset(page.offset);
     // the section's columns in their documented order: the survey's title after its id
     const surveyanswers = rows.map(({ surveyanswer_id, survey_id, survey_title, ...rest }) => ({ surveyanswer_id, survey_id, survey_title, ...rest }));
     return { surveyanswers };

@@ -35,7 +35,11 @@ export class SurveyAnswersFlow {
   /** Answers (a) with their survey (catalogue, c) and the answering person (people, p): AnswerRow rows. */
   private described(): Knex.QueryBuilder {
     return joinPersons(joinCompetences(this.answers.base(), 'c', 'a.survey_id'), 'p', 'a.person_id', 'left').select(
-      'c.title as survey_title', 'c.owner_id', 'c.instructor_id', 'p.user_name', 'p.organisation_id as person_organisation_id',
+      'c.title as survey_title',
+      'c.owner_id',
+      'c.instructor_id',
+      'p.user_name',
+      'p.organisation_id as person_organisation_id',
     );
   }
 
@@ -82,10 +86,25 @@ export class SurveyAnswersFlow {
     const files = this.decodeFiles(data);
     const id = await this.uow.run(async (tx) => {
       const answers = tx.get(SurveyAnswersRepository);
-      const answerId = await answers.insert({ survey_id: tree.survey.id, person_id: who.personId ?? null, organisation_id: who.organisationId ?? null, created_by: user.personId });
+      const answerId = await answers.insert({
+        survey_id: tree.survey.id,
+        person_id: who.personId ?? null,
+        organisation_id: who.organisationId ?? null,
+        created_by: user.personId,
+      });
       const ownerId = who.personId ?? user.personId;
       for (const [it, bytes] of files) {
-        it.file_id = await tx.get(FilesService).save({ ownerId, uploadedBy: user.personId, surveyAnswerId: answerId, title: it.file_title ?? it.file_name, fileName: it.file_name!, mimeType: 'application/octet-stream', data: bytes });
+        it.file_id = await tx
+          .get(FilesService)
+          .save({
+            ownerId,
+            uploadedBy: user.personId,
+            surveyAnswerId: answerId,
+            title: it.file_title ?? it.file_name,
+            fileName: it.file_name!,
+            mimeType: 'application/octet-stream',
+            data: bytes,
+          });
         delete it.file_data;
       }
       await answers.setItems(answerId, data);
@@ -110,12 +129,14 @@ export class SurveyAnswersFlow {
   /** Replaces the items; a locked answer is refused (409). Files of earlier answers are kept. */
   async replace(user: Principal, id: number, data: SurveyData): Promise<AnswerRow> {
     const a = await this.find(id);
-    if (!(await this.isAnswerSide(user, a, true))) throw ApiError.forbidden('not authorised to change this survey answer: only the person, their manager or a superuser may');
+    if (!(await this.isAnswerSide(user, a, true)))
+      throw ApiError.forbidden('not authorised to change this survey answer: only the person, their manager or a superuser may');
     const tree = (await loadSurvey(this.db, a.survey_id)) as SurveyTree;
     validateItems(tree, data.items, false);
     for (const [it, path] of walkItems(data.items)) {
       if (it.file_id === undefined) continue;
-      if (!(await this.files.isOfSurveyAnswer(it.file_id, id))) throw ApiError.malformed(`${path}[file_id]`, `file ${it.file_id} does not belong to survey answer ${id}`);
+      if (!(await this.files.isOfSurveyAnswer(it.file_id, id)))
+        throw ApiError.malformed(`${path}[file_id]`, `file ${it.file_id} does not belong to survey answer ${id}`);
     }
     await this.uow.run(async (tx) => tx.get(SurveyAnswersRepository).replaceItems(id, data));
     return this.find(id);
@@ -125,7 +146,8 @@ export class SurveyAnswersFlow {
   async setLocked(user: Principal, id: number, locked: boolean): Promise<AnswerRow> {
     const a = await this.find(id);
     const allowed = user.superuser || this.isSurveyAdmin(user, a) || (a.person_id !== user.personId && (await this.isAnswerSide(user, a, true)));
-    if (!allowed) throw ApiError.forbidden(`not authorised to ${locked ? 'lock' : 'unlock'} this survey answer: only a superuser, a manager or the survey's owner may`);
+    if (!allowed)
+      throw ApiError.forbidden(`not authorised to ${locked ? 'lock' : 'unlock'} this survey answer: only a superuser, a manager or the survey's owner may`);
     await this.answers.setLocked(id, locked, user.personId);
     return this.find(id);
   }

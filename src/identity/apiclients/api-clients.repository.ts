@@ -37,7 +37,10 @@ export class ApiClientsRepository {
     return this.db.table('api_clients').where({ client_id: clientId }).forUpdate().first();
   }
 
-  async insert(row: Pick<ApiClientRow, 'client_id' | 'name' | 'scopes' | 'run_as_person_id' | 'secret_hash' | 'created_by'> & Partial<Pick<ApiClientRow, 'scim_default_organisation_id'>>): Promise<ApiClientRow> {
+  async insert(
+    row: Pick<ApiClientRow, 'client_id' | 'name' | 'scopes' | 'run_as_person_id' | 'secret_hash' | 'created_by'> &
+      Partial<Pick<ApiClientRow, 'scim_default_organisation_id'>>,
+  ): Promise<ApiClientRow> {
     const [r] = await this.db.table('api_clients').insert(row).returning('*');
     return r;
   }

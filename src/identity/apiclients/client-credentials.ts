@@ -46,17 +46,26 @@ function clientCredentials(req: TokenRequest): { id: string; secret: string; bas
   const postSecret = text(req.body.client_secret);
   const auth = req.authorization;
   if (auth && /^basic /i.test(auth)) {
-    if (postSecret !== undefined) throw new OAuthError(400, 'invalid_request', 'use one client authentication method: Basic or client_secret in the body, not both');
+    if (postSecret !== undefined)
+      throw new OAuthError(400, 'invalid_request', 'use one client authentication method: Basic or client_secret in the body, not both');
     const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw invalidClient(true, 'malformed Basic credentials');
     try {
-      return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), basic: true };
+      return {
+        id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+        secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+        basic: true,
+      };
     } catch {
       throw invalidClient(true, 'malformed Basic credentials');
     }
   }
-  if (postId === undefined || postSecret === undefined) throw invalidClient(false, 'client authentication required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body (client_secret_post)');
+  if (postId === undefined || postSecret === undefined)
+    throw invalidClient(
+      false,
+      'client authentication required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body (client_secret_post)',
+    );
   return { id: postId, secret: postSecret, basic: false };
 }
 
@@ -80,7 +89,8 @@ export class ClientCredentialsGrant {
   async token(req: TokenRequest): Promise<TokenResponse> {
     const grantType = text(req.body.grant_type);
     if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-    if (grantType !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported; use client_credentials`);
+    if (grantType !== 'client_credentials')
+      throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported; use client_credentials`);
     const cred = clientCredentials(req);
     const subject = `client:${cred.id.slice(0, 100)}`;
     try {
@@ -96,7 +106,8 @@ export class ClientCredentialsGrant {
     const asked = text(req.body.scope);
     const scopes = asked === undefined || asked.trim() === '' ? client.scopes : [...new Set(asked.trim().split(/\s+/))];
     const unknown = scopes.filter((s) => !client.scopes.includes(s));
-    if (unknown.length) throw new OAuthError(400, 'invalid_scope', `scope ${unknown.join(' ')} is not granted to this client (it has: ${client.scopes.join(' ')})`);
+    if (unknown.length)
+      throw new OAuthError(400, 'invalid_scope', `scope ${unknown.join(' ')} is not granted to this client (it has: ${client.scopes.join(' ')})`);
     const accessToken = await this.tokens.issue({ clientId: client.client_id, secretVersion: client.secret_version, scopes });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.tokens.ttlSeconds, scope: scopes.join(' ') };
   }

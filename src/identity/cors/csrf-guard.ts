@@ -61,12 +61,12 @@ export function csrfGuard() {
       // Login CSRF: a foreign page must not log the visitor's browser into an account of its choosing.
       const origin = requestOrigin(req.headers);
       if (origin === undefined || originAllowed(origin, scope.tenant, req.host ?? '')) return next();
-      throw new ApiError(403, 'cross-site login refused: POST /api/login from a browser must come from the tenant\'s own host or an origin in cors.origins');
+      throw new ApiError(403, "cross-site login refused: POST /api/login from a browser must come from the tenant's own host or an origin in cors.origins");
     }
     if (!WRITES.has(req.method) || scope?.principal?.via !== 'session' || CROSS_SITE_BY_DESIGN.test(req.path)) return next();
     const origin = requestOrigin(req.headers);
     if (origin === undefined || originAllowed(origin, scope.tenant, req.host ?? '')) return next();
-    throw new ApiError(403, 'cross-site request refused: a session-cookie request must come from the tenant\'s own host or an origin in cors.origins');
+    throw new ApiError(403, "cross-site request refused: a session-cookie request must come from the tenant's own host or an origin in cors.origins");
   };
 }
 

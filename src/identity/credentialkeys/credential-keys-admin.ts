@@ -24,7 +24,7 @@ export function presentCredentialKey(r: Omit<CredentialKeyRow, 'private_key'>, n
     active,
     published: active || r.signed_unbounded || (until !== null && until > now),
     // null: for good (active, or it signed a credential without an end); else until its last credential ends
-    published_until: active || r.signed_unbounded ? null : until?.toISOString() ?? new Date(r.retired_at!).toISOString(),
+    published_until: active || r.signed_unbounded ? null : (until?.toISOString() ?? new Date(r.retired_at!).toISOString()),
     created_at: new Date(r.created_at).toISOString(),
     retired_at: r.retired_at ? new Date(r.retired_at).toISOString() : null,
   };

@@ -27,7 +27,11 @@ async function newKeyPair(): Promise<{ kid: string; publicJwk: JWK; privatePem: 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const jwk = publicKey.export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint(jwk, 'sha256');
-  return { kid, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: 'EdDSA', use: 'sig' }, privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
+  return {
+    kid,
+    publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: 'EdDSA', use: 'sig' },
+    privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
 }
 
 /**
@@ -51,7 +55,10 @@ export class CredentialKeys {
 
   private async create(createdBy: number | null): Promise<CredentialKeyRow> {
     const k = await newKeyPair();
-    const [row] = await this.db.table('credential_keys').insert({ kid: k.kid, public_jwk: JSON.stringify(k.publicJwk), private_key: k.privatePem, created_by: createdBy }).returning('*');
+    const [row] = await this.db
+      .table('credential_keys')
+      .insert({ kid: k.kid, public_jwk: JSON.stringify(k.publicJwk), private_key: k.privatePem, created_by: createdBy })
+      .returning('*');
     return row;
   }
 
@@ -96,7 +103,10 @@ export class CredentialKeys {
 
   /** Every key, newest first (no private halves). */
   list(): Promise<Omit<CredentialKeyRow, 'private_key'>[]> {
-    return this.db.table('credential_keys').select('id', 'kid', 'public_jwk', 'created_by', 'created_at', 'retired_at', 'signed_until', 'signed_unbounded').orderBy('id', 'desc');
+    return this.db
+      .table('credential_keys')
+      .select('id', 'kid', 'public_jwk', 'created_by', 'created_at', 'retired_at', 'signed_until', 'signed_unbounded')
+      .orderBy('id', 'desc');
   }
 
   /** The public keys a verifier may need at `now`: the active one and retired ones a still valid credential names. */

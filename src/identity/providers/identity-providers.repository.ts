@@ -49,7 +49,9 @@ export class IdentityProvidersRepository {
   }
 
   async insert(row: Omit<IdentityProviderRow, 'created_at' | 'updated_at'>): Promise<void> {
-    await this.db.table('identity_providers').insert({ ...row, jit_role_ids: JSON.stringify(row.jit_role_ids), certificates: JSON.stringify(row.certificates) });
+    await this.db
+      .table('identity_providers')
+      .insert({ ...row, jit_role_ids: JSON.stringify(row.jit_role_ids), certificates: JSON.stringify(row.certificates) });
   }
 
   async update(id: string, change: Partial<IdentityProviderRow>): Promise<void> {

@@ -34,7 +34,11 @@ const SAML_ONLY = ['metadata_xml', 'metadata_url'] as const;
 /** What may be written to the audit log of a change: everything but the secret (only whether it changed) and the bulky metadata. */
 function auditDetails(input: IdentityProviderInput): Record<string, unknown> {
   const { client_secret, metadata_xml, ...rest } = input;
-  return { ...rest, ...(client_secret !== undefined ? { client_secret_changed: true } : {}), ...(metadata_xml !== undefined ? { metadata_xml_changed: true } : {}) };
+  return {
+    ...rest,
+    ...(client_secret !== undefined ? { client_secret_changed: true } : {}),
+    ...(metadata_xml !== undefined ? { metadata_xml_changed: true } : {}),
+  };
 }
 
 type SamlFields = Pick<IdentityProviderRow, 'issuer' | 'metadata_xml' | 'metadata_url' | 'sso_url' | 'certificates'>;
@@ -138,7 +142,12 @@ export class IdentityProvidersService {
       fields = { ...(await this.samlFields(input)), client_id: null, client_secret: null, scopes: '' };
     } else {
       for (const k of ['issuer', 'client_id'] as const) if (!input[k]) throw ApiError.missing(PARAM(k));
-      const oidc = { issuer: this.checkIssuer(input.issuer!), client_id: input.client_id!, client_secret: input.client_secret || null, scopes: input.scopes || 'openid email profile' };
+      const oidc = {
+        issuer: this.checkIssuer(input.issuer!),
+        client_id: input.client_id!,
+        client_secret: input.client_secret || null,
+        scopes: input.scopes || 'openid email profile',
+      };
       fields = { ...oidc, metadata_xml: null, metadata_url: null, sso_url: null, certificates: [] };
     }
     const row = {

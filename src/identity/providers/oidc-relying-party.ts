@@ -66,7 +66,11 @@ export class OidcRelyingParty {
   }
 
   /** The callback: uses the state up, redeems the code, checks the ID token; its claims (with userinfo's) and the pending sign-in. */
-  async finish(p: IdentityProviderRow, redirectUri: string, params: Record<string, string>): Promise<{ claims: Record<string, unknown>; pending: PendingSignIn }> {
+  async finish(
+    p: IdentityProviderRow,
+    redirectUri: string,
+    params: Record<string, string>,
+  ): Promise<{ claims: Record<string, unknown>; pending: PendingSignIn }> {
     const pending = params.state ? await this.states.consume(this.tenant, params.state) : null;
     if (!pending) throw new SsoRefused('unknown, expired or already used state');
     if (pending.providerId !== p.id) throw new SsoRefused('the state belongs to another identity provider');

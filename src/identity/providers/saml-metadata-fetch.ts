@@ -42,29 +42,37 @@ export async function fetchIdpMetadata(raw: string, allowHttp: boolean, param: s
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<string>((resolve, reject) => {
     const fail = (why: string) => reject(ApiError.malformed(param, `could not be read: ${why}`));
-    const req = client.get(url, { agent: url.protocol === 'https:' ? a.https : a.http, headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status !== 200) {
-        res.resume();
-        return fail(status >= 300 && status < 400 ? `HTTP ${status} redirect to ${res.headers.location ?? 'nowhere'} (not followed: give that URL)` : `HTTP ${status}`);
-      }
-      const parts: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_METADATA_BYTES) {
-          req.destroy();
-          return fail(`larger than ${MAX_METADATA_BYTES / 1024} KB`);
+    const req = client.get(
+      url,
+      { agent: url.protocol === 'https:' ? a.https : a.http, headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          res.resume();
+          return fail(
+            status >= 300 && status < 400 ? `HTTP ${status} redirect to ${res.headers.location ?? 'nowhere'} (not followed: give that URL)` : `HTTP ${status}`,
+          );
         }
-        parts.push(chunk);
-      });
-      res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-      res.on('error', (e) => fail(e.message));
-    });
+        const parts: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_METADATA_BYTES) {
+            req.destroy();
+            return fail(`larger than ${MAX_METADATA_BYTES / 1024} KB`);
+          }
+          parts.push(chunk);
+        });
+        res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+        res.on('error', (e) => fail(e.message));
+      },
+    );
     req.setTimeout(TIMEOUT_MS, () => {
       req.destroy();
       fail(`no answer within ${TIMEOUT_MS / 1000} s`);
     });
-    req.on('error', (e) => fail(/is not allowed/.test(e.message) ? `${url.hostname} is not a public address (IDENTITY_PROVIDERS_ALLOW_HTTP is off)` : e.message));
+    req.on('error', (e) =>
+      fail(/is not allowed/.test(e.message) ? `${url.hostname} is not a public address (IDENTITY_PROVIDERS_ALLOW_HTTP is off)` : e.message),
+    );
   });
 }

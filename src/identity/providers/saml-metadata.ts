@@ -18,8 +18,7 @@ export interface IdpMetadata {
   certificates: string[];
 }
 
-const children = (el: Element, ns: string, name: string): Element[] =>
-  Array.from(el.getElementsByTagNameNS(ns, name) as unknown as ArrayLike<Element>);
+const children = (el: Element, ns: string, name: string): Element[] => Array.from(el.getElementsByTagNameNS(ns, name) as unknown as ArrayLike<Element>);
 
 /**
  * Reads an IdP's SAML 2.0 metadata (an EntityDescriptor, or the first EntitiesDescriptor entry with
@@ -35,14 +34,19 @@ export function parseIdpMetadata(xml: string, param: string): IdpMetadata {
     locator: {},
     errorHandler: { warning: () => undefined, error: (m: string) => (failure ??= m), fatalError: (m: string) => (failure ??= m) },
   }).parseFromString(xml, 'text/xml');
-  if (failure || !doc?.documentElement) throw bad(`is not well-formed XML (${String(failure ?? 'empty').split('\n')[0].slice(0, 200)})`);
+  if (failure || !doc?.documentElement)
+    throw bad(
+      `is not well-formed XML (${String(failure ?? 'empty')
+        .split('\n')[0]
+        .slice(0, 200)})`,
+    );
   const root = doc.documentElement;
   if (root.namespaceURI !== MD || !['EntityDescriptor', 'EntitiesDescriptor'].includes(root.localName)) {
     throw bad('is not SAML 2.0 metadata (an md:EntityDescriptor)');
   }
   const entities = root.localName === 'EntityDescriptor' ? [root] : children(root, MD, 'EntityDescriptor');
   const entity = entities.find((e) => children(e, MD, 'IDPSSODescriptor').length > 0);
-  if (!entity) throw bad('has no IDPSSODescriptor: it is not an identity provider\'s metadata');
+  if (!entity) throw bad("has no IDPSSODescriptor: it is not an identity provider's metadata");
   const entityId = entity.getAttribute('entityID')?.trim();
   if (!entityId) throw bad('has no entityID');
   const idp = children(entity, MD, 'IDPSSODescriptor')[0];

@@ -35,7 +35,11 @@ export function samlClaims(profile: Profile): Record<string, unknown> {
   const attrs: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((profile.attributes ?? {}) as Record<string, unknown>)) attrs[k] = Array.isArray(v) && v.length === 1 ? v[0] : v;
   const first = (names: string[]) => names.map((n) => attrs[n]).find((v) => typeof v === 'string' && v !== '');
-  const aliases = Object.fromEntries(Object.entries(ALIASES).map(([claim, names]) => [claim, first(names)]).filter(([, v]) => v !== undefined));
+  const aliases = Object.fromEntries(
+    Object.entries(ALIASES)
+      .map(([claim, names]) => [claim, first(names)])
+      .filter(([, v]) => v !== undefined),
+  );
   return { ...aliases, ...attrs, nameid: profile.nameID, sub: profile.nameID };
 }
 

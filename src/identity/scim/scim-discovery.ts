@@ -10,7 +10,20 @@ export const SCIM_MAX_RESULTS = 200;
 
 type Attr = Record<string, unknown>;
 
-function attr(name: string, o: { type?: string; multi?: boolean; required?: boolean; caseExact?: boolean; mutability?: string; uniqueness?: string; returned?: string; sub?: Attr[]; description?: string } = {}): Attr {
+function attr(
+  name: string,
+  o: {
+    type?: string;
+    multi?: boolean;
+    required?: boolean;
+    caseExact?: boolean;
+    mutability?: string;
+    uniqueness?: string;
+    returned?: string;
+    sub?: Attr[];
+    description?: string;
+  } = {},
+): Attr {
   return {
     name,
     type: o.type ?? (o.sub ? 'complex' : 'string'),
@@ -28,14 +41,18 @@ const typed = (types: string[]) => [attr('value'), attr('type', { description: `
 
 const USER_ATTRIBUTES = [
   attr('userName', { required: true, uniqueness: 'server', description: "the person's user_name" }),
-  attr('name', { sub: [attr('givenName', { description: 'firstname' }), attr('familyName', { description: 'lastname' }), attr('formatted', { mutability: 'readOnly' })] }),
+  attr('name', {
+    sub: [attr('givenName', { description: 'firstname' }), attr('familyName', { description: 'lastname' }), attr('formatted', { mutability: 'readOnly' })],
+  }),
   attr('displayName', { mutability: 'readOnly', description: 'given and family name' }),
   attr('title', { description: 'jobtitle' }),
   attr('emails', { multi: true, sub: typed(['work (or the primary one)']), description: 'one address is kept: the primary one, else work, else the first' }),
   attr('phoneNumbers', { multi: true, sub: typed(['mobile', 'work']), description: 'mobile (+ and 6-15 digits) and work (phone)' }),
   attr('active', { type: 'boolean', description: 'false deactivates the person (login, sessions and SWT end at once)' }),
   attr('externalId', { caseExact: true, description: 'extern_person_id' }),
-  attr('preferredLanguage', { description: "the person's language (person_data[language]): a BCP 47 tag, the first of an Accept-Language list, stored in canonical form (nb-no: nb-NO)" }),
+  attr('preferredLanguage', {
+    description: "the person's language (person_data[language]): a BCP 47 tag, the first of an Accept-Language list, stored in canonical form (nb-no: nb-NO)",
+  }),
 ];
 
 const ENTERPRISE_ATTRIBUTES = [
@@ -47,7 +64,11 @@ const ENTERPRISE_ATTRIBUTES = [
 const GROUP_ATTRIBUTES = [
   attr('displayName', { required: true, description: "the role's name" }),
   attr('externalId', { caseExact: true }),
-  attr('members', { multi: true, sub: [attr('value', { mutability: 'immutable' }), attr('display', { mutability: 'readOnly' }), attr('type', { mutability: 'immutable' })], description: 'the persons holding the role' }),
+  attr('members', {
+    multi: true,
+    sub: [attr('value', { mutability: 'immutable' }), attr('display', { mutability: 'readOnly' }), attr('type', { mutability: 'immutable' })],
+    description: 'the persons holding the role',
+  }),
 ];
 
 export function serviceProviderConfig(base: string): Record<string, unknown> {
@@ -98,8 +119,19 @@ export function resourceTypes(base: string): Record<string, unknown>[] {
 }
 
 export function schemas(base: string): Record<string, unknown>[] {
-  const one = (id: string, name: string, attributes: Attr[]) => ({ schemas: [SCHEMA_SCHEMA], id, name, description: name, attributes, meta: { resourceType: 'Schema', location: `${base}/Schemas/${id}` } });
-  return [one(CORE_USER_SCHEMA, 'User', USER_ATTRIBUTES), one(ENTERPRISE_USER_SCHEMA, 'EnterpriseUser', ENTERPRISE_ATTRIBUTES), one(CORE_GROUP_SCHEMA, 'Group', GROUP_ATTRIBUTES)];
+  const one = (id: string, name: string, attributes: Attr[]) => ({
+    schemas: [SCHEMA_SCHEMA],
+    id,
+    name,
+    description: name,
+    attributes,
+    meta: { resourceType: 'Schema', location: `${base}/Schemas/${id}` },
+  });
+  return [
+    one(CORE_USER_SCHEMA, 'User', USER_ATTRIBUTES),
+    one(ENTERPRISE_USER_SCHEMA, 'EnterpriseUser', ENTERPRISE_ATTRIBUTES),
+    one(CORE_GROUP_SCHEMA, 'Group', GROUP_ATTRIBUTES),
+  ];
 }
 
 /** A ListResponse (RFC 7644 §3.4.2). */

@@ -2,7 +2,8 @@
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** RFC 7644 §3.12 scimType values this server answers. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
+export type ScimType =
+  'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
 
 /** A SCIM failure: answered as `{schemas: [Error], status, scimType?, detail}` with Content-Type application/scim+json. */
 export class ScimError extends Error {

@@ -20,7 +20,10 @@ export class ScimLinks {
   async managers(personIds: readonly number[]): Promise<Map<number, string>> {
     const out = new Map<number, string>();
     if (personIds.length === 0) return out;
-    const rows: { person_id: number; manager: string | null }[] = await this.db.table('scim_users').whereIn('person_id', [...personIds]).select('person_id', 'manager');
+    const rows: { person_id: number; manager: string | null }[] = await this.db
+      .table('scim_users')
+      .whereIn('person_id', [...personIds])
+      .select('person_id', 'manager');
     for (const r of rows) if (r.manager !== null) out.set(r.person_id, r.manager);
     return out;
   }
@@ -32,7 +35,10 @@ export class ScimLinks {
   async groups(roleIds: readonly number[]): Promise<Map<number, ScimGroupLink>> {
     const out = new Map<number, ScimGroupLink>();
     if (roleIds.length === 0) return out;
-    const rows: ScimGroupLink[] = await this.db.table('scim_groups').whereIn('role_id', [...roleIds]).select('role_id', 'external_id', 'created_by_scim');
+    const rows: ScimGroupLink[] = await this.db
+      .table('scim_groups')
+      .whereIn('role_id', [...roleIds])
+      .select('role_id', 'external_id', 'created_by_scim');
     for (const r of rows) out.set(r.role_id, r);
     return out;
   }

@@ -30,7 +30,8 @@ export function normalizePatch(body: unknown): PatchOperation[] {
   for (const raw of ops) {
     if (!isObject(raw)) throw ScimError.invalidSyntax('each operation is an object');
     const name = typeof raw.op === 'string' ? raw.op.toLowerCase() : '';
-    if (name !== 'add' && name !== 'replace' && name !== 'remove') throw ScimError.invalidSyntax(`op must be add, replace or remove, not ${JSON.stringify(raw.op)}`);
+    if (name !== 'add' && name !== 'replace' && name !== 'remove')
+      throw ScimError.invalidSyntax(`op must be add, replace or remove, not ${JSON.stringify(raw.op)}`);
     const path = typeof raw.path === 'string' && raw.path.trim() !== '' ? parsePath(raw.path) : undefined;
     if (path) {
       out.push({ op: name, path, value: raw.value });

@@ -45,7 +45,10 @@ export class CalendarNotice {
     const rows = [];
     for (const type of new Set(items.map((i) => i.type))) {
       const ofType = items.filter((i) => i.type === type);
-      const deliveries = await preferences.deliveries(ofType.map((i) => i.recipient), type);
+      const deliveries = await preferences.deliveries(
+        ofType.map((i) => i.recipient),
+        type,
+      );
       for (const { recipient: to, title, text, html, calendar } of ofType) {
         const d = deliveries.get(to.id) ?? [];
         if (d.length) rows.push({ recipient_id: to.id, title, text, deliveries: d, calendar, html: html ?? null });

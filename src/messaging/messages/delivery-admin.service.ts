@@ -71,7 +71,11 @@ export class DeliveryAdminService {
         .forUpdate('d')
         .first('d.*', 'm.kind');
       if (!found) throw ApiError.notFound(`delivery ${deliveryId}`);
-      if (found.state !== 'failed') throw new ApiError(409, `delivery ${deliveryId} is ${found.state === 'sending' ? 'queued' : found.state}, not failed; only failed deliveries can be retried`);
+      if (found.state !== 'failed')
+        throw new ApiError(
+          409,
+          `delivery ${deliveryId} is ${found.state === 'sending' ? 'queued' : found.state}, not failed; only failed deliveries can be retried`,
+        );
       await this.removeOldJob(found);
       const [updated] = await trx
         .table('message_deliveries')
@@ -79,14 +83,12 @@ export class DeliveryAdminService {
         // the resend continues the retry's trace (tracing on), not the original request's
         .update({ state: 'queued', relayed_at: null, updated_at: trx.fn.now(), ...traceOf() })
         .returning('*');
-      await tx.get(AuditTrail).record(
-        {
-          type: 'delivery.retried',
-          actor: user.userName,
-          subject: String(deliveryId),
-          details: { message_id: found.message_id, medium: found.medium, previous_error: found.last_error },
-        },
-      );
+      await tx.get(AuditTrail).record({
+        type: 'delivery.retried',
+        actor: user.userName,
+        subject: String(deliveryId),
+        details: { message_id: found.message_id, medium: found.medium, previous_error: found.last_error },
+      });
       tx.afterCommit(() => this.signal.notify(this.tenant.id));
       return updated as DeliveryRow;
     });

@@ -8,7 +8,12 @@ import { z } from 'zod';
 
 /** One delivery, relayed again by the reconciliation (its earlier job vanished, gave up or was cut off). */
 export const DELIVER_MESSAGE_JOB = 'messages.deliver';
-export const DeliverMessage = z.object({ tenantId: z.number().int(), messageId: z.number().int(), deliveryId: z.number().int(), medium: z.enum(['email', 'sms']) });
+export const DeliverMessage = z.object({
+  tenantId: z.number().int(),
+  messageId: z.number().int(),
+  deliveryId: z.number().int(),
+  medium: z.enum(['email', 'sms']),
+});
 export type DeliverMessage = z.infer<typeof DeliverMessage>;
 
 /** Job id: one per tenant, message and medium, so adding it again is a no-op. */
@@ -37,6 +42,9 @@ export type DeliverBatch = z.infer<typeof DeliverBatch>;
  * from being sent by two jobs at once.
  */
 export function deliverBatchJobId(tenantId: number, rows: readonly { id: number; updatedAt: Date }[]): string {
-  const digest = createHash('sha1').update(rows.map((r) => `${r.id}@${r.updatedAt.getTime()}`).join(',')).digest('base64url').slice(0, 16);
+  const digest = createHash('sha1')
+    .update(rows.map((r) => `${r.id}@${r.updatedAt.getTime()}`).join(','))
+    .digest('base64url')
+    .slice(0, 16);
   return `t${tenantId}-b${rows[0].id}-${rows.length}-${digest}`;
 }

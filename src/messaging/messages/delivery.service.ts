@@ -132,8 +132,12 @@ export class DeliveryService {
          from c join ?? m on m.id = c.message_id
         order by c.id`,
       [
-        this.db.ref('message_deliveries'), [...deliveryIds], this.env.OUTBOX_REDELIVER_AFTER_SECONDS, maxAgeSeconds(this.env),
-        this.db.ref('message_attachments'), this.db.ref('messages'),
+        this.db.ref('message_deliveries'),
+        [...deliveryIds],
+        this.env.OUTBOX_REDELIVER_AFTER_SECONDS,
+        maxAgeSeconds(this.env),
+        this.db.ref('message_attachments'),
+        this.db.ref('messages'),
       ],
     );
     return rows;
@@ -165,7 +169,11 @@ export class DeliveryService {
     if (!rows.length) return;
     await this.uow.run(async (tx) => {
       for (const { id, reason } of rows) {
-        await tx.get(TENANT_DB).table('message_deliveries').where({ id }).update({ state: 'failed', last_error: reason, updated_at: tx.get(TENANT_DB).fn.now() });
+        await tx
+          .get(TENANT_DB)
+          .table('message_deliveries')
+          .where({ id })
+          .update({ state: 'failed', last_error: reason, updated_at: tx.get(TENANT_DB).fn.now() });
         await failedEvent(tx, id);
       }
     });
@@ -184,7 +192,18 @@ export class DeliveryService {
       const from = this.tenant.config.get('mail.from') ?? this.env.MAIL_FROM;
       if (!from) throw new PermanentDeliveryError('the tenant has no sender address (config item mail.from) and the platform has no default (MAIL_FROM)');
       const messageId = deliveryMessageId(this.tenant.id, d.id, from);
-      return this.mail.send({ from, to: d.address, cc: m.cc, replyTo: m.reply_to, subject: m.title, text, html, messageId, calendar: m.calendar, ...(attachments ? { attachments } : {}) });
+      return this.mail.send({
+        from,
+        to: d.address,
+        cc: m.cc,
+        replyTo: m.reply_to,
+        subject: m.title,
+        text,
+        html,
+        messageId,
+        calendar: m.calendar,
+        ...(attachments ? { attachments } : {}),
+      });
     }
     const from = this.tenant.config.get('sms.from');
     if (!from) throw new PermanentDeliveryError('the tenant has no SMS sender (config item sms.from)');

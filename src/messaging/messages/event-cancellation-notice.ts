@@ -36,7 +36,6 @@ export interface EventCancellation {
   places: CancelledPlace[];
 }
 
-
 /**
  * The notices of a cancelled event, through the outbox: one message to each participant (seat or
  * wait list) and a copy to each of that participant's managers, as a message of its own whose

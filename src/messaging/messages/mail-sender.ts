@@ -73,7 +73,9 @@ export class MailSender {
     } catch (err) {
       const e = err as Error & { responseCode?: number; response?: string; code?: string };
       // Only the server's own answer is put on record: the mail itself (maybe a password) never is.
-      const why = e.responseCode ? `SMTP ${e.responseCode}: ${String(e.response ?? '').slice(0, 300)}` : `SMTP ${e.code ?? 'error'}: ${e.message.slice(0, 300)}`;
+      const why = e.responseCode
+        ? `SMTP ${e.responseCode}: ${String(e.response ?? '').slice(0, 300)}`
+        : `SMTP ${e.code ?? 'error'}: ${e.message.slice(0, 300)}`;
       if (e.responseCode && e.responseCode >= 500) throw new PermanentDeliveryError(why);
       throw new TemporaryDeliveryError(why);
     }

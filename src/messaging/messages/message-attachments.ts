@@ -22,9 +22,9 @@ export class MessageAttachments {
 
   async add(messageId: number, files: readonly NewAttachment[]): Promise<void> {
     if (!files.length) return;
-    await this.db.table('message_attachments').insert(
-      files.map((f) => ({ message_id: messageId, filename: f.filename, content_type: f.contentType, size: f.content.length, content: f.content })),
-    );
+    await this.db
+      .table('message_attachments')
+      .insert(files.map((f) => ({ message_id: messageId, filename: f.filename, content_type: f.contentType, size: f.content.length, content: f.content })));
   }
 
   /** The files of these messages, by message id, in the order they were added. */

@@ -105,7 +105,11 @@ export class MessageInsertBatcher {
     this.counts.largest = Math.max(this.counts.largest, batch.length);
     let results: ToUserNameResult[];
     try {
-      results = await insertManyToUserName(batch[0].db, batch[0].recipients, batch.map((w) => w.request));
+      results = await insertManyToUserName(
+        batch[0].db,
+        batch[0].recipients,
+        batch.map((w) => w.request),
+      );
     } catch (err) {
       if (unreachable(err)) {
         for (const w of batch) w.reject(err);

@@ -42,8 +42,11 @@ export class MessageData {
   async export(personId: number, msgs: MessageOfPerson[]): Promise<{ messages: Record<string, unknown>[] }> {
     const ids = msgs.map((m) => m.message_id);
     const deliveries = ids.length
-      ? await this.db.table('message_deliveries').whereIn('message_id', ids)
-        .select('message_id', 'medium', 'address', 'state', 'attempts', 'last_error as reason', 'sent_at').orderBy('id')
+      ? await this.db
+          .table('message_deliveries')
+          .whereIn('message_id', ids)
+          .select('message_id', 'medium', 'address', 'state', 'attempts', 'last_error as reason', 'sent_at')
+          .orderBy('id')
       : [];
     const messages = msgs.map((m) => ({
       message_id: m.message_id,
@@ -66,6 +69,10 @@ export class MessageData {
   async erase(tx: Transaction, personId: number): Promise<void> {
     const received = tx.get(TENANT_DB).table('messages').where('recipient_id', personId).select('id');
     await tx.get(TENANT_DB).table('message_deliveries').whereIn('message_id', received).update({ address: '', last_error: null });
-    await tx.get(TENANT_DB).table('messages').where('recipient_id', personId).update({ title: '', text: '', cc: '{}', reply_to: null, calendar: null, html: null });
+    await tx
+      .get(TENANT_DB)
+      .table('messages')
+      .where('recipient_id', personId)
+      .update({ title: '', text: '', cc: '{}', reply_to: null, calendar: null, html: null });
   }
 }

@@ -57,7 +57,19 @@ export interface StoredMessage {
 export const PRIORITY = `(case when m.kind = 'password' then 1 else 0 end)`;
 
 /** A delivery as read back: the relay's own column (priority) stays out. */
-export const DELIVERY_COLUMNS = ['id', 'message_id', 'medium', 'address', 'state', 'attempts', 'last_error', 'provider_id', 'relayed_at', 'sent_at', 'updated_at'] as const;
+export const DELIVERY_COLUMNS = [
+  'id',
+  'message_id',
+  'medium',
+  'address',
+  'state',
+  'attempts',
+  'last_error',
+  'provider_id',
+  'relayed_at',
+  'sent_at',
+  'updated_at',
+] as const;
 
 export const STORED = `select to_jsonb(m) - 'created_at' as message, m.created_at,
          coalesce((select jsonb_agg(to_jsonb(d) - 'updated_at' - 'relayed_at' - 'sent_at' - 'priority' - 'traceparent' order by d.medium) from d), '[]') as deliveries,

@@ -26,7 +26,8 @@ export const MessageOutput = z
       )
       .describe('one per medium, with its delivery state'),
   })
-  .describe('Message with its delivery state per medium. The sender may read it too; password mails never show the password.').meta({ id: 'Message' });
+  .describe('Message with its delivery state per medium. The sender may read it too; password mails never show the password.')
+  .meta({ id: 'Message' });
 
 /** The placeholder in a password mail's stored text; the password itself is never stored. */
 export const PASSWORD_PLACEHOLDER = '{password}';

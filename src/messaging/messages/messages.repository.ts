@@ -40,7 +40,15 @@ export class MessagesRepository {
        ${STORED} from m`,
       [
         this.db.ref('messages'),
-        message.kind, message.sender_id, message.recipient_id, message.title, message.text, message.cc, message.reply_to, message.send_medium, message.html ?? null,
+        message.kind,
+        message.sender_id,
+        message.recipient_id,
+        message.title,
+        message.text,
+        message.cc,
+        message.reply_to,
+        message.send_medium,
+        message.html ?? null,
         this.db.ref('message_deliveries'),
         currentTraceparent(),
         JSON.stringify(deliveries),
@@ -84,6 +92,10 @@ export class MessagesRepository {
 
   async deliveriesOf(messageIds: number[]): Promise<DeliveryRow[]> {
     if (messageIds.length === 0) return [];
-    return this.db.table('message_deliveries').whereIn('message_id', messageIds).orderBy('medium').select([...DELIVERY_COLUMNS]);
+    return this.db
+      .table('message_deliveries')
+      .whereIn('message_id', messageIds)
+      .orderBy('medium')
+      .select([...DELIVERY_COLUMNS]);
   }
 }

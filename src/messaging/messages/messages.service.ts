@@ -29,10 +29,7 @@ export interface MessageView {
  * because the input needs the person first (reply_to manager) or is in error (`sendTo` answers).
  */
 export type UserNameSend =
-  | { outcome: 'sent'; view: MessageView }
-  | { outcome: 'no address'; person: Recipient }
-  | { outcome: 'no person' }
-  | { outcome: 'needs the person' };
+  { outcome: 'sent'; view: MessageView } | { outcome: 'no address'; person: Recipient } | { outcome: 'no person' } | { outcome: 'needs the person' };
 
 /** The e-mail of the recipient's nearest manager, asked only when reply_to is "manager". */
 export type ManagerEmail = () => Promise<string | null>;

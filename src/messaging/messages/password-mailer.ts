@@ -51,7 +51,11 @@ export class PasswordMailer {
     // the placeholder stands for the password, filled in by the worker at send time (text and HTML)
     const notice = await this.tx
       .get(NoticeRenderer)
-      .render(reason === 'send_login' ? 'login_created' : 'password_reset', { user_name: person.user_name, password: PASSWORD_PLACEHOLDER, valid_hours: validHours, reason }, person.language);
+      .render(
+        reason === 'send_login' ? 'login_created' : 'password_reset',
+        { user_name: person.user_name, password: PASSWORD_PLACEHOLDER, valid_hours: validHours, reason },
+        person.language,
+      );
     await this.messages.insert({
       kind: 'password',
       sender_id: null,

@@ -83,7 +83,9 @@ export class MessageTemplatesService {
   async preview(type: NoticeType, input: TemplateInput): Promise<RenderedNotice> {
     const language = this.language(input.language);
     const stored = await this.templates.find(type, language);
-    const base: NoticeTexts = stored ? { subject: stored.subject, text: stored.text, html: stored.html } : defaultTexts(type, SHIPPED_LANGUAGES.includes(language) ? language : 'en');
+    const base: NoticeTexts = stored
+      ? { subject: stored.subject, text: stored.text, html: stored.html }
+      : defaultTexts(type, SHIPPED_LANGUAGES.includes(language) ? language : 'en');
     const texts: NoticeTexts = {
       subject: input.subject ?? base.subject,
       text: input.text ?? base.text,

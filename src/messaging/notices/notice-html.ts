@@ -39,7 +39,9 @@ function textOn(colour: string): string {
 export function noticeHtml(o: { language: string; subject: string; body: string; brand: MailBrand }): string {
   const colour = o.brand.colour && /^#[0-9a-fA-F]{6}$/.test(o.brand.colour) ? o.brand.colour : DEFAULT_BRAND_COLOUR;
   const name = escapeHtml(o.brand.tenantName);
-  const logo = o.brand.logoUrl ? `<img src="${escapeHtml(o.brand.logoUrl)}" alt="${name}" height="40" style="display:block;max-height:40px;border:0">` : `<span style="font-size:18px;font-weight:bold">${name}</span>`;
+  const logo = o.brand.logoUrl
+    ? `<img src="${escapeHtml(o.brand.logoUrl)}" alt="${name}" height="40" style="display:block;max-height:40px;border:0">`
+    : `<span style="font-size:18px;font-weight:bold">${name}</span>`;
   const lang = escapeHtml(o.language);
   return `<!DOCTYPE html>
 <html lang="${lang}" dir="ltr">

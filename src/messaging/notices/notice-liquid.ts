@@ -26,8 +26,12 @@ const FILE_TAGS = ['include', 'render', 'layout', 'block'] as const;
 
 // No file system at all: the engine's loader refuses every lookup (the file tags are refused at parse anyway).
 const noFiles = {
-  readFileSync: (): string => { throw new Error('file access is not allowed in templates'); },
-  readFile: async (): Promise<string> => { throw new Error('file access is not allowed in templates'); },
+  readFileSync: (): string => {
+    throw new Error('file access is not allowed in templates');
+  },
+  readFile: async (): Promise<string> => {
+    throw new Error('file access is not allowed in templates');
+  },
   existsSync: () => false,
   exists: async () => false,
   resolve: () => '',
@@ -84,7 +88,15 @@ function engine(escape: boolean): Liquid {
     return formatter(place(this.context), v, { year: 'numeric', month: 'long', day: 'numeric' });
   });
   liquid.registerFilter('format_datetime', function (this: { context: { globals: unknown } }, v: unknown) {
-    return formatter(place(this.context), v, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+    return formatter(place(this.context), v, {
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
   });
   liquid.registerFilter('format_time', function (this: { context: { globals: unknown } }, v: unknown) {
     return formatter(place(this.context), v, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -107,7 +119,9 @@ function positioned(part: TemplatePart, err: unknown): TemplateError {
   }
   const fromMessage = /line:(\d+)/.exec(e.message ?? '');
   if (line === null && fromMessage) line = Number(fromMessage[1]);
-  const reason = String(e.message ?? err).replace(/,? line:\d+, col:\d+.*$/s, '').replace(/^[A-Za-z]+Error: /, '');
+  const reason = String(e.message ?? err)
+    .replace(/,? line:\d+, col:\d+.*$/s, '')
+    .replace(/^[A-Za-z]+Error: /, '');
   return new TemplateError(part, line, reason || 'invalid template');
 }
 

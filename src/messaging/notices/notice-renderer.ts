@@ -18,7 +18,12 @@ export interface RenderedNotice {
 }
 
 // The title becomes a mail subject: no line break may reach the header.
-const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').replace(/\s{2,}/g, ' ').trim().slice(0, 500);
+const oneLine = (s: string) =>
+  s
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim()
+    .slice(0, 500);
 
 /** The tenant's brand for the mail's frame (config items mail.brand_colour, mail.logo_url). */
 export function brandOf(tenant: Tenant): MailBrand {
@@ -55,7 +60,11 @@ export class NoticeRenderer {
   async render(type: NoticeType, data: Record<string, unknown>, recipientLanguage: string | null | undefined): Promise<RenderedNotice> {
     if (!this.overrides.has(type)) this.overrides.set(type, this.templates.ofType(type));
     const rows = await this.overrides.get(type)!;
-    const language = chooseLanguage(recipientLanguage, this.tenant.config.get('tenant.language'), (l) => SHIPPED_LANGUAGES.includes(l) || rows.some((r) => r.language === l));
+    const language = chooseLanguage(
+      recipientLanguage,
+      this.tenant.config.get('tenant.language'),
+      (l) => SHIPPED_LANGUAGES.includes(l) || rows.some((r) => r.language === l),
+    );
     const place: RenderPlace = { language, timeZone: this.tenant.config.get('tenant.timezone') };
     const vars = { tenant_name: this.tenant.name, ...data };
     const brand = brandOf(this.tenant);

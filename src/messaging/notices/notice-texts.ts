@@ -27,7 +27,9 @@ export const LANGUAGE_FALLBACKS: Record<string, string> = { nn: 'nb', no: 'nb', 
  * texts are Liquid templates, rendered like a tenant's override (notice-liquid.ts).
  */
 function load(): { i18n: i18n; languages: string[] } {
-  const files = readdirSync(LOCALES_DIR).filter((f) => /^[a-z]{2,3}\.json$/.test(f)).sort();
+  const files = readdirSync(LOCALES_DIR)
+    .filter((f) => /^[a-z]{2,3}\.json$/.test(f))
+    .sort();
   const resources = Object.fromEntries(files.map((f) => [f.slice(0, -5), { notices: JSON.parse(readFileSync(join(LOCALES_DIR, f), 'utf8')) }]));
   const languages = Object.keys(resources);
   const instance = i18next.createInstance();
@@ -47,7 +49,8 @@ function load(): { i18n: i18n; languages: string[] } {
   for (const language of languages) {
     for (const type of NOTICE_TYPES) {
       for (const part of ['subject', 'text'] as const) {
-        if (typeof instance.getResource(language, 'notices', `${type}.${part}`) !== 'string') throw new Error(`notice texts: locales/${language}.json lacks ${type}.${part}`);
+        if (typeof instance.getResource(language, 'notices', `${type}.${part}`) !== 'string')
+          throw new Error(`notice texts: locales/${language}.json lacks ${type}.${part}`);
       }
     }
   }

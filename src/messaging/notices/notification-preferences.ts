@@ -61,7 +61,10 @@ export class NotificationPreferences {
 
   /** The deliveries of `type` to each recipient (by id): empty when turned off or without any address. */
   async deliveries(recipients: readonly Reachable[], type: NoticeType): Promise<Map<number, NoticeDelivery[]>> {
-    const media = await this.mediaFor(recipients.map((r) => r.id), type);
+    const media = await this.mediaFor(
+      recipients.map((r) => r.id),
+      type,
+    );
     return new Map(recipients.map((r) => [r.id, deliveriesFor(media.get(r.id) ?? DEFAULT_PREFERENCE, r)]));
   }
 
@@ -85,8 +88,13 @@ export class NotificationPreferences {
    * is a 420 naming every such parameter (`preferences[password_reset]`), before anything is written.
    * Returns what changed, `{type: {from, to}}` (the effective media before and after).
    */
-  async update(personId: number, choices: Partial<Record<NoticeType, PreferenceMedium | null>>): Promise<Record<string, { from: PreferenceMedium; to: PreferenceMedium }>> {
-    const refused = Object.entries(choices).filter(([type, medium]) => medium === 'none' && this.requiredBy(type as NoticeType) !== null).map(([type]) => type);
+  async update(
+    personId: number,
+    choices: Partial<Record<NoticeType, PreferenceMedium | null>>,
+  ): Promise<Record<string, { from: PreferenceMedium; to: PreferenceMedium }>> {
+    const refused = Object.entries(choices)
+      .filter(([type, medium]) => medium === 'none' && this.requiredBy(type as NoticeType) !== null)
+      .map(([type]) => type);
     if (refused.length) {
       const names = refused.map((t) => `preferences[${t}]`);
       throw ApiError.malformed(
@@ -96,7 +104,9 @@ export class NotificationPreferences {
     }
     const before = new Map((await this.list(personId)).map((v) => [v.notice_type, v.medium]));
     const set = Object.entries(choices).filter(([, m]) => m !== null && m !== undefined) as [NoticeType, PreferenceMedium][];
-    const cleared = Object.entries(choices).filter(([, m]) => m === null).map(([t]) => t);
+    const cleared = Object.entries(choices)
+      .filter(([, m]) => m === null)
+      .map(([t]) => t);
     if (set.length) {
       await this.db.raw(
         `insert into ?? as np (person_id, notice_type, medium)

@@ -98,7 +98,10 @@ export class OutboxAge {
             where d.state in ('queued', 'sending') order by d.id limit 1)`,
         )
         .join(' union all ');
-      const { rows } = await knex.raw(sql, parts.flatMap((t) => [t.schema_name, t.schema_name, t.schema_name]));
+      const { rows } = await knex.raw(
+        sql,
+        parts.flatMap((t) => [t.schema_name, t.schema_name, t.schema_name]),
+      );
       const oldest = new Map<string, number>(rows.map((r: { schema: string; oldest: number }) => [r.schema, Number(r.oldest)]));
       for (const t of parts) this.known.set(t.schema_name, { version: versions.get(t.schema_name)!, oldest: oldest.get(t.schema_name) ?? null });
     }

@@ -28,7 +28,11 @@ export class OutboxMetrics implements MetricsSource {
         const rows = await withTimeout(readSharedCounter(root, 'delivery-failures'), 2000).catch(() => null);
         if (!rows) return; // Redis away: nothing this scrape (the fold keeps what it knew)
         const totals = rows.map(({ labels: [tenant, medium], value }) => ({ tenant, rest: [medium], value }));
-        for (const { labels: [tenant, medium], value } of failures.fold(totals, labels)) this.inc({ tenant, medium }, value);
+        for (const {
+          labels: [tenant, medium],
+          value,
+        } of failures.fold(totals, labels))
+          this.inc({ tenant, medium }, value);
       },
     });
     // The outbox reader is looked up at scrape time, as the queues are.

@@ -27,6 +27,12 @@ export class OutboxSignal {
   ) {}
 
   notify(tenantId: number): Promise<void> {
-    return signalPendingTenant(this.redis, pendingTenantsKey(this.prefix), tenantId, this.logger, 'outbox signal not sent; the relay sweep will pick the message up');
+    return signalPendingTenant(
+      this.redis,
+      pendingTenantsKey(this.prefix),
+      tenantId,
+      this.logger,
+      'outbox signal not sent; the relay sweep will pick the message up',
+    );
   }
 }

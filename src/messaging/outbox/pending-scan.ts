@@ -22,7 +22,10 @@ export interface OutboxTable {
 export async function migratedSchemas(knex: Knex, schemas: readonly string[], table: string): Promise<Set<string>> {
   if (!schemas.length) return new Set();
   const list = schemas.map(() => '?').join(', ');
-  const { rows } = await knex.raw(`select s from unnest(array[${list}]::text[]) s where to_regclass(format('%I.%I', s, ?::text)) is not null`, [...schemas, table]);
+  const { rows } = await knex.raw(`select s from unnest(array[${list}]::text[]) s where to_regclass(format('%I.%I', s, ?::text)) is not null`, [
+    ...schemas,
+    table,
+  ]);
   return new Set((rows as { s: string }[]).map((r) => r.s));
 }
 
@@ -35,7 +38,11 @@ export async function forEachMigratedChunk(
 ): Promise<void> {
   for (let i = 0; i < tenants.length; i += CHUNK) {
     const chunk = tenants.slice(i, i + CHUNK);
-    const migrated = await migratedSchemas(knex, chunk.map((t) => t.schema), table);
+    const migrated = await migratedSchemas(
+      knex,
+      chunk.map((t) => t.schema),
+      table,
+    );
     const parts = chunk.filter((t) => migrated.has(t.schema));
     if (parts.length) await each(parts);
   }
@@ -66,6 +73,11 @@ export async function tenantsWithPending(knex: Knex, tenants: readonly ScanTenan
  */
 export function pendingProbe(knex: Knex, parts: readonly ScanTenant[], outbox: OutboxTable): Knex.Raw {
   const states = outbox.pendingStates.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ');
-  const sql = parts.map(() => `(select ?::int as id from (select id from ??.?? where state in (${states}) order by id limit 1) first_pending)`).join(' union all ');
-  return knex.raw(sql, parts.flatMap((t) => [t.id, t.schema, outbox.table]));
+  const sql = parts
+    .map(() => `(select ?::int as id from (select id from ??.?? where state in (${states}) order by id limit 1) first_pending)`)
+    .join(' union all ');
+  return knex.raw(
+    sql,
+    parts.flatMap((t) => [t.id, t.schema, outbox.table]),
+  );
 }

@@ -78,6 +78,10 @@ export class ExpiryRemindersRepository {
 
   /** Links the claimed rows to the message that went into the outbox for them. */
   async attachMessage(registrationId: number, thresholds: number[], messageId: number): Promise<void> {
-    await this.db.table('expiry_reminders').where('person_competence_id', registrationId).whereIn('threshold_days', thresholds).update({ message_id: messageId });
+    await this.db
+      .table('expiry_reminders')
+      .where('person_competence_id', registrationId)
+      .whereIn('threshold_days', thresholds)
+      .update({ message_id: messageId });
   }
 }

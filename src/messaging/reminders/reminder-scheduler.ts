@@ -20,11 +20,7 @@ export const SCHEDULED_QUEUE: QueueDefinition = { name: 'scheduled', concurrency
 export class ReminderScheduler extends PeriodicJobScheduler {
   readonly name = 'reminder-scheduler';
 
-  constructor(
-    @inject(QueueRegistry) queues: QueueRegistry,
-    @inject(ENV) env: Env,
-    @inject(LOGGER) logger: Logger,
-  ) {
+  constructor(@inject(QueueRegistry) queues: QueueRegistry, @inject(ENV) env: Env, @inject(LOGGER) logger: Logger) {
     super(queues, logger, {
       queue: SCHEDULED_QUEUE.name,
       schedulerId: REMINDER_SCHEDULER_ID,

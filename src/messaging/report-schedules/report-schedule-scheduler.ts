@@ -20,11 +20,7 @@ export const REPORT_SCHEDULE_SCHEDULER_ID = 'reports.schedules.scan';
 export class ReportScheduleScheduler extends PeriodicJobScheduler {
   readonly name = 'report-schedule-scheduler';
 
-  constructor(
-    @inject(QueueRegistry) queues: QueueRegistry,
-    @inject(ENV) env: Env,
-    @inject(LOGGER) logger: Logger,
-  ) {
+  constructor(@inject(QueueRegistry) queues: QueueRegistry, @inject(ENV) env: Env, @inject(LOGGER) logger: Logger) {
     super(queues, logger, {
       queue: SCHEDULED_QUEUE.name,
       schedulerId: REPORT_SCHEDULE_SCHEDULER_ID,

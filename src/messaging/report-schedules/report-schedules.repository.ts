@@ -66,7 +66,11 @@ export class ReportSchedulesRepository {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   count(): Promise<number> {
-    return this.db.table('report_schedules').count('* as n').first().then((r) => Number(r?.n ?? 0));
+    return this.db
+      .table('report_schedules')
+      .count('* as n')
+      .first()
+      .then((r) => Number(r?.n ?? 0));
   }
 
   /** Serialises creations of the tenant (the cap on schedules per tenant) until the transaction ends. */
@@ -75,7 +79,10 @@ export class ReportSchedulesRepository {
   }
 
   async insert(f: ScheduleFields, ownerId: number, now: Date): Promise<ScheduleRow> {
-    const [row] = await this.db.table('report_schedules').insert({ ...columns(f), owner_id: ownerId, active_from: now, created_at: now, updated_at: now }).returning('*');
+    const [row] = await this.db
+      .table('report_schedules')
+      .insert({ ...columns(f), owner_id: ownerId, active_from: now, created_at: now, updated_at: now })
+      .returning('*');
     return row;
   }
 
@@ -135,6 +142,11 @@ export class ReportSchedulesRepository {
 
   /** The periods a schedule sent, newest first. */
   runs(scheduleId: number, limit = 20): Promise<{ period_key: string; outcome: string; message_ids: number[]; created_at: Date }[]> {
-    return this.db.table('report_schedule_runs').where({ schedule_id: scheduleId }).orderBy('created_at', 'desc').limit(limit).select('period_key', 'outcome', 'message_ids', 'created_at');
+    return this.db
+      .table('report_schedule_runs')
+      .where({ schedule_id: scheduleId })
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .select('period_key', 'outcome', 'message_ids', 'created_at');
   }
 }

@@ -1,9 +1,7 @@
 import { addDays, addMonths, dayIn, instantIn } from '../../platform/time/tenant-clock';
 
 /** When a schedule sends: weekly on an ISO weekday (1 Monday ... 7 Sunday) or monthly on a day (1-28, or the month's last), at HH:MM. */
-export type Timing =
-  | { frequency: 'weekly'; weekday: number; time: string }
-  | { frequency: 'monthly'; day: number | 'last'; time: string };
+export type Timing = { frequency: 'weekly'; weekday: number; time: string } | { frequency: 'monthly'; day: number | 'last'; time: string };
 
 export interface Period {
   /** Unique per schedule and period: `weekly:<the Monday of the ISO week>` or `monthly:<YYYY-MM>`. */

@@ -8,9 +8,7 @@ import { WebhookTargets, type AttemptResult } from './webhook-targets';
 import { WEBHOOK_TIMING, nextDelayMs, type WebhookTiming } from './webhook-timing';
 import { signatureHeader } from './webhook-secret';
 
-export type WebhookOutcome =
-  | { outcome: 'delivered' | 'failed' | 'skipped' }
-  | { outcome: 'retry'; retryInMs: number; error: string };
+export type WebhookOutcome = { outcome: 'delivered' | 'failed' | 'skipped' } | { outcome: 'retry'; retryInMs: number; error: string };
 
 interface Claimed {
   id: number;
@@ -52,8 +50,13 @@ export class WebhookDeliverer {
       // listed with the attempts, so the admin sees why the event never went out
       await this.uow.run(async (tx) => {
         const trx = tx.get(TENANT_DB);
-        await trx.table('webhook_attempts').insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: `not sent: ${why}`, duration_ms: 0 });
-        await trx.table('webhook_deliveries').where({ id: d.id }).update({ state: 'failed', last_error: d.enabled ? 'no signing secret' : 'endpoint disabled', updated_at: trx.fn.now() });
+        await trx
+          .table('webhook_attempts')
+          .insert({ delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, status_code: null, error: `not sent: ${why}`, duration_ms: 0 });
+        await trx
+          .table('webhook_deliveries')
+          .where({ id: d.id })
+          .update({ state: 'failed', last_error: d.enabled ? 'no signing secret' : 'endpoint disabled', updated_at: trx.fn.now() });
       });
       return { outcome: 'failed' };
     }

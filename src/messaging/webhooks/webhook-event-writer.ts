@@ -49,7 +49,12 @@ export class WebhookEventWriter implements OutboundEvents {
   ) {}
 
   private endpoints(type: OutboundEventType): Promise<{ id: number }[]> {
-    return this.db.table('webhook_endpoints').where('enabled', true).whereRaw('? = any(events)', [type]).select('id').then((rows: { id: number }[]) => rows);
+    return this.db
+      .table('webhook_endpoints')
+      .where('enabled', true)
+      .whereRaw('? = any(events)', [type])
+      .select('id')
+      .then((rows: { id: number }[]) => rows);
   }
 
   expect(type: OutboundEventType): void {
@@ -65,7 +70,11 @@ export class WebhookEventWriter implements OutboundEvents {
     if (endpoints.length === 0) return;
     const resolved = typeof data === 'function' ? await data() : data;
     if (!resolved) return;
-    await this.writeTo(type, resolved, endpoints.map((e) => e.id));
+    await this.writeTo(
+      type,
+      resolved,
+      endpoints.map((e) => e.id),
+    );
   }
 
   /** One event to the endpoints named (the test event goes to one endpoint, whatever it subscribes to). */

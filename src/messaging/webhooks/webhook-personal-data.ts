@@ -42,15 +42,21 @@ export class WebhookEventPersonalData implements PersonDataHolder {
   async erase(tx: Transaction, personId: number, person: ErasedPerson): Promise<ErasureStep> {
     const db = tx.get(TENANT_DB);
     const values = new Set(person.identifiers);
-    const rows: { id: string; body: string }[] = await db.table('webhook_events').where((w) => {
-      w.whereRaw("(body::jsonb #>> '{data,person_id}') = ?", [String(personId)]);
-      for (const v of values) w.orWhereRaw('strpos(body, ?) > 0', [JSON.stringify(v)]);
-    }).select('id', 'body');
+    const rows: { id: string; body: string }[] = await db
+      .table('webhook_events')
+      .where((w) => {
+        w.whereRaw("(body::jsonb #>> '{data,person_id}') = ?", [String(personId)]);
+        for (const v of values) w.orWhereRaw('strpos(body, ?) > 0', [JSON.stringify(v)]);
+      })
+      .select('id', 'body');
     let rewritten = 0;
     for (const row of rows) {
       const { value, changed } = scrub(JSON.parse(row.body), values, person.placeholder);
       if (!changed) continue;
-      await db.table('webhook_events').where({ id: row.id }).update({ body: JSON.stringify(value) });
+      await db
+        .table('webhook_events')
+        .where({ id: row.id })
+        .update({ body: JSON.stringify(value) });
       rewritten += 1;
     }
     return { details: { webhook_events_rewritten: rewritten } };

@@ -157,7 +157,13 @@ export class WebhookRelay implements BackgroundWorker {
     const look = { moved: moving.length, leftOver: found.due.length > moving.length, inFlight: found.in_flight };
     if (moving.length === 0) return look;
     await this.enqueue(tenantId, moving);
-    await db.table('webhook_deliveries').whereIn('id', moving.map((r) => r.id)).update({ relayed_at: db.fn.now(), next_attempt_at: db.fn.now() });
+    await db
+      .table('webhook_deliveries')
+      .whereIn(
+        'id',
+        moving.map((r) => r.id),
+      )
+      .update({ relayed_at: db.fn.now(), next_attempt_at: db.fn.now() });
     const again = moving.filter((r) => r.stale).length;
     if (again) this.logger.info({ tenantId, deliveries: again }, 'webhook relay: deliveries relayed again (job lost or worker died)');
     return look;

@@ -18,7 +18,10 @@ export async function dropOldWebhookEvents(knex: Knex, tenants: readonly ScanTen
     const total = parts.map((_, i) => `(select count(*) from d${i})`).join(' + ');
     await knex.transaction(async (trx) => {
       await trx.raw(`set local lock_timeout = '${LOCK_TIMEOUT}'; set local statement_timeout = '${STATEMENT_TIMEOUT}'`);
-      const { rows } = await trx.raw(`with ${ctes}\nselect ${total} as n`, parts.flatMap((t) => [t.schema, before]));
+      const { rows } = await trx.raw(
+        `with ${ctes}\nselect ${total} as n`,
+        parts.flatMap((t) => [t.schema, before]),
+      );
       dropped += Number(rows[0].n);
     });
   });

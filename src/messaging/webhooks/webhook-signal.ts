@@ -27,6 +27,12 @@ export class WebhookSignal {
   ) {}
 
   notify(tenantId: number): Promise<void> {
-    return signalPendingTenant(this.redis, webhookTenantsKey(this.prefix), tenantId, this.logger, 'webhook signal not sent; the relay sweep will pick the event up');
+    return signalPendingTenant(
+      this.redis,
+      webhookTenantsKey(this.prefix),
+      tenantId,
+      this.logger,
+      'webhook signal not sent; the relay sweep will pick the event up',
+    );
   }
 }

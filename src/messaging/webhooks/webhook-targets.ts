@@ -81,7 +81,7 @@ export class WebhookTargets {
       const timer = setTimeout(() => resolve([]), CREATE_LOOKUP_MS);
       this.lookup(host, { all: true }, (err, found) => {
         clearTimeout(timer);
-        resolve(err ? [] : (found).map((a) => a.address));
+        resolve(err ? [] : found.map((a) => a.address));
       });
     });
   }

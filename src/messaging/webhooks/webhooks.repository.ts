@@ -69,7 +69,10 @@ export class WebhooksRepository {
   }
 
   async update(id: number, change: Record<string, unknown>): Promise<void> {
-    await this.db.table('webhook_endpoints').where({ id }).update({ ...change, updated_at: this.db.fn.now() });
+    await this.db
+      .table('webhook_endpoints')
+      .where({ id })
+      .update({ ...change, updated_at: this.db.fn.now() });
   }
 
   async delete(id: number): Promise<void> {
@@ -87,8 +90,17 @@ export class WebhooksRepository {
       .limit(page.limit)
       .offset(page.offset)
       .select(
-        'a.id as attempt_id', 'a.delivery_id', 'e.uid as event_id', 'e.type', 'a.attempt', 'a.status_code', 'a.error', 'a.duration_ms', 'a.at',
-        'd.state as delivery_state', 'd.next_attempt_at',
+        'a.id as attempt_id',
+        'a.delivery_id',
+        'e.uid as event_id',
+        'e.type',
+        'a.attempt',
+        'a.status_code',
+        'a.error',
+        'a.duration_ms',
+        'a.at',
+        'd.state as delivery_state',
+        'd.next_attempt_at',
       );
     return rows.map((r: AttemptRow) => ({ ...r, attempt_id: Number(r.attempt_id), delivery_id: Number(r.delivery_id) }));
   }

@@ -74,7 +74,10 @@ export class WebhooksService {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${this.tenant.schema}:webhook_endpoints`]);
     const [{ n }] = await trx.table('webhook_endpoints').count<{ n: string }[]>('* as n');
     if (Number(n) >= cap) {
-      throw new ApiError(409, `this tenant has ${n} webhook endpoints, the most config item webhooks.max_endpoints allows (${cap}); delete one or raise the item`);
+      throw new ApiError(
+        409,
+        `this tenant has ${n} webhook endpoints, the most config item webhooks.max_endpoints allows (${cap}); delete one or raise the item`,
+      );
     }
   }
 
@@ -120,7 +123,9 @@ export class WebhooksService {
       if (!row) throw ApiError.notFound(`webhook ${id}`);
       const until = new Date(Date.now() + ROTATION_OVERLAP_MS);
       await repo.update(id, { secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: until });
-      await tx.get(AuditTrail).record({ type: 'webhook.secret_rotated', actor: user.userName, subject: String(id), details: { previous_signs_until: until.toISOString() } });
+      await tx
+        .get(AuditTrail)
+        .record({ type: 'webhook.secret_rotated', actor: user.userName, subject: String(id), details: { previous_signs_until: until.toISOString() } });
     });
     return (await this.repo.byId(id))!;
   }

@@ -81,9 +81,12 @@ export class OrganisationAuthoring {
     const param = 'organisation_data[parent_id]';
     if (to === row.id) throw ApiError.malformed(param, `organisation ${row.id} cannot be its own parent`);
     if (!(await orgs.findById(to))) throw ApiError.malformed(param, `no organisation ${to}`);
-    if (await orgs.isWithin(row.id, to)) throw ApiError.malformed(param, `organisation ${to} lies below organisation ${row.id}; moving it there would make a cycle`);
+    if (await orgs.isWithin(row.id, to))
+      throw ApiError.malformed(param, `organisation ${to} lies below organisation ${row.id}; moving it there would make a cycle`);
     if (!user.superuser && !(await tx.get(PersonAccess).managesOrganisation(user, to))) {
-      throw ApiError.forbidden(`not authorised to move this organisation under organisation ${to}: a manager moves organisations only within the ones they manage`);
+      throw ApiError.forbidden(
+        `not authorised to move this organisation under organisation ${to}: a manager moves organisations only within the ones they manage`,
+      );
     }
   }
 
@@ -107,9 +110,19 @@ export class OrganisationAuthoring {
       const managers = (await tx.get(OrganisationManagersRepository).managersOf(id)).map((m) => m.user_name);
       await orgs.remove(id);
       const audit = tx.get(AuditTrail);
-      await audit.record({ type: 'organisation.deleted', actor: user.userName, subject: String(id), details: { name: row.name, parent_id: row.parent_id ?? 0, managers } });
+      await audit.record({
+        type: 'organisation.deleted',
+        actor: user.userName,
+        subject: String(id),
+        details: { name: row.name, parent_id: row.parent_id ?? 0, managers },
+      });
       for (const m of managers) {
-        await audit.record({ type: 'manager.removed', actor: user.userName, subject: m, details: { organisation_id: id, organisation: row.name, organisation_deleted: true } });
+        await audit.record({
+          type: 'manager.removed',
+          actor: user.userName,
+          subject: m,
+          details: { organisation_id: id, organisation: row.name, organisation_deleted: true },
+        });
       }
       return row;
     });
@@ -123,13 +136,16 @@ export class OrganisationAuthoring {
       // a deactivated account cannot log in: appointing it would grant rights nobody can use, and hide the mistake
       if (person.deactivated_at) throw new ApiError(409, `${userName} is deactivated; reactivate them before appointing them as a manager`);
       if (!user.superuser) {
-        if (person.id === user.personId) throw ApiError.forbidden('not authorised to make yourself a manager: only a superuser may (a manager never widens their own rights)');
+        if (person.id === user.personId)
+          throw ApiError.forbidden('not authorised to make yourself a manager: only a superuser may (a manager never widens their own rights)');
         if (!(await tx.get(PersonAccess).canActAsManagerOf(user, person))) {
           throw ApiError.forbidden(`not authorised to appoint ${userName}: a manager appoints only persons they manage (not someone who manages them)`);
         }
       }
       if (!(await tx.get(OrganisationManagersRepository).add(person.id, id))) return `${userName} already manages organisation ${id}; nothing changed`;
-      await tx.get(AuditTrail).record({ type: 'manager.added', actor: user.userName, subject: userName, details: { organisation_id: id, organisation: row.name } });
+      await tx
+        .get(AuditTrail)
+        .record({ type: 'manager.added', actor: user.userName, subject: userName, details: { organisation_id: id, organisation: row.name } });
       return `${userName} now manages organisation ${id}`;
     });
   }
@@ -143,7 +159,9 @@ export class OrganisationAuthoring {
         throw ApiError.forbidden(`not authorised to remove ${userName}: they manage you; only a superuser may`);
       }
       if (!(await tx.get(OrganisationManagersRepository).remove(person.id, id))) return `${userName} does not manage organisation ${id}; nothing changed`;
-      await tx.get(AuditTrail).record({ type: 'manager.removed', actor: user.userName, subject: userName, details: { organisation_id: id, organisation: row.name } });
+      await tx
+        .get(AuditTrail)
+        .record({ type: 'manager.removed', actor: user.userName, subject: userName, details: { organisation_id: id, organisation: row.name } });
       return `${userName} no longer manages organisation ${id}`;
     });
   }

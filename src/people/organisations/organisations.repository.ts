@@ -40,7 +40,10 @@ export class OrganisationsRepository {
   }
 
   list(filter: OrganisationFilter, page: Paging): Promise<OrganisationRow[]> {
-    const q = this.db.table('organisations').select(COLUMNS).orderBy([{ column: 'name' }, { column: 'id' }]);
+    const q = this.db
+      .table('organisations')
+      .select(COLUMNS)
+      .orderBy([{ column: 'name' }, { column: 'id' }]);
     if (filter.parentId === null) q.whereNull('parent_id');
     else if (filter.parentId !== undefined) q.where('parent_id', filter.parentId);
     if (filter.ids) q.whereIn('id', filter.ids);
@@ -48,7 +51,11 @@ export class OrganisationsRepository {
   }
 
   children(id: number): Promise<Pick<OrganisationRow, 'id' | 'name'>[]> {
-    return this.db.table('organisations').select('id', 'name').where({ parent_id: id }).orderBy([{ column: 'name' }, { column: 'id' }]);
+    return this.db
+      .table('organisations')
+      .select('id', 'name')
+      .where({ parent_id: id })
+      .orderBy([{ column: 'name' }, { column: 'id' }]);
   }
 
   /** The given organisations and every organisation below them. */
@@ -68,13 +75,24 @@ export class OrganisationsRepository {
   /** Organisations by external id (an import's batch), in one statement; an external id may name several. */
   findByExternIds(values: readonly string[]): Promise<OrganisationRow[]> {
     if (values.length === 0) return Promise.resolve([]);
-    return this.db.table('organisations').select(COLUMNS).whereIn('extern_organisation_id', [...new Set(values)]).orderBy('id');
+    return this.db
+      .table('organisations')
+      .select(COLUMNS)
+      .whereIn('extern_organisation_id', [...new Set(values)])
+      .orderBy('id');
   }
 
   /** Ids among `ids` that are no organisation. */
   async missing(ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const found = new Set((await this.db.table('organisations').whereIn('id', [...new Set(ids)]).select('id')).map((r: { id: number }) => r.id));
+    const found = new Set(
+      (
+        await this.db
+          .table('organisations')
+          .whereIn('id', [...new Set(ids)])
+          .select('id')
+      ).map((r: { id: number }) => r.id),
+    );
     return [...new Set(ids)].filter((id) => !found.has(id));
   }
 
@@ -111,7 +129,10 @@ export class OrganisationsRepository {
   }
 
   async update(id: number, columns: Partial<Omit<OrganisationRow, 'id' | 'created_at' | 'updated_at'>>): Promise<void> {
-    await this.db.table('organisations').where({ id }).update({ ...columns, updated_at: this.db.fn.now() });
+    await this.db
+      .table('organisations')
+      .where({ id })
+      .update({ ...columns, updated_at: this.db.fn.now() });
   }
 
   /** Deletes the row; its manager links go with it (foreign key cascade). */

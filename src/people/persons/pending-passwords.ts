@@ -50,7 +50,12 @@ export class PendingPasswords {
     const updated = await this.db
       .table('persons')
       .where({ id: personId })
-      .where((q) => void q.whereNull('credentials_changed_at').orWhereRaw('credentials_changed_at <= ?::timestamptz', [requestedAt instanceof Date ? requestedAt.toISOString() : requestedAt]))
+      .where(
+        (q) =>
+          void q
+            .whereNull('credentials_changed_at')
+            .orWhereRaw('credentials_changed_at <= ?::timestamptz', [requestedAt instanceof Date ? requestedAt.toISOString() : requestedAt]),
+      )
       .update({
         pending_password_earlier: this.db.raw(
           `case when ? then (array_append(coalesce(pending_password_earlier, '{}'), pending_password_hash))[greatest(1, coalesce(cardinality(pending_password_earlier), 0) + 2 - ${MAX_EARLIER}):] else null end`,

@@ -45,7 +45,11 @@ export class PersonChangeRecorder {
       if (c.changes[field] === undefined || c.changes[field] === c.target[field]) continue;
       noticed.push(field);
       // the values themselves are personal data the log does not need; whether one was set is enough
-      await audit.record({ ...base, type: `${field}.changed`, details: { by: self ? 'self' : 'other', had_value: c.target[field] !== null, has_value: c.changes[field] !== null } });
+      await audit.record({
+        ...base,
+        type: `${field}.changed`,
+        details: { by: self ? 'self' : 'other', had_value: c.target[field] !== null, has_value: c.changes[field] !== null },
+      });
     }
     if (c.rolesAfter) await this.rolesChanged(c.user, c.target.user_name, c.rolesBefore ?? [], c.rolesAfter);
     return noticed;

@@ -112,6 +112,8 @@ export async function newPersonColumns(data: PersonCreateData, organisationId: n
 /** Field names of a person change as receivers know them (password, not its hash; roles). */
 export function changedFields(changes: Record<string, unknown>, roles: boolean): string[] {
   const internal = ['password_changed_at', 'must_change_password'];
-  const names = Object.keys(changes).filter((k) => !internal.includes(k)).map((k) => (k === 'password_hash' ? 'password' : k));
+  const names = Object.keys(changes)
+    .filter((k) => !internal.includes(k))
+    .map((k) => (k === 'password_hash' ? 'password' : k));
   return roles ? [...names, 'roles'] : names;
 }

@@ -2,7 +2,22 @@ import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors/api-error';
 
 /** Columns a condition may test; `active` is "not deactivated". */
-export const CONDITION_COLUMNS = ['id', 'user_name', 'extern_person_id', 'email', 'mobile', 'phone', 'firstname', 'lastname', 'jobtitle', 'employee_code', 'language', 'active', 'created_at', 'updated_at'] as const;
+export const CONDITION_COLUMNS = [
+  'id',
+  'user_name',
+  'extern_person_id',
+  'email',
+  'mobile',
+  'phone',
+  'firstname',
+  'lastname',
+  'jobtitle',
+  'employee_code',
+  'language',
+  'active',
+  'created_at',
+  'updated_at',
+] as const;
 export type ConditionColumn = (typeof CONDITION_COLUMNS)[number];
 export type ConditionOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'pr' | 'gt' | 'ge' | 'lt' | 'le';
 

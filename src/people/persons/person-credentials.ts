@@ -18,7 +18,10 @@ export class PersonCredentials {
   constructor(@inject(TENANT_DB) private readonly db: TenantDb) {}
 
   forLogin(userName: string): Promise<LoginRow | undefined> {
-    return this.db.table('persons').where({ user_name: userName }).first([...ACCOUNT_COLUMNS, 'password_hash', ...PENDING_COLUMNS]);
+    return this.db
+      .table('persons')
+      .where({ user_name: userName })
+      .first([...ACCOUNT_COLUMNS, 'password_hash', ...PENDING_COLUMNS]);
   }
 
   async passwordHash(personId: number): Promise<string | null> {

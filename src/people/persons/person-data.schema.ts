@@ -45,10 +45,7 @@ export const userName = z
   .trim()
   .regex(/^[A-Za-z0-9._@+-]{1,100}$/, 'must be 1-100 letters, digits or . _ @ + -');
 
-export const newPassword = z
-  .string()
-  .min(8, 'must be at least 8 characters')
-  .max(200, 'must be at most 200 characters');
+export const newPassword = z.string().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters');
 
 /** The writable Person fields of the spec (except user_name/password, which have their own rules). */
 export const PersonProfileShape = {
@@ -84,9 +81,7 @@ export const PersonUpdateData = z
   .strict();
 export type PersonUpdateData = z.infer<typeof PersonUpdateData>;
 
-export const PersonCreateData = z
-  .object({ ...PersonProfileShape, user_name: userName, password: newPassword.optional() })
-  .strict();
+export const PersonCreateData = z.object({ ...PersonProfileShape, user_name: userName, password: newPassword.optional() }).strict();
 export type PersonCreateData = z.infer<typeof PersonCreateData>;
 
 /** The profile columns that are written as they are. */

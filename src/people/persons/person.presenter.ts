@@ -19,7 +19,9 @@ export const Person = z
     organisation_id: z.number().int().nullable().describe('the organisation the person is a member of'),
     employee_code: z.string().nullable(),
   })
-  .describe('Person, simple view (lists by default, view=simple): person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code.')
+  .describe(
+    'Person, simple view (lists by default, view=simple): person_id, user_name, firstname, lastname, jobtitle, email, mobile, organisation_id, employee_code.',
+  )
   .meta({ id: 'Person' });
 
 /** Person, full view: every stored field but credentials, with organisation, roles, managed organisations and the password state. */
@@ -42,7 +44,9 @@ export const PersonFull = Person.extend({
   superuser: z.boolean().describe('may do everything in the tenant'),
   superadmin: z.boolean().describe("the spec's superadmin: reads every role, filters competences by organisation, lists everyone's sign-ons"),
   organisation: OrganisationRef.nullable().describe('the member organisation'),
-  roles: z.array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') })).describe('roles held'),
+  roles: z
+    .array(z.object({ role_id: z.number().int(), name: z.string(), meta_type: z.string().describe('role, specialrole or position') }))
+    .describe('roles held'),
   manages: z.array(OrganisationRef).describe('organisations the person is directly assigned to manage; the subtrees below count too'),
   password_changed_at: isoDateTime().nullable().describe('ISO 8601 date-time; when the person last set their own password'),
   must_change_password: z
@@ -64,7 +68,9 @@ export const PersonFull = Person.extend({
 export const PersonView = z.union([PersonFull, Person]);
 
 /** List view: who the person is and how to reach them. */
-export function presentPersonSimple(p: Pick<PersonRow, 'id' | 'user_name' | 'firstname' | 'lastname' | 'jobtitle' | 'email' | 'mobile' | 'organisation_id' | 'employee_code'>) {
+export function presentPersonSimple(
+  p: Pick<PersonRow, 'id' | 'user_name' | 'firstname' | 'lastname' | 'jobtitle' | 'email' | 'mobile' | 'organisation_id' | 'employee_code'>,
+) {
   return {
     person_id: p.id,
     user_name: p.user_name,

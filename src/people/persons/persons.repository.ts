@@ -44,10 +44,35 @@ export interface PersonFilter {
 }
 
 const TEXT_COLUMNS = [
-  'user_name', 'firstname', 'lastname', 'jobtitle', 'mobile', 'email', 'extern_person_id', 'address', 'postcode',
-  'city', 'phone', 'sex', 'notice', 'employee_code', 'profile_image', 'source', 'code', 'language',
+  'user_name',
+  'firstname',
+  'lastname',
+  'jobtitle',
+  'mobile',
+  'email',
+  'extern_person_id',
+  'address',
+  'postcode',
+  'city',
+  'phone',
+  'sex',
+  'notice',
+  'employee_code',
+  'profile_image',
+  'source',
+  'code',
+  'language',
 ];
-const OTHER_COLUMNS = ['organisation_id', 'superuser', 'superadmin', 'password_changed_at', 'must_change_password', 'deactivated_at', 'created_at', 'updated_at'];
+const OTHER_COLUMNS = [
+  'organisation_id',
+  'superuser',
+  'superadmin',
+  'password_changed_at',
+  'must_change_password',
+  'deactivated_at',
+  'created_at',
+  'updated_at',
+];
 
 /** What the simple view shows: a list of them selects nothing else (no dates to parse, less to send). */
 export const SIMPLE_COLUMNS = ['id', 'user_name', 'firstname', 'lastname', 'jobtitle', 'email', 'mobile', 'organisation_id', 'employee_code'] as const;
@@ -142,8 +167,18 @@ export class PersonsRepository {
 
   /** Persons matching `c`, deactivated ones included, in id order, and how many match in all (SCIM's GET /Users). */
   async search(c: PersonCondition, page: Paging): Promise<{ total: number; rows: PersonRow[] }> {
-    const [{ n }] = await this.db.table('persons as p').modify((q) => whereCondition(q, 'p', c)).count({ n: '*' });
-    const rows = page.limit === 0 ? [] : await this.select().modify((q) => whereCondition(q, 'p', c)).orderBy('p.id').limit(page.limit).offset(page.offset);
+    const [{ n }] = await this.db
+      .table('persons as p')
+      .modify((q) => whereCondition(q, 'p', c))
+      .count({ n: '*' });
+    const rows =
+      page.limit === 0
+        ? []
+        : await this.select()
+            .modify((q) => whereCondition(q, 'p', c))
+            .orderBy('p.id')
+            .limit(page.limit)
+            .offset(page.offset);
     return { total: Number(n), rows };
   }
 
@@ -184,7 +219,11 @@ export class PersonsRepository {
   /** Updates the person and answers the row as it is now (undefined: no such person). */
   async update(id: number, changes: Record<string, unknown>): Promise<PersonRow | undefined> {
     try {
-      const [updated] = await this.db.table('persons').where({ id }).update({ ...changes, updated_at: this.db.fn.now() }).returning(this.rowColumns(''));
+      const [updated] = await this.db
+        .table('persons')
+        .where({ id })
+        .update({ ...changes, updated_at: this.db.fn.now() })
+        .returning(this.rowColumns(''));
       return updated;
     } catch (e) {
       throw translate(e, changes.user_name);

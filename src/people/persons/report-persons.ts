@@ -57,12 +57,18 @@ export class ReportPersons {
 
   /** The persons these user names name (active or not): id and organisation, for the access check and the 404 of unknown names. */
   async named(userNames: readonly string[]): Promise<{ id: number; user_name: string; organisation_id: number | null }[]> {
-    return this.db.table('persons').whereIn('user_name', [...new Set(userNames)]).select('id', 'user_name', 'organisation_id');
+    return this.db
+      .table('persons')
+      .whereIn('user_name', [...new Set(userNames)])
+      .select('id', 'user_name', 'organisation_id');
   }
 
   /** A person-id sub-query of these ids, for PersonFilter.personIds. */
   withIds(ids: readonly number[]): Knex.QueryBuilder {
-    return this.db.table('persons').whereIn('id', [...ids]).select('id');
+    return this.db
+      .table('persons')
+      .whereIn('id', [...ids])
+      .select('id');
   }
 
   /** The organisation and every one below it (or only itself), with parents; the subtree's top has parent_id null. */

@@ -2,15 +2,17 @@ import { z } from 'zod';
 import type { TenantDb } from '../tenant-scope/tenant-db';
 import type { Paging } from '../http/param-types';
 
-export const AuditLogEntry = z.object({
-  audit_id: z.number().int(),
-  at: z.string(),
-  type: z.string(),
-  actor: z.string(),
-  subject: z.string().nullable(),
-  ip: z.string().nullable(),
-  details: z.record(z.string(), z.unknown()),
-}).meta({ id: 'AuditLogEntry' });
+export const AuditLogEntry = z
+  .object({
+    audit_id: z.number().int(),
+    at: z.string(),
+    type: z.string(),
+    actor: z.string(),
+    subject: z.string().nullable(),
+    ip: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditLogEntry' });
 export type AuditLogEntry = z.infer<typeof AuditLogEntry>;
 
 export interface AuditLogFilter {
@@ -31,7 +33,13 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
   }
   if (filter.start) q.where('at', '>=', filter.start);
   if (filter.end) q.where('at', '<', filter.end);
-  const rows = await q.orderBy([{ column: 'at', order: 'desc' }, { column: 'audit_id', order: 'desc' }]).limit(page.limit).offset(page.offset);
+  const rows = await q
+    .orderBy([
+      { column: 'at', order: 'desc' },
+      { column: 'audit_id', order: 'desc' },
+    ])
+    .limit(page.limit)
+    .offset(page.offset);
   return rows.map((r: any) => ({ ...r, audit_id: Number(r.audit_id), at: new Date(r.at).toISOString() }));
 }
 
@@ -40,8 +48,11 @@ export async function listAuditLog(db: TenantDb, filter: AuditLogFilter, page: P
  * so entries under a former user name are in and a former holder of the person's user name's are not.
  */
 export async function auditEntriesOf(db: TenantDb, personId: number, page?: { limit: number; offset: number }): Promise<Record<string, unknown>[]> {
-  const query = db.table('audit_log').where((w) => void w.where('actor_id', personId).orWhere('subject_id', personId))
-    .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details').orderBy('audit_id');
+  const query = db
+    .table('audit_log')
+    .where((w) => void w.where('actor_id', personId).orWhere('subject_id', personId))
+    .select('audit_id', 'at', 'type', 'actor', 'subject', 'ip', 'details')
+    .orderBy('audit_id');
   const rows = await (page ? query.limit(page.limit).offset(page.offset) : query);
   return rows.map((e: { audit_id: string }) => ({ ...e, audit_id: Number(e.audit_id) }));
 }
@@ -54,10 +65,16 @@ export async function auditEntriesOf(db: TenantDb, personId: number, page?: { li
 export async function renameInAuditLog(trx: TenantDb, personId: number, placeholder: string): Promise<string[]> {
   await trx.raw("set local app.audit_erasure = 'on'");
   // every name the person was logged under (a former user name too), found by id
-  const names = (await trx.raw(
-    'select actor as name from ?? where actor_id = ? union select subject from ?? where subject_id = ? and subject is not null',
-    [trx.ref('audit_log'), personId, trx.ref('audit_log'), personId],
-  )).rows.map((r: { name: string }) => r.name).filter((n: string) => n !== placeholder);
+  const names = (
+    await trx.raw('select actor as name from ?? where actor_id = ? union select subject from ?? where subject_id = ? and subject is not null', [
+      trx.ref('audit_log'),
+      personId,
+      trx.ref('audit_log'),
+      personId,
+    ])
+  ).rows
+    .map((r: { name: string }) => r.name)
+    .filter((n: string) => n !== placeholder);
   await trx.table('audit_log').where('actor_id', personId).update({ actor: placeholder });
   await trx.table('audit_log').where('subject_id', personId).update({ subject: placeholder });
   await trx.raw("set local app.audit_erasure = 'off'");

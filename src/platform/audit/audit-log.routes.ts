@@ -17,7 +17,7 @@ export const auditLogRoutes = [
     description:
       'Append-only record of password changes and resets, e-mail/mobile changes, role changes, config item changes (never a secret value), ' +
       'logins and operator actions. Filters: type (one or more exact types, comma-separated or repeated), user_name (the actor or the subject), ' +
-      'startdate (inclusive) and enddate (exclusive; a date without time includes that whole day; days are the tenant\'s, config item tenant.timezone). Paging: limit 1-100 (default 20), offset. ' +
+      "startdate (inclusive) and enddate (exclusive; a date without time includes that whole day; days are the tenant's, config item tenant.timezone). Paging: limit 1-100 (default 20), offset. " +
       'details never holds a password, token or secret.',
     input: z.object({
       type: p.stringList().optional(),

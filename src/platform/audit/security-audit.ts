@@ -86,9 +86,25 @@ export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number] | (string 
  * into both (a later migration replaces the function).
  */
 export const PERSON_SUBJECT_TYPES: readonly string[] = [
-  'login.succeeded', 'login.failed', 'login.throttled', 'login.sso', 'logout', 'password.changed', 'password.reset', 'email.changed',
-  'mobile.changed', 'roles.changed', 'person.erased', 'person.deactivated', 'person.reactivated', 'manager.added', 'manager.removed',
-  'participant.result_recorded', 'certificate.issued', 'calendar_feed.created', 'calendar_feed.revoked',
+  'login.succeeded',
+  'login.failed',
+  'login.throttled',
+  'login.sso',
+  'logout',
+  'password.changed',
+  'password.reset',
+  'email.changed',
+  'mobile.changed',
+  'roles.changed',
+  'person.erased',
+  'person.deactivated',
+  'person.reactivated',
+  'manager.added',
+  'manager.removed',
+  'participant.result_recorded',
+  'certificate.issued',
+  'calendar_feed.created',
+  'calendar_feed.revoked',
   'notification_preferences.changed',
 ];
 

@@ -11,5 +11,10 @@ import { TenantResolver } from '../tenant-scope/tenant-resolver';
 export function writePausedError(req: Request): ApiError {
   const scope = maybeRequestScope(req);
   if (scope) scope.container.resolve(TenantResolver).forget(scope.tenant.id);
-  return new ApiError(503, 'this tenant is being moved to another database cluster: writes pause for a few seconds; retry in 1 second', { retry_after_seconds: 1 }, { 'Retry-After': '1' });
+  return new ApiError(
+    503,
+    'this tenant is being moved to another database cluster: writes pause for a few seconds; retry in 1 second',
+    { retry_after_seconds: 1 },
+    { 'Retry-After': '1' },
+  );
 }

@@ -26,7 +26,6 @@ export interface ConfigItemDefinition<T = unknown> {
 export const CONFIG_SECTIONS = ['security', 'courses', 'messaging', 'integrations'] as const;
 export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 
-
 const origin = z
   .string()
   .url()
@@ -41,9 +40,7 @@ const origin = z
     },
     { message: 'must be an origin: scheme://host[:port] with no path or trailing slash' },
   );
-const hostName = z
-  .string()
-  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name');
+const hostName = z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name');
 const sender = z.string().min(1).max(320);
 const customAttribute = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/i, 'must be a letter followed by letters, digits or _'),
@@ -90,7 +87,7 @@ export const CONFIG_ITEMS = [
   define({
     id: 'cors.origins',
     section: 'security',
-    description: 'Browser origins allowed to call this tenant\'s API with credentials, e.g. https://intranet.example.com.',
+    description: "Browser origins allowed to call this tenant's API with credentials, e.g. https://intranet.example.com.",
     type: 'origin_list',
     schema: z.array(origin).max(100),
     default: [] as string[],
@@ -109,7 +106,8 @@ export const CONFIG_ITEMS = [
   }),
   define({
     id: 'api.rate_limit.per_minute',
-    description: 'Requests per minute one caller (a person; the client address before login) may send to this tenant\'s API; past it 429 with Retry-After. Empty: no limit.',
+    description:
+      "Requests per minute one caller (a person; the client address before login) may send to this tenant's API; past it 429 with Retry-After. Empty: no limit.",
     type: 'int_or_null',
     schema: z.number().int().min(1).max(1_000_000).nullable(),
     default: 1200,
@@ -171,9 +169,12 @@ export const CONFIG_ITEMS = [
   define({
     id: 'sms.from',
     section: 'messaging',
-    description: 'Sender of this tenant\'s SMS: a phone number in E.164 form or an alphanumeric sender id.',
+    description: "Sender of this tenant's SMS: a phone number in E.164 form or an alphanumeric sender id.",
     type: 'string',
-    schema: z.string().regex(/^(\+[1-9]\d{6,14}|[A-Za-z0-9 ]{1,11})$/, 'must be +<digits> or up to 11 letters/digits').nullable(),
+    schema: z
+      .string()
+      .regex(/^(\+[1-9]\d{6,14}|[A-Za-z0-9 ]{1,11})$/, 'must be +<digits> or up to 11 letters/digits')
+      .nullable(),
     default: null,
     secret: false,
     readable: true,
@@ -202,7 +203,7 @@ export const CONFIG_ITEMS = [
     id: 'reminders.days_before',
     section: 'messaging',
     description:
-      'Expiry reminders: days before a registration\'s valid_until (in the tenant\'s calendar) at which the person is reminded, e.g. [30, 7]. ' +
+      "Expiry reminders: days before a registration's valid_until (in the tenant's calendar) at which the person is reminded, e.g. [30, 7]. " +
       'A scan finds registrations whose days left reached a threshold not yet reminded and sends one reminder (by the notification preference of the person for expiry_reminder: e-mail by default, SMS when the person has only a mobile); ' +
       'the thresholds it passed at once count as done too. A renewal starts afresh. Empty list: no reminders.',
     type: 'int_list',
@@ -267,9 +268,7 @@ export function parseConfigValue(id: string, value: unknown): unknown {
   if (!def) throw new ConfigValueError(id, 'unknown config item');
   const result = def.schema.safeParse(value);
   if (!result.success) {
-    const reason = result.error.issues
-      .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-      .join('; ');
+    const reason = result.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
     throw new ConfigValueError(id, reason);
   }
   return result.data;

@@ -33,7 +33,11 @@ export const LIMIT_CONFIG_ITEMS = [
     section: 'courses',
     description: `Most bytes of uploaded files one person may own (default 200 MiB = ${200 * MIB}); past it 413.`,
     type: 'int_or_null',
-    schema: z.number().int().min(0).max(100 * 1024 * MIB),
+    schema: z
+      .number()
+      .int()
+      .min(0)
+      .max(100 * 1024 * MIB),
     default: 200 * MIB,
     secret: false,
     readable: true,
@@ -53,7 +57,11 @@ export const LIMIT_CONFIG_ITEMS = [
     section: 'courses',
     description: `Most bytes of uploaded files the whole tenant may keep (default 10 GiB = ${10 * 1024 * MIB}); past it 413. Keep DATA_DIR/files on a volume of its own.`,
     type: 'int_or_null',
-    schema: z.number().int().min(0).max(10 * 1024 * 1024 * MIB),
+    schema: z
+      .number()
+      .int()
+      .min(0)
+      .max(10 * 1024 * 1024 * MIB),
     default: 10 * 1024 * MIB,
     secret: false,
     readable: true,

@@ -7,8 +7,16 @@ import { define } from './config-item-define';
  * (test/messaging/notification-preferences.test.ts) fails when the two differ.
  */
 export const REQUIRABLE_NOTICE_TYPES = [
-  'login_created', 'password_reset', 'contact_changed', 'sign_on', 'sign_off', 'event_changed', 'waitlist_promotion',
-  'event_cancelled', 'expiry_reminder', 'scheduled_report',
+  'login_created',
+  'password_reset',
+  'contact_changed',
+  'sign_on',
+  'sign_off',
+  'event_changed',
+  'waitlist_promotion',
+  'event_cancelled',
+  'expiry_reminder',
+  'scheduled_report',
 ] as const;
 
 /** A BCP 47 language tag that Intl accepts, kept in its canonical form (`nb-no` → `nb-NO`). */
@@ -61,9 +69,12 @@ export const NOTICE_CONFIG_ITEMS = [
   define({
     id: 'mail.brand_colour',
     section: 'messaging',
-    description: 'Colour (#rrggbb) of the band with the tenant\'s name at the top of notice mails (HTML part); null: a neutral dark grey (#333333).',
+    description: "Colour (#rrggbb) of the band with the tenant's name at the top of notice mails (HTML part); null: a neutral dark grey (#333333).",
     type: 'string',
-    schema: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour #rrggbb').nullable(),
+    schema: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour #rrggbb')
+      .nullable(),
     default: null,
     secret: false,
     readable: true,
@@ -71,7 +82,7 @@ export const NOTICE_CONFIG_ITEMS = [
   define({
     id: 'mail.logo_url',
     section: 'messaging',
-    description: 'https URL of a logo image shown above notice mails (HTML part, alt text: the tenant\'s name); null: the tenant\'s name as text only.',
+    description: "https URL of a logo image shown above notice mails (HTML part, alt text: the tenant's name); null: the tenant's name as text only.",
     type: 'string',
     schema: z
       .string()

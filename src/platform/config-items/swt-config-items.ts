@@ -55,7 +55,11 @@ export const SWT_CONFIG_ITEMS = [
     section: 'security',
     description: 'An SWT token whose ExpiresOn lies further ahead than now plus this many seconds is refused (a token valid for years is a password).',
     type: 'int_or_null',
-    schema: z.number().int().min(60).max(31 * 86400),
+    schema: z
+      .number()
+      .int()
+      .min(60)
+      .max(31 * 86400),
     default: 86400,
     secret: false,
     readable: true,

@@ -2,9 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseClusterNodes, RedisTargetError } from '../redis/redis-target';
 
-const booleanFlag = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const booleanFlag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
 /** express's own names for address ranges (`trust proxy` accepts them next to addresses and CIDRs). */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -28,7 +26,10 @@ const trustProxy = z
   .transform((v, ctx): number | string[] => {
     if (/^\d{1,2}$/.test(v)) return Number(v);
     if (v === 'false') return 0;
-    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const list = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = list.filter((s) => !isProxyAddress(s));
     if (list.length === 0 || bad.length > 0) {
       ctx.addIssue({
@@ -69,7 +70,10 @@ const clusterList = z
   .trim()
   .transform((v, ctx): { name: string; url: string }[] => {
     const out: { name: string; url: string }[] = [];
-    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const at = part.indexOf('=');
       const name = at > 0 ? part.slice(0, at).trim() : '';
       const url = at > 0 ? part.slice(at + 1).trim() : '';
@@ -129,9 +133,15 @@ export const Env = z.object({
     .string()
     .trim()
     .max(320)
-    .regex(/^[^@\s<>]+@[^@\s<>]+$|^[^<>]*<[^@\s<>]+@[^@\s<>]+>$/, 'must be an address (name@example.com) or a name and address ("Training <no-reply@example.com>")')
+    .regex(
+      /^[^@\s<>]+@[^@\s<>]+$|^[^<>]*<[^@\s<>]+@[^@\s<>]+>$/,
+      'must be an address (name@example.com) or a name and address ("Training <no-reply@example.com>")',
+    )
     .optional(),
-  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits')
+    .optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   TWILIO_BASE_URL: optionalUrl(['http://', 'https://']),
   PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -156,20 +166,40 @@ export const Env = z.object({
   MIGRATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Idempotency-Keys one caller (person) of a tenant may hold at once; each is kept 24 h; past it 429. */
   IDEMPOTENCY_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
-  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   /** The platform's ceiling on a caller's rate-limit points per minute: api.rate_limit.per_minute (or none) never goes above it; 0: no ceiling. */
   API_RATE_LIMIT_CEILING_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),
   /** Bulk imports (POST /api/imports): the largest file and the most data rows taken (413 beyond either), rows per transaction. */
-  IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20 * 1024 * 1024),
   IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(100_000),
   IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
   /**
    * Tenant archive import (npm run tenant -- import, POST /platform/tenants/import): the gzip'd body, the
    * bytes unpacked in all, one entry's bytes and the number of entries taken (413 beyond any of them).
    */
-  ARCHIVE_IMPORT_MAX_BYTES: z.coerce.number().int().min(1).default(8 * 1024 ** 3),
-  ARCHIVE_IMPORT_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1).default(32 * 1024 ** 3),
-  ARCHIVE_IMPORT_MAX_ENTRY_BYTES: z.coerce.number().int().min(1).default(1024 ** 3),
+  ARCHIVE_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(8 * 1024 ** 3),
+  ARCHIVE_IMPORT_MAX_UNPACKED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 ** 3),
+  ARCHIVE_IMPORT_MAX_ENTRY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1024 ** 3),
   ARCHIVE_IMPORT_MAX_ENTRIES: z.coerce.number().int().min(3).default(1_000_000),
   /** Unset: demo tenants only when npm start runs its own PostgreSQL (see demoTenantsWanted). */
   DEMO_TENANTS: booleanFlag.optional(),
@@ -189,11 +219,21 @@ export const Env = z.object({
   /** An undelivered message older than this is given up with the reason "expired". */
   MESSAGE_DELIVERY_MAX_AGE_HOURS: z.coerce.number().min(0.001).default(48),
   /** How often the workers scan every tenant for registrations due an expiry reminder. */
-  REMINDER_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(3600),
+  REMINDER_SCAN_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86400)
+    .default(3600),
   /** How often the workers look for report schedules whose period's time has come (issue 38). */
   REPORT_SCHEDULE_SCAN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Largest file attached to a mail (a scheduled report); a larger report is mailed without it, saying so. */
-  MAIL_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  MAIL_ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   /** 1: webhook targets may be http and private/loopback addresses (tests, on-premise receivers). */
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   /** Lifetime of an API client's access token (POST /oauth/token, client credentials). */

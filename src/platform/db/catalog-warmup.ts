@@ -55,7 +55,12 @@ interface RawConnection {
  * comes), and each warmed tenant counts in that budget as a served one does. A failure on a tenant
  * (a schema dropped meanwhile, a table not there yet) only skips that pair.
  */
-export async function warmTenantCatalogs(pools: TenantPools, tenants: readonly WarmTenant[], tables: readonly string[], opts: { budgetMs: number; perConnection: number }): Promise<WarmupReport> {
+export async function warmTenantCatalogs(
+  pools: TenantPools,
+  tenants: readonly WarmTenant[],
+  tables: readonly string[],
+  opts: { budgetMs: number; perConnection: number },
+): Promise<WarmupReport> {
   const started = Date.now();
   const deadline = started + opts.budgetMs;
   const groups = pools.groups.length;

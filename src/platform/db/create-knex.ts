@@ -18,23 +18,25 @@ export function createKnex(
   /** tenant groups: recycles a connection once it has served too many tenants (TenantBudget.keep) */
   validate?: (connection: object) => boolean,
 ): Knex {
-  return boundNamedStatements(knex({
-    // knex's own warnings (a connection lost, an acquire that failed) go to our log, not the console
-    ...(logger ? { log: knexLog(logger) } : {}),
-    client: 'pg',
-    connection: { connectionString: databaseUrl, options: '-c search_path=', ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}) },
-    pool: {
-      min: 0,
-      max: env.DATABASE_POOL_MAX,
-      // Each connection caches the catalog of every schema it touched; with many tenants
-      // that grows without bound, so connections are recycled.
-      maxConnectionLifetimeMillis: env.DATABASE_CONNECTION_LIFETIME_SECONDS * 1000,
-      maxConnectionLifetimeJitterMillis: 30_000,
-      idleTimeoutMillis: 30_000,
-      ...(validate ? { validate } : {}),
-    },
-    acquireConnectionTimeout: 10_000,
-  }));
+  return boundNamedStatements(
+    knex({
+      // knex's own warnings (a connection lost, an acquire that failed) go to our log, not the console
+      ...(logger ? { log: knexLog(logger) } : {}),
+      client: 'pg',
+      connection: { connectionString: databaseUrl, options: '-c search_path=', ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}) },
+      pool: {
+        min: 0,
+        max: env.DATABASE_POOL_MAX,
+        // Each connection caches the catalog of every schema it touched; with many tenants
+        // that grows without bound, so connections are recycled.
+        maxConnectionLifetimeMillis: env.DATABASE_CONNECTION_LIFETIME_SECONDS * 1000,
+        maxConnectionLifetimeJitterMillis: 30_000,
+        idleTimeoutMillis: 30_000,
+        ...(validate ? { validate } : {}),
+      },
+      acquireConnectionTimeout: 10_000,
+    }),
+  );
 }
 
 function knexLog(logger: Logger) {

@@ -51,7 +51,9 @@ export class TenantPools {
     if (!this.share && !this.budget) return group;
     let knex = this.perTenant.get(tenantId);
     if (!knex) {
-      const share = this.share ? new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index]) : null;
+      const share = this.share
+        ? new TenantShare(this.share.limit, this.share.waitMs, this.shareCounts, this.share.borrow === false ? null : this.groupShares[index])
+        : null;
       knex = sharedKnex(group, share, this.budget ? { tenantId, budget: this.budget } : undefined);
       this.perTenant.set(tenantId, knex);
     }

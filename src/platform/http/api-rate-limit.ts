@@ -11,7 +11,12 @@ import { requestCosts } from './route-cost';
 const WINDOW_SECONDS = 60;
 
 function rule(points: number): RateLimitRule {
-  return { name: 'api', points, durationSeconds: WINDOW_SECONDS, message: `rate limit of ${points} points per minute reached (most calls take 1, costly ones more: x-rate-limit-cost); retry after the Retry-After seconds` };
+  return {
+    name: 'api',
+    points,
+    durationSeconds: WINDOW_SECONDS,
+    message: `rate limit of ${points} points per minute reached (most calls take 1, costly ones more: x-rate-limit-cost); retry after the Retry-After seconds`,
+  };
 }
 
 /** The IETF httpapi ratelimit-headers draft (structured fields, one policy named "minute"). */

@@ -40,9 +40,7 @@ export interface MediaContent {
   content: Record<string, z.ZodType | 'binary'>;
 }
 
-export type CookieInstruction =
-  | { name: string; value: string; options: CookieOptions }
-  | { name: string; clear: true; options: CookieOptions };
+export type CookieInstruction = { name: string; value: string; options: CookieOptions } | { name: string; clear: true; options: CookieOptions };
 
 export type RouteResult =
   | { items: readonly object[]; message?: string; status?: number; cookies?: CookieInstruction[] }

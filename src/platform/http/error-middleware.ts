@@ -42,7 +42,6 @@ function fromDependency(err: unknown): ApiError | null {
 
 /** Every error leaves as the envelope; unexpected ones are logged with the request id only. */
 export function errorMiddleware(logger: Logger) {
-   
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let apiError = err instanceof ApiError ? err : fromBodyParser(err);
     if (!apiError && isWritePaused(err)) apiError = writePausedError(req);
@@ -52,7 +51,10 @@ export function errorMiddleware(logger: Logger) {
     }
     if (!apiError) {
       requestLog(req, logger).error({ err }, 'unhandled error');
-      apiError = new ApiError(500, `internal server error (request id ${String(req.id ?? '') /* eslint-disable-line @typescript-eslint/no-base-to-string -- pino-http's type allows an object; our ids are strings */})`);
+      apiError = new ApiError(
+        500,
+        `internal server error (request id ${String(req.id ?? '') /* eslint-disable-line @typescript-eslint/no-base-to-string -- pino-http's type allows an object; our ids are strings */})`,
+      );
     }
     if (res.headersSent) return;
     if (apiError.errorcode === 503 && !apiError.headers['Retry-After']) res.set('Retry-After', String(RETRY_AFTER_SECONDS));

@@ -28,10 +28,7 @@ export function healthRoutes(container: DependencyContainer): Router {
     res.json({ valid: true, message: 'alive' });
   });
   router.get('/readyz', async (req, res) => {
-    const [postgres, redis] = await Promise.all([
-      check(() => container.resolve(KNEX).raw('select 1')),
-      check(() => container.resolve(REDIS).ping()),
-    ]);
+    const [postgres, redis] = await Promise.all([check(() => container.resolve(KNEX).raw('select 1')), check(() => container.resolve(REDIS).ping())]);
     const ready = postgres === 'ok' && redis === 'ok';
     const status = { valid: ready, message: ready ? 'ready' : 'not ready', ...(ready ? {} : { errorcode: 503 }) };
     // Error texts and queue depths tell an attacker what runs inside; only the operator sees them.

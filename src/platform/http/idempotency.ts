@@ -63,12 +63,19 @@ class KeyReused extends ApiError {
 /** Key order and query-vs-body placement do not make two requests different. */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as any)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as any)[k])]),
+    );
   return v;
 }
 
 export function fingerprint(method: string, path: string, input: Record<string, unknown>): string {
-  return createHash('sha256').update(JSON.stringify([method.toUpperCase(), path, canonical(input)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method.toUpperCase(), path, canonical(input)]))
+    .digest('hex');
 }
 
 /**
@@ -104,7 +111,14 @@ export class IdempotentCall {
     const digest = createHash('sha256').update(raw).digest('hex').slice(0, 40);
     const tenantPrefix = tenantKeyPrefix(tenant, redis);
     const key = `${tenantPrefix}idem:${principal.personId}:${digest}`;
-    return new IdempotentCall(redis, key, `${tenantPrefix}idem-live:${principal.personId}`, digest, fingerprint(req.method, `${req.baseUrl}${req.path}`, input), maxKeys);
+    return new IdempotentCall(
+      redis,
+      key,
+      `${tenantPrefix}idem-live:${principal.personId}`,
+      digest,
+      fingerprint(req.method, `${req.baseUrl}${req.path}`, input),
+      maxKeys,
+    );
   }
 
   /**
@@ -115,7 +129,18 @@ export class IdempotentCall {
   async begin(): Promise<StoredAnswer | null> {
     const entry: Entry = { fp: this.fp };
     const now = Date.now();
-    const [took, oldest] = (await this.redis.eval(TAKE_KEY, 2, this.redisKey, this.indexKey, JSON.stringify(entry), LOCK_MS, now, this.maxKeys, this.digest, KEEP_MS)) as [number, string | number];
+    const [took, oldest] = (await this.redis.eval(
+      TAKE_KEY,
+      2,
+      this.redisKey,
+      this.indexKey,
+      JSON.stringify(entry),
+      LOCK_MS,
+      now,
+      this.maxKeys,
+      this.digest,
+      KEEP_MS,
+    )) as [number, string | number];
     if (took === 1) return null;
     if (took === -1) {
       throw ApiError.tooMany(
@@ -139,7 +164,9 @@ export class IdempotentCall {
   private answerOf(text: string | null): StoredAnswer {
     const earlier = text ? (JSON.parse(text) as Entry) : null;
     if (earlier && earlier.fp !== this.fp) {
-      throw new KeyReused(420, `malformed parameter ${IDEMPOTENCY_HEADER}: the key was used for a different request in the last 24 hours`, { parameter: IDEMPOTENCY_HEADER });
+      throw new KeyReused(420, `malformed parameter ${IDEMPOTENCY_HEADER}: the key was used for a different request in the last 24 hours`, {
+        parameter: IDEMPOTENCY_HEADER,
+      });
     }
     if (earlier?.secret !== undefined) throw new ApiError(409, `${SECRET_NOT_KEPT}; ${earlier.secret}`);
     if (earlier?.answer) return earlier.answer;

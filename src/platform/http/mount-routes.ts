@@ -98,7 +98,10 @@ function send(res: Response, result: RouteResult, rendered: Rendered): void {
  * before the client sees the end, so a client that reads on at once finds it.
  */
 function replay(res: Response, answer: StoredAnswer): void {
-  res.set({ ...answer.headers, 'Idempotent-Replayed': 'true' }).status(answer.status).json(answer.body);
+  res
+    .set({ ...answer.headers, 'Idempotent-Replayed': 'true' })
+    .status(answer.status)
+    .json(answer.body);
 }
 
 interface Prepared {
@@ -134,7 +137,13 @@ async function prepare(req: Request, route: RouteDefinition, scope: RouteScope, 
   return { parsed: parsed.data, target, resolve };
 }
 
-async function run(req: Request, route: RouteDefinition, scope: RouteScope, raw: Record<string, unknown>, prepared: Prepared): Promise<{ result: RouteResult; rendered: Rendered }> {
+async function run(
+  req: Request,
+  route: RouteDefinition,
+  scope: RouteScope,
+  raw: Record<string, unknown>,
+  prepared: Prepared,
+): Promise<{ result: RouteResult; rendered: Rendered }> {
   const principal = scope.principal;
   const { parsed, target, resolve } = prepared;
   const ctx: RouteContext = {
@@ -199,7 +208,9 @@ export function mountRoutes(routes: readonly RouteDefinition[], options: MountOp
 }
 
 function routeGroup(routes: readonly RouteDefinition[], mount: Mount): ReturnType<typeof routeMatcher> {
-  return routeMatcher(routes.map((route) => ({ method: route.method, path: route.path, handle: (req: Request, res: Response) => serve(route, req, res, mount) })));
+  return routeMatcher(
+    routes.map((route) => ({ method: route.method, path: route.path, handle: (req: Request, res: Response) => serve(route, req, res, mount) })),
+  );
 }
 
 async function serve(route: RouteDefinition, req: Request, res: Response, mount: Mount): Promise<void> {
@@ -211,7 +222,9 @@ async function serve(route: RouteDefinition, req: Request, res: Response, mount:
   checkInputValues(req.params);
   const raw = mergedInput(req, route);
   // Keys are the tenant's and the caller's (the tenant API); outside a tenant no call is kept.
-  const call = scope.tenant && IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw, scope.container.resolve<Env>(ENV).IDEMPOTENCY_MAX_KEYS);
+  const call =
+    scope.tenant &&
+    IdempotentCall.from(req, route, scope.tenant, principal, scope.container.resolve(REDIS), raw, scope.container.resolve<Env>(ENV).IDEMPOTENCY_MAX_KEYS);
   // A kept answer is the caller's own: replayed before any check (a DELETE's object may be gone by now).
   const kept = await call?.earlier();
   if (kept) return replay(res, kept);

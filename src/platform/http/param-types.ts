@@ -10,7 +10,11 @@ const toList = (v: unknown): unknown => {
   if (v === undefined || v === null || v === '') return undefined;
   if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).filter((x) => x !== '');
   if (typeof v === 'object') return Object.values(v); // qs turns ids[0]=1 into {0:'1'} past its array limit
-  if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   return [v];
 };
 
@@ -28,7 +32,13 @@ export const LIST_MAX = 1000;
  */
 const intIn = (range: { min: number; max: number }) =>
   z
-    .union([z.number().int('must be an integer'), z.string().trim().regex(/^[-+]?\d+$/, 'must be an integer')])
+    .union([
+      z.number().int('must be an integer'),
+      z
+        .string()
+        .trim()
+        .regex(/^[-+]?\d+$/, 'must be an integer'),
+    ])
     // Hundreds of digits make Infinity, which the range check below must still see as out of range.
     .transform((v) => Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, Number(v))))
     .pipe(z.number().min(range.min, `is out of range (${range.min}..${range.max})`).max(range.max, `is out of range (${range.min}..${range.max})`))
@@ -42,15 +52,13 @@ export const p = {
   id: () => intFromString.pipe(z.number().min(1, 'must be a positive id')).describe('id: integer 1..2147483647'),
   /** 0/1, true/false, yes/no, on/off. */
   bool: () =>
-    z
-      .union([z.boolean(), z.number(), z.string()])
-      .transform((v, ctx) => {
-        const s = String(v).trim().toLowerCase();
-        if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-        if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
-        ctx.addIssue({ code: 'custom', message: 'must be 1/0 or true/false' });
-        return z.NEVER;
-      }),
+    z.union([z.boolean(), z.number(), z.string()]).transform((v, ctx) => {
+      const s = String(v).trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+      ctx.addIssue({ code: 'custom', message: 'must be 1/0 or true/false' });
+      return z.NEVER;
+    }),
   string: (max = 1000) => z.string().trim().max(max, `must be at most ${max} characters`),
   /** Text that must be given, as is (not trimmed): absent or "" is the 419 of a missing parameter, anything but text a 420. */
   text: (message = 'must be a string') =>
@@ -96,7 +104,7 @@ export const p = {
         }
         return v.length === 10 ? { day: v } : { at: r.data };
       })
-      .describe('ISO 8601 date (a day in the tenant\'s time zone, config item tenant.timezone) or date-time'),
+      .describe("ISO 8601 date (a day in the tenant's time zone, config item tenant.timezone) or date-time"),
   /** 1.. ; above LIMIT_MAX it is served as LIMIT_MAX (older clients send larger pages). */
   limit: () =>
     intFromString

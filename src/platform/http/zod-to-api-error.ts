@@ -28,7 +28,9 @@ export function zodErrorToApiError(error: z.ZodError, input: unknown): ApiError 
   const issues = error.issues;
   // p.int()/p.id() are unions, so an absent one is reported as invalid_union, not invalid_type.
   const missing = issues.find(
-    (i) => ((i.code === 'invalid_type' || i.code === 'invalid_union') && valueAt(input, i.path) === undefined) || (i.code === 'custom' && i.params?.[MISSING] === true),
+    (i) =>
+      ((i.code === 'invalid_type' || i.code === 'invalid_union') && valueAt(input, i.path) === undefined) ||
+      (i.code === 'custom' && i.params?.[MISSING] === true),
   );
   if (missing) return ApiError.missing(parameterName(missing.path));
   const first = issues[0];

@@ -16,7 +16,13 @@ export interface RequestPathWarmup {
  * authenticated request runs (its route's handler and the data loads) stays cold; measured in
  * test/bench/README.md "The first seconds after a start". Costs about `requests` x 1-2 ms of the API's CPU.
  */
-export async function warmRequestPath(listener: http.RequestListener, host: string, paths: readonly string[], requests: number, concurrency = 4): Promise<RequestPathWarmup> {
+export async function warmRequestPath(
+  listener: http.RequestListener,
+  host: string,
+  paths: readonly string[],
+  requests: number,
+  concurrency = 4,
+): Promise<RequestPathWarmup> {
   const started = Date.now();
   if (requests <= 0 || paths.length === 0) return { requests: 0, ms: 0 };
   const server = http.createServer(listener);

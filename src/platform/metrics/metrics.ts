@@ -91,7 +91,11 @@ export class Metrics {
       async collect() {
         this.reset();
         const rows = await withTimeout(readSharedCounter(root, 'job-final-failures'), 2000).catch(() => []);
-        for (const { labels: [queue], value } of rows) this.inc({ queue }, value);
+        for (const {
+          labels: [queue],
+          value,
+        } of rows)
+          this.inc({ queue }, value);
       },
     });
 
@@ -106,7 +110,11 @@ export class Metrics {
         },
       });
     shareCounter('db_tenant_share_waits_total', "Queries that waited because their tenant held its share of the group's connections", 'waits');
-    shareCounter('db_tenant_share_borrows_total', "Queries that ran past their tenant's share on a connection of the group no other tenant was waiting for", 'borrows');
+    shareCounter(
+      'db_tenant_share_borrows_total',
+      "Queries that ran past their tenant's share on a connection of the group no other tenant was waiting for",
+      'borrows',
+    );
     shareCounter('db_tenant_share_refusals_total', 'Queries refused (503) after waiting DATABASE_TENANT_WAIT_MS for their tenant share', 'refusals');
 
     new Counter({

@@ -61,7 +61,12 @@ export async function migrateAll(
     // a cluster this process does not know is its configuration's fault, not the tenant's: reported, never recorded as failed
     if (options.clusters && !options.clusters.has(t.cluster)) {
       report.ok = false;
-      report.tenants.push({ slug: t.slug, schema: t.schema_name, applied: [], error: `cluster ${t.cluster} is not declared in TENANT_DATABASE_URLS of this process` });
+      report.tenants.push({
+        slug: t.slug,
+        schema: t.schema_name,
+        applied: [],
+        error: `cluster ${t.cluster} is not declared in TENANT_DATABASE_URLS of this process`,
+      });
       done++;
       say(`[${done}/${tenants.length}] ${t.slug}: SKIPPED: cluster ${t.cluster} is not declared here`);
       return;

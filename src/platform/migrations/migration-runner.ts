@@ -36,13 +36,8 @@ export async function migrateSchema(
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`migrate:${schema}`]);
     await trx.raw('create schema if not exists ??', [schema]);
     await trx.raw("select set_config('search_path', ?, true)", [schema]);
-    await trx.raw(
-      'create table if not exists ??.schema_migrations (name text primary key, applied_at timestamptz not null default now())',
-      [schema],
-    );
-    const done = new Set<string>(
-      (await trx.withSchema(schema).table('schema_migrations').select('name')).map((r: { name: string }) => r.name),
-    );
+    await trx.raw('create table if not exists ??.schema_migrations (name text primary key, applied_at timestamptz not null default now())', [schema]);
+    const done = new Set<string>((await trx.withSchema(schema).table('schema_migrations').select('name')).map((r: { name: string }) => r.name));
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.name)) continue;

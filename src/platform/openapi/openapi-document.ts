@@ -51,7 +51,8 @@ const HEADERS = {
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'IETF ratelimit-headers: the caller\'s quota (q points) per window (w seconds), e.g. "minute";q=1200;w=60 (config item api.rate_limit.per_minute)',
+    description:
+      'IETF ratelimit-headers: the caller\'s quota (q points) per window (w seconds), e.g. "minute";q=1200;w=60 (config item api.rate_limit.per_minute)',
     schema: { type: 'string' },
   },
   'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
@@ -94,7 +95,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], info: { vers
       securitySchemes: {
         platformToken: { type: 'http', scheme: 'bearer', description: 'PLATFORM_ADMIN_TOKEN, for the operator API under /platform' },
         tgVisit: { type: 'apiKey', in: 'cookie', name: 'tg-visit', description: 'session_id from POST /api/login' },
-        swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'SWT <token> signed with the tenant\'s api.oauth.secret' },
+        swt: { type: 'apiKey', in: 'header', name: 'Authorization', description: "SWT <token> signed with the tenant's api.oauth.secret" },
         bearer: {
           type: 'oauth2',
           description:

@@ -6,9 +6,9 @@ import { toJsonSchema, type JsonSchema } from './json-schema';
 export const ERRORCODE_MEANINGS: Record<number, string> = {
   400: 'request body could not be read',
   401: 'not logged in',
-  403: 'logged in but not authorised for the resource or action; on POST, PUT and DELETE also: a session-cookie request from an Origin (or Referer) that is neither the tenant\'s host nor in cors.origins',
+  403: "logged in but not authorised for the resource or action; on POST, PUT and DELETE also: a session-cookie request from an Origin (or Referer) that is neither the tenant's host nor in cors.origins",
   404: 'not found (wrong URL, an id that matches no object, or an object of another tenant)',
-  409: 'conflict with the object\'s state (e.g. a locked survey answer: use POST), or an identical write handled at the same time',
+  409: "conflict with the object's state (e.g. a locked survey answer: use POST), or an identical write handled at the same time",
   413: 'body or upload too large',
   418: 'must change password: every call except login, logout and the password update answers this',
   419: 'missing parameter (named in the message)',
@@ -17,7 +17,7 @@ export const ERRORCODE_MEANINGS: Record<number, string> = {
   429: 'too many requests',
   500: 'unexpected server error (logged with the request id)',
   501: 'not implemented',
-  503: 'a dependency (database, Redis) is unavailable; retry after the Retry-After header\'s seconds',
+  503: "a dependency (database, Redis) is unavailable; retry after the Retry-After header's seconds",
 };
 
 /** What the codes mean outside any tenant, behind the operator's token. */
@@ -32,7 +32,14 @@ const OPERATOR_MEANINGS: Record<number, string> = {
  * character outside [A-Za-z0-9_] (/, :, {, }, ., -) separates words, so no id holds one.
  */
 export function operationId(method: string, path: string): string {
-  return method + path.split(/[^A-Za-z0-9_]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  return (
+    method +
+    path
+      .split(/[^A-Za-z0-9_]+/)
+      .filter(Boolean)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join('')
+  );
 }
 
 export function openApiPath(group: RouteGroup, path: string): string {
@@ -185,7 +192,12 @@ export function operation(route: RouteDefinition, group: RouteGroup) {
 /** The 2xx (or the 302 of a redirect): the envelope with the route's objects, or its own media. */
 function successResponses(route: RouteDefinition, group: RouteGroup): Record<string, unknown> {
   if (route.redirect) {
-    return { '302': { description: `Redirect ${route.redirect}`, headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } }, ...answerHeaders(route, group, 302) } } };
+    return {
+      '302': {
+        description: `Redirect ${route.redirect}`,
+        headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } }, ...answerHeaders(route, group, 302) },
+      },
+    };
   }
   const status = route.created ? '201' : '200';
   const headers = answerHeaders(route, group, Number(status));

@@ -5,7 +5,19 @@ import type { Logger } from 'pino';
 import { ENV, LOGGER } from '../tokens';
 import type { Env } from '../config/env';
 import type { BackgroundWorker } from './worker-runtime';
-import { backoffDelay, JOBS, PermanentJobError, QUEUES, RetryAfterError, ROOT_CONTAINER, QUEUE_PREFIX, QUEUE_REDIS, type JobDefinition, type QueueDefinition, type RetryPolicy } from './job-definition';
+import {
+  backoffDelay,
+  JOBS,
+  PermanentJobError,
+  QUEUES,
+  RetryAfterError,
+  ROOT_CONTAINER,
+  QUEUE_PREFIX,
+  QUEUE_REDIS,
+  type JobDefinition,
+  type QueueDefinition,
+  type RetryPolicy,
+} from './job-definition';
 import { bullConnection, bullPrefix } from './queue-registry';
 import { bumpSharedCounter } from '../metrics/shared-counters';
 import { inSpan, SpanKind, tracingEnabled } from '../tracing/tracing';

@@ -41,11 +41,13 @@ export abstract class PeriodicJobScheduler implements BackgroundWorker {
 
   private async upsert(): Promise<void> {
     try {
-      await this.queues.get(this.job.queue).upsertJobScheduler(
-        this.job.schedulerId,
-        { every: this.job.everyMs() },
-        { name: this.job.jobName, data: {}, opts: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-      );
+      await this.queues
+        .get(this.job.queue)
+        .upsertJobScheduler(
+          this.job.schedulerId,
+          { every: this.job.everyMs() },
+          { name: this.job.jobName, data: {}, opts: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+        );
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, `${this.job.what} scheduler not set up; trying again`);
       if (!this.stopped) this.timer = setTimeout(() => void this.upsert(), RETRY_MS);

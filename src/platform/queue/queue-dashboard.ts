@@ -30,7 +30,10 @@ export function queueDashboard(container: DependencyContainer): Router | null {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
-    queues: container.resolve(QueueRegistry).all().map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
+    queues: container
+      .resolve(QueueRegistry)
+      .all()
+      .map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
     serverAdapter,
   });
   router.use((req: Request, _res: Response, next: NextFunction) => {

@@ -76,7 +76,9 @@ export class QueueRegistry {
 
   async counts(): Promise<Record<string, QueueCounts>> {
     const entries = await Promise.all(
-      this.all().map(async (q) => [q.name, (await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed')) as QueueCounts] as const),
+      this.all().map(
+        async (q) => [q.name, (await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed')) as QueueCounts] as const,
+      ),
     );
     return Object.fromEntries(entries);
   }

@@ -89,7 +89,11 @@ function clusterOptions(nodeOptions: ClusterNodeOptions, maxRetriesPerRequest: n
 export function clusterForBullmq(client: Cluster, blocking: boolean): Cluster {
   const { username, password, tls } = client.options.redisOptions ?? {};
   // BullMQ's workers block on Redis (BZPOPMIN): a blocking command must not wait in a batch
-  const copy = client.duplicate(undefined, { ...clusterOptions({ username, password, tls }, blocking ? null : MAX_RETRIES_PER_REQUEST), lazyConnect: true, enableAutoPipelining: false });
+  const copy = client.duplicate(undefined, {
+    ...clusterOptions({ username, password, tls }, blocking ? null : MAX_RETRIES_PER_REQUEST),
+    lazyConnect: true,
+    enableAutoPipelining: false,
+  });
   // producers fail fast like the product's own clients; workers (BullMQ copies this one) wait
   return blocking ? copy : failFastOnceReady(copy);
 }

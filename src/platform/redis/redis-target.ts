@@ -20,7 +20,10 @@ export class RedisTargetError extends Error {}
  * every node (a cluster has one ACL and one TLS setting).
  */
 export function parseClusterNodes(value: string): RedisTarget & { kind: 'cluster' } {
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new RedisTargetError('no node given');
   const nodes: ClusterSeed[] = [];
   let redisOptions: ClusterNodeOptions = {};
@@ -56,7 +59,10 @@ export function parseClusterNodes(value: string): RedisTarget & { kind: 'cluster
  * the queues and the outbox and webhook signals (QUEUE_REDIS_CLUSTER_NODES, else QUEUE_REDIS_URL,
  * else the first one: null).
  */
-export function redisTargets(env: Pick<Env, 'REDIS_CLUSTER_NODES' | 'QUEUE_REDIS_CLUSTER_NODES' | 'QUEUE_REDIS_URL'>, redisUrl: string | undefined): { main: RedisTarget; queues: RedisTarget | null } {
+export function redisTargets(
+  env: Pick<Env, 'REDIS_CLUSTER_NODES' | 'QUEUE_REDIS_CLUSTER_NODES' | 'QUEUE_REDIS_URL'>,
+  redisUrl: string | undefined,
+): { main: RedisTarget; queues: RedisTarget | null } {
   const main: RedisTarget | null = env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : redisUrl ? { kind: 'single', url: redisUrl } : null;
   if (!main) throw new RedisTargetError('neither REDIS_CLUSTER_NODES nor REDIS_URL is set');
   const queues: RedisTarget | null = env.QUEUE_REDIS_CLUSTER_NODES

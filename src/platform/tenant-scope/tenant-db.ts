@@ -64,7 +64,14 @@ export class TenantDb {
 /** Ids among `ids` that match no row of the tenant's `table` (for the 404 that names them). */
 export async function missingIds(db: TenantDb, table: string, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const found = new Set((await db.table(table).whereIn('id', [...ids]).select('id')).map((r: { id: number }) => r.id));
+  const found = new Set(
+    (
+      await db
+        .table(table)
+        .whereIn('id', [...ids])
+        .select('id')
+    ).map((r: { id: number }) => r.id),
+  );
   return ids.filter((id) => !found.has(id));
 }
 

@@ -70,7 +70,13 @@ export class TenantResolver {
 
   /** Entries held now (tests check the bound). */
   cacheSizes(): { knownHosts: number; unknownHosts: number; tenants: number; max: number; tenantMax: number } {
-    return { knownHosts: this.knownHosts.size, unknownHosts: this.unknownHosts.size, tenants: this.byId.size, max: this.unknownHosts.max, tenantMax: this.knownHosts.max };
+    return {
+      knownHosts: this.knownHosts.size,
+      unknownHosts: this.unknownHosts.size,
+      tenants: this.byId.size,
+      max: this.unknownHosts.max,
+      tenantMax: this.knownHosts.max,
+    };
   }
 
   async start(): Promise<void> {

@@ -83,10 +83,7 @@ export class TenantStore {
     return this.db.table('tenants').orderBy('slug').select('*');
   }
 
-  async insert(
-    trx: Knex.Transaction,
-    t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string },
-  ): Promise<number> {
+  async insert(trx: Knex.Transaction, t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string }): Promise<number> {
     const [row] = await trx
       .withSchema(PlatformDb.SCHEMA)
       .table('tenants')
@@ -143,11 +140,7 @@ export class TenantStore {
   }
 
   async configHistory(tenantId: number, itemId: string, limit = 100): Promise<ConfigChange[]> {
-    const rows = await this.db
-      .table('config_item_changes')
-      .where({ tenant_id: tenantId, item_id: itemId })
-      .orderBy('id', 'desc')
-      .limit(limit);
+    const rows = await this.db.table('config_item_changes').where({ tenant_id: tenantId, item_id: itemId }).orderBy('id', 'desc').limit(limit);
     return rows.map((r: any) => ({
       itemId: r.item_id,
       changedBy: r.changed_by,

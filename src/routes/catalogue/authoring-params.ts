@@ -34,7 +34,9 @@ export function competenceData(required: boolean) {
         .optional()
         .describe('0..100: a result (PUT /api/participants) at or above it passes and registers the competence; empty: 100'),
       checked_by: z.enum(['self', 'manager', 'both'], { message: 'must be self, manager or both' }).optional().describe('checklist items only; default self'),
-      lms_start_url: clearable(z.string().trim().max(2000, 'must be at most 2000 characters')).optional().describe('e-courses only; an absolute http or https URL'),
+      lms_start_url: clearable(z.string().trim().max(2000, 'must be at most 2000 characters'))
+        .optional()
+        .describe('e-courses only; an absolute http or https URL'),
       owner_user_name: clearable(p.string(200)).optional(),
       instructor_user_name: clearable(p.string(200)).optional(),
       custom_attributes: z
@@ -52,9 +54,7 @@ export function treeNodeData(kind: 'competencegroup' | 'category', required: boo
     name: required ? nameText(200, true) : nameText(200, false).optional(),
     parent_id: clearable(p.id()).optional().describe('the node above; empty or absent on create: a root'),
   };
-  return kind === 'category'
-    ? z.object({ ...base, description: optionalText(5000) }).strict()
-    : z.object({ ...base, external_id: optionalText(200) }).strict();
+  return kind === 'category' ? z.object({ ...base, description: optionalText(5000) }).strict() : z.object({ ...base, external_id: optionalText(200) }).strict();
 }
 
 export const ROLE_META_TYPE_VALUES = ['role', 'specialrole', 'position'] as const;

@@ -14,10 +14,12 @@ const groupShape = {
 };
 const SubGroupView: z.ZodType = z.object({ ...groupShape, sub_groups: z.array(z.lazy(() => SubGroupView)) }).meta({ id: 'CompetenceSubGroup' });
 /** In lists without sub groups; one by id nests all groups below it in `sub_groups`. */
-export const CompetenceGroupView = z.object({
-  ...groupShape,
-  sub_groups: z.array(SubGroupView).optional().describe('GET /competencegroups/{id} only: the groups below, recursively'),
-}).meta({ id: 'CompetenceGroup' });
+export const CompetenceGroupView = z
+  .object({
+    ...groupShape,
+    sub_groups: z.array(SubGroupView).optional().describe('GET /competencegroups/{id} only: the groups below, recursively'),
+  })
+  .meta({ id: 'CompetenceGroup' });
 
 const categoryShape = {
   category_id: z.number().int(),
@@ -25,12 +27,16 @@ const categoryShape = {
   parent_id: z.number().int().nullable().describe('the category above; null for a root category'),
   description: z.string().nullable().optional().describe('full view'),
 };
-const ChildCategoryView: z.ZodType = z.object({ ...categoryShape, children: z.array(z.lazy(() => ChildCategoryView)).optional() }).meta({ id: 'CategoryChild' });
+const ChildCategoryView: z.ZodType = z
+  .object({ ...categoryShape, children: z.array(z.lazy(() => ChildCategoryView)).optional() })
+  .meta({ id: 'CategoryChild' });
 /** simple: id, name, parent; full adds description; `children` with tree=1 or for one by id in full view. */
-export const CategoryView = z.object({
-  ...categoryShape,
-  children: z.array(ChildCategoryView).optional().describe('sub categories, recursively: with tree=1, or GET /categories/{id} in full view'),
-}).meta({ id: 'Category' });
+export const CategoryView = z
+  .object({
+    ...categoryShape,
+    children: z.array(ChildCategoryView).optional().describe('sub categories, recursively: with tree=1, or GET /categories/{id} in full view'),
+  })
+  .meta({ id: 'Category' });
 
 const group = (g: TreeRow) => ({ competence_group_id: g.id, name: g.name, parent_id: g.parent_id, external_id: g.external_id ?? null });
 const category = (c: TreeRow) => ({ category_id: c.id, name: c.name, parent_id: c.parent_id });

@@ -10,9 +10,9 @@ import { CredentialIssueFlow, VC_JWT_TYPE, verificationUrl } from '../../flows/c
 export const publicOrigin = (ctx: Pick<RouteContext, 'headers'>) => `https://${String(ctx.headers.host ?? '').toLowerCase()}`;
 
 const WHEN =
-  'Only for the person\'s current registration of a course, module, e-course or group registered with show_course_diploma, passed and not expired now ' +
-  '(tenant time zone): 404 when the competence is unknown (or another tenant\'s) or the person has no registration of it, 409 when the registration has no diploma ' +
-  '(show_course_diploma not set, or a type without diplomas) or is not held now (expired, not passed). user_name other than self: the person\'s manager or a superuser (else 403). ' +
+  "Only for the person's current registration of a course, module, e-course or group registered with show_course_diploma, passed and not expired now " +
+  "(tenant time zone): 404 when the competence is unknown (or another tenant's) or the person has no registration of it, 409 when the registration has no diploma " +
+  "(show_course_diploma not set, or a type without diplomas) or is not held now (expired, not passed). user_name other than self: the person's manager or a superuser (else 403). " +
   'The verification code (32 URL-safe characters, 192 random bits) is issued on the first download of the registration (security event certificate.issued) and stays the same; ' +
   'anyone with it sees GET /verify/<code> on this host: valid, expired or revoked (registration removed, person erased), as a page or JSON (src/flows/certificates/README.md).';
 
@@ -59,7 +59,7 @@ export const certificateRoutes = [
       'W3C Verifiable Credentials Data Model 2.0, secured as a JWT (VC-JOSE-COSE): header alg EdDSA, kid, typ vc+jwt; the claims are the credential ' +
       '(@context, id = the verification URL, type VerifiableCredential + OpenBadgeCredential, issuer {id: https://<host>/, type Profile, name: the tenant}, ' +
       'validFrom = start of the registration date, validUntil = end of valid_until (tenant time zone; none without one), credentialSubject {type AchievementSubject, ' +
-      'identifier: the holder\'s name, achievement {id, type Achievement, name, description, criteria}}) plus iss, jti, nbf, exp, iat mirroring it. ' +
+      "identifier: the holder's name, achievement {id, type Achievement, name, description, criteria}}) plus iss, jti, nbf, exp, iat mirroring it. " +
       'Verify with the keys at GET /.well-known/jwks.json on this host; a rotated key stays there while a credential it signed is valid. ' +
       `The tenant's key is made on first use (security event credential_key.created). ${WHEN}`,
     input,

@@ -15,7 +15,7 @@ export const changesRoutes = [
     resource: 'changes',
     summary: 'Objects changed in a period (events, personcompetences or competences); deletions as {deleted: true}',
     description:
-      'Dates: ISO date or date-time; enddate defaults to now, a date-only enddate includes that whole day; date-only values are days of the tenant\'s time zone (config item tenant.timezone); the period is [startdate, enddate); ' +
+      "Dates: ISO date or date-time; enddate defaults to now, a date-only enddate includes that whole day; date-only values are days of the tenant's time zone (config item tenant.timezone); the period is [startdate, enddate); " +
       'for events enddate is ignored. Security: personcompetences and events: superusers for the whole tenant, managers only with an ' +
       'organisation_id / extern_organisation_id they manage (persons in that unit and below; events: with a sign-on of such a person); ' +
       'competences: superusers and managers. personcompetences: every registration made in the period (history rows too, `current` tells ' +

@@ -10,7 +10,7 @@ import { competenceData } from './authoring-params';
 
 /** The competence_data rules shared by POST and PUT (src/catalogue/authoring/README.md). */
 const COMPETENCE_DATA =
-  'competence_data: bracket form (competence_data[title]=...), a JSON object or JSON text, with the read side\'s field names; unknown fields are a 420. ' +
+  "competence_data: bracket form (competence_data[title]=...), a JSON object or JSON text, with the read side's field names; unknown fields are a 420. " +
   'An empty value clears a field. Each problem is a 420 naming competence_data[field]. Nesting: a course or group holds modules, a checklist ' +
   'checklist items, a survey questions and a question follow-up questions; modules, checklist items and questions need such a parent_id, every ' +
   'other type stays at the top. checked_by (self, manager, both; default self) only on checklist items; lms_start_url only on e-courses, an absolute ' +
@@ -52,7 +52,7 @@ export const competenceAuthoringRoutes = [
     description:
       'The type changes only while nothing is registered on the competence and no event or survey answer uses it, and only to a type that fits ' +
       'its parent and holds its children (else 409). An owner who is neither superuser nor superadmin may not change owner_user_name (403) nor ' +
-      'move the competence under a parent they do not author (403). Unknown id or another tenant\'s: 404. Answers the competence in its full view. ' +
+      "move the competence under a parent they do not author (403). Unknown id or another tenant's: 404. Answers the competence in its full view. " +
       COMPETENCE_DATA,
     input: z.object({ competence_id: p.id(), competence_data: z.preprocess(jsonObject, competenceData(false)), ...viewShape }),
     output: CompetenceView,

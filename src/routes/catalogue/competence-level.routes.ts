@@ -34,7 +34,13 @@ export const competenceLevelRoutes = [
       'state: active (default) leaves deactivated persons out, deactivated counts only them, all both. A person named by user_name is counted whatever their state.',
     output: z.union([
       z.object({ user_name: z.string(), ...counts }).meta({ id: 'PersonCompetenceLevel' }),
-      z.object({ organisation_id: z.number().int(), persons: z.number().int().describe('persons in the organisation and below (as state selects them)'), ...counts }).meta({ id: 'OrganisationCompetenceLevel' }),
+      z
+        .object({
+          organisation_id: z.number().int(),
+          persons: z.number().int().describe('persons in the organisation and below (as state selects them)'),
+          ...counts,
+        })
+        .meta({ id: 'OrganisationCompetenceLevel' }),
     ]),
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), state: personStateParam, ...fieldsShape }),
     async handler(ctx, input) {
@@ -42,12 +48,31 @@ export const competenceLevelRoutes = [
       if (input.organisation_id !== undefined) {
         const c = await levels.ofOrganisation(input.organisation_id, input.state);
         return {
-          items: [{ organisation_id: input.organisation_id, persons: c.persons, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }],
+          items: [
+            {
+              organisation_id: input.organisation_id,
+              persons: c.persons,
+              required: c.required,
+              fulfilled: c.fulfilled,
+              missing: c.required - c.fulfilled,
+              competence_level: level(c.required, c.fulfilled),
+            },
+          ],
         };
       }
       const person = ctx.target as TargetPerson;
       const c = await levels.ofPerson(person.id);
-      return { items: [{ user_name: person.user_name, required: c.required, fulfilled: c.fulfilled, missing: c.required - c.fulfilled, competence_level: level(c.required, c.fulfilled) }] };
+      return {
+        items: [
+          {
+            user_name: person.user_name,
+            required: c.required,
+            fulfilled: c.fulfilled,
+            missing: c.required - c.fulfilled,
+            competence_level: level(c.required, c.fulfilled),
+          },
+        ],
+      };
     },
   }),
 ];

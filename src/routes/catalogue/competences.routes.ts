@@ -73,12 +73,14 @@ export const competenceRoutes = [
     resource: 'competencetypes',
     summary: 'The competence types',
     input: z.object({ ...fieldsShape }),
-    output: z.object({
-      competence_type_id: z.enum(COMPETENCE_TYPE_IDS),
-      name: z.string(),
-      course_template: z.boolean().describe('events can be created from competences of this type (course, group)'),
-      nested_only: z.boolean().describe('only exists as a child of another competence (module, checklist item, survey question)'),
-    }).meta({ id: 'CompetenceType' }),
+    output: z
+      .object({
+        competence_type_id: z.enum(COMPETENCE_TYPE_IDS),
+        name: z.string(),
+        course_template: z.boolean().describe('events can be created from competences of this type (course, group)'),
+        nested_only: z.boolean().describe('only exists as a child of another competence (module, checklist item, survey question)'),
+      })
+      .meta({ id: 'CompetenceType' }),
     async handler() {
       return {
         items: COMPETENCE_TYPES.map((t) => ({ competence_type_id: t.id, name: t.name, course_template: t.course_template, nested_only: t.nested })),

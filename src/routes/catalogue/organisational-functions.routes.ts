@@ -12,13 +12,17 @@ export const organisationalFunctionRoutes = [
   defineRoute({
     method: 'get',
     path: '/organisationalfunctions',
-    access: policies.when('without organisation_id', (i) => i.organisation_id === undefined, policies.selfOrManager('user_name', 'see the organisational functions of {person}')),
+    access: policies.when(
+      'without organisation_id',
+      (i) => i.organisation_id === undefined,
+      policies.selfOrManager('user_name', 'see the organisational functions of {person}'),
+    ),
     resource: 'organisationalfunctions',
-    summary: "Functions available in an organisation, or (without organisation_id) the functions a person holds",
+    summary: 'Functions available in an organisation, or (without organisation_id) the functions a person holds',
     description:
       'An organisational function is a role made available on an organisation; it is available there and in every organisation below. ' +
       'With organisation_id: the functions available there (`inherited` when defined above), for superusers, its managers and members of it or below. ' +
-      "Without: the functions the person (user_name, default the caller; self, their manager, superuser) holds in their own organisation (`held: true`).",
+      'Without: the functions the person (user_name, default the caller; self, their manager, superuser) holds in their own organisation (`held: true`).',
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id().optional(), user_name: p.string(200).optional(), role_meta_types: roleMetaTypes.optional(), ...fieldsShape }),
     async handler(ctx, input) {
@@ -75,8 +79,7 @@ export const organisationalFunctionRoutes = [
     access: policies.organisationManager('organisation_id', 'change the organisational functions of this organisation'),
     resource: 'organisationalfunctions',
     summary: 'Removes organisational functions from the organisation (persons keep their roles)',
-    description:
-      "Security: superuser or the organisation's manager. Returns the organisation's functions after the change. Persons who hold the role keep it.",
+    description: "Security: superuser or the organisation's manager. Returns the organisation's functions after the change. Persons who hold the role keep it.",
     output: OrganisationalFunctionView,
     input: z.object({ organisation_id: p.id(), organisationalfunction_ids: ids, ...fieldsShape }),
     async handler(ctx, input) {

@@ -21,14 +21,14 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: "A person's competences held (state=passed) or required and not held (state=missing)",
     description:
-      'Held = a current registration, valid_until empty or not before today (in the tenant\'s time zone, config item tenant.timezone), passed > 0, a checklist item checked (or overridden by a manager), ' +
+      "Held = a current registration, valid_until empty or not before today (in the tenant's time zone, config item tenant.timezone), passed > 0, a checklist item checked (or overridden by a manager), " +
       'a signature signed; a checklist is held when all its items are, or when a manager registered the checklist itself. ' +
       'state=passed (default): competences held now (expired ones are not listed). state=missing: competences required and not held, with `reason`. ' +
       "Required = requirements of the person's roles, or of role_ids (any roles: gap analysis; unknown role 404), on active competences; " +
       'mandatory for one role and optional for another counts as mandatory. requirement defaults to none for passed, mandatory for missing or with role_ids. ' +
       'Only top-level competences are list items; a checklist carries its items in `children`. Sorted by title; limit default 20, max 100. ' +
       'reason (state=missing): not_registered, expired, not_passed, not_checked, not_signed, items_missing. requirement=optional lists the optional-only ones. ' +
-      'Course modules do not affect their course. user_name other than self: the person\'s manager or a superuser.',
+      "Course modules do not affect their course. user_name other than self: the person's manager or a superuser.",
     output: PersonCompetenceView,
     input: z.object({
       ...pagingShape,
@@ -37,7 +37,10 @@ export const personCompetenceRoutes = [
       state: z.enum(['passed', 'missing'], { message: 'must be passed or missing' }).optional(),
       requirement: z.enum(['none', 'mandatory', 'optional'], { message: 'must be none, mandatory or optional' }).optional(),
       role_ids: p.idList().optional(),
-      types: p.stringList().pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` }))).optional(),
+      types: p
+        .stringList()
+        .pipe(z.array(z.enum(COMPETENCE_TYPE_IDS, { message: `must be competence types: ${COMPETENCE_TYPE_IDS.join(', ')}` })))
+        .optional(),
     }),
     async handler(ctx, input) {
       const person = ctx.target;
@@ -45,15 +48,21 @@ export const personCompetenceRoutes = [
       // Held or not changes by itself only when the tenant's day changes (valid_until): cached until the
       // end of the day read before the answer is made (one made just after midnight is then stale at once).
       const endOfToday = endOfDayIn(clock.zone, clock.today()).getTime();
-      const items = await cachedRead(ctx, 'GET /personcompetences', input, async () => {
-        const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
-        const { limit, offset } = paging(input);
-        const shown = list.slice(offset, offset + limit).map(({ state, required }) => ({
-          state,
-          extra: required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {},
-        }));
-        return ctx.resolve(RegistrationViewsFlow).present(person, input.view ?? 'simple', shown);
-      }, () => endOfToday);
+      const items = await cachedRead(
+        ctx,
+        'GET /personcompetences',
+        input,
+        async () => {
+          const list = await ctx.resolve(PersonCompetenceList).list(person.id, { ...input, state: input.state ?? 'passed' });
+          const { limit, offset } = paging(input);
+          const shown = list.slice(offset, offset + limit).map(({ state, required }) => ({
+            state,
+            extra: required ? { mandatory: required.mandatory, role_ids: required.roleIds } : {},
+          }));
+          return ctx.resolve(RegistrationViewsFlow).present(person, input.view ?? 'simple', shown);
+        },
+        () => endOfToday,
+      );
       return { items };
     },
   }),
@@ -82,8 +91,8 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: 'Registers a competence for a person (a new registration; the previous one stays as history)',
     description:
-      "user_name other than self: the person's manager or a superuser (else 403); \"manager\" never means the caller themself or a person who manages the caller. passed 0-100 default 100; date default today; " +
-      'valid_until default date + the competence\'s valid_months; valid_until before date is a 420; file is a 501; parameters of another type are a 420. ' +
+      'user_name other than self: the person\'s manager or a superuser (else 403); "manager" never means the caller themself or a person who manages the caller. passed 0-100 default 100; date default today; ' +
+      "valid_until default date + the competence's valid_months; valid_until before date is a 420; file is a 501; parameters of another type are a 420. " +
       'Formal competences and skills may be registered by the person; course, module, ecourse, group and checklist only by a manager or superuser; ' +
       'surveys are answered with POST /api/surveyanswer (409). Checklist item with action on/off follows its checked_by; without action a manager override (a manager overriding their own item: 403). ' +
       'Signature: only for oneself, with the current password (wrong: 420, nothing stored; 5 wrong within 15 minutes: 429). ' +
@@ -102,9 +111,22 @@ export const personCompetenceRoutes = [
       action: z.enum(['on', 'off'], { message: 'must be on or off' }).optional(),
       password: z.string().max(1000).optional(),
       show_course_diploma: z.unknown().optional(),
-      grade: z.union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number')]).transform(Number).optional(),
+      grade: z
+        .union([
+          z.number(),
+          z
+            .string()
+            .trim()
+            .regex(/^-?\d+(\.\d+)?$/, 'must be a number'),
+        ])
+        .transform(Number)
+        .optional(),
       school: p.string(500).optional(),
-      graduation_year: z.string().trim().regex(/^\d{4}$/, 'must be a four-digit year').optional(),
+      graduation_year: z
+        .string()
+        .trim()
+        .regex(/^\d{4}$/, 'must be a four-digit year')
+        .optional(),
       skill_level: p.int().pipe(z.number().min(0, 'must be 0-100').max(100, 'must be 0-100')).optional(),
       ...viewShape,
     }),
@@ -122,7 +144,7 @@ export const personCompetenceRoutes = [
     resource: 'personcompetences',
     summary: 'Removes every registration (all occurrences) of a competence for a person',
     description:
-      'Self may remove formal competences, skills, signatures and checklist items not checked by a manager; other types need the person\'s manager (not the person themself) or a superuser. ' +
+      "Self may remove formal competences, skills, signatures and checklist items not checked by a manager; other types need the person's manager (not the person themself) or a superuser. " +
       '404 when nothing was registered. Returns the removed current registration with state deleted and `deleted: true`.',
     output: PersonCompetenceView,
     input: z.object({ competence_id: p.id(), user_name: userName, ...viewShape }),

@@ -20,9 +20,12 @@ const ScheduleOut = z
     format: z.enum(['csv', 'xlsx']),
     frequency: z.enum(['weekly', 'monthly']),
     weekday: z.number().int().min(1).max(7).optional().describe('weekly: 1 Monday ... 7 Sunday'),
-    day: z.union([z.number().int().min(1).max(28), z.literal('last')]).optional().describe('monthly: 1-28, or last'),
+    day: z
+      .union([z.number().int().min(1).max(28), z.literal('last')])
+      .optional()
+      .describe('monthly: 1-28, or last'),
     time: z.string().describe("HH:MM in the tenant's time zone"),
-    time_zone: z.string().describe('the tenant\'s zone (config item tenant.timezone)'),
+    time_zone: z.string().describe("the tenant's zone (config item tenant.timezone)"),
     recipients: z.array(z.string()).describe('user names, and `managers` for the managers of the organisation'),
     owner_user_name: z.string().nullable().describe('whose rights the report is made with: who created or last changed it'),
     next_run_at: z.string().describe('ISO 8601: when it is sent next'),
@@ -31,7 +34,8 @@ const ScheduleOut = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe('A report mailed by itself: weekly or monthly, as a CSV or XLSX attachment').meta({ id: 'ReportSchedule' });
+  .describe('A report mailed by itself: weekly or monthly, as a CSV or XLSX attachment')
+  .meta({ id: 'ReportSchedule' });
 
 function present(v: ScheduleView) {
   const { report, ...data } = scheduleDataOf(v.row);
@@ -73,12 +77,21 @@ const fields = {
   weekday: p.int().pipe(z.number().min(1, 'must be 1-7 (1 Monday)').max(7, 'must be 1-7 (1 Monday)')).describe('with weekly: 1 Monday ... 7 Sunday'),
   day: dayParam.describe('with monthly: 1-28, or last'),
   time: z.string().trim().regex(TIME, 'must be HH:MM (00:00-23:59)').describe("HH:MM in the tenant's time zone"),
-  recipients: p.stringList().pipe(z.array(z.string()).min(1, 'must name at least one recipient')).describe('user names and/or `managers` (the managers assigned to the organisation); a list'),
+  recipients: p
+    .stringList()
+    .pipe(z.array(z.string()).min(1, 'must name at least one recipient'))
+    .describe('user names and/or `managers` (the managers assigned to the organisation); a list'),
 };
 
 const required = ['report', 'organisation_id', 'format', 'frequency', 'time', 'recipients'] as const;
-const CreateData = z.object(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, (required as readonly string[]).includes(k) ? v : v.optional()])) as { [K in keyof typeof fields]: (typeof fields)[K] });
-const UpdateData = z.object(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]> });
+const CreateData = z.object(
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, (required as readonly string[]).includes(k) ? v : v.optional()])) as {
+    [K in keyof typeof fields]: (typeof fields)[K];
+  },
+);
+const UpdateData = z.object(
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof fields]: z.ZodOptional<(typeof fields)[K]> },
+);
 
 const scheduleId = p.id();
 
@@ -86,7 +99,7 @@ const ABOUT =
   'schedule_data: report (competencematrix | compliance), its parameters (organisation_id; recursive, role_ids, competence_ids, expiring_within_days, include_optional as GET /api/reports/...), ' +
   "format (csv | xlsx), frequency (weekly with weekday 1-7 | monthly with day 1-28 or last), time (HH:MM, tenant's time zone), recipients (user names and/or managers). " +
   'The workers mail the file as an attachment to each recipient, exactly once per week or month, at the first scan on or after the time (REPORT_SCHEDULE_SCAN_INTERVAL_SECONDS). ' +
-  'Who: superusers, managers for the organisations they manage (403 elsewhere), checked now and, with the owner\'s rights, at every run. Recipients: yourself, persons you manage, managers of the organisation. ' +
+  "Who: superusers, managers for the organisations they manage (403 elsewhere), checked now and, with the owner's rights, at every run. Recipients: yourself, persons you manage, managers of the organisation. " +
   'At most config item reports.max_schedules per tenant (409).';
 
 export const reportScheduleRoutes = [
@@ -163,7 +176,8 @@ export const reportScheduleRoutes = [
     access: policies.manager('run report schedules'),
     resource: 'schedules',
     summary: 'Send the scheduled report now, once, to its recipients (superuser; a manager of its organisation); 202: the mails are in the outbox',
-    description: 'Made now with the owner\'s rights (403 when the owner may no longer see it), one mail per recipient with the file attached; the schedule\'s own periods are not affected.',
+    description:
+      "Made now with the owner's rights (403 when the owner may no longer see it), one mail per recipient with the file attached; the schedule's own periods are not affected.",
     input: z.object({ schedule_id: scheduleId }),
     output: ScheduleOut,
     accepted: 'the report was made and its mails are in the outbox; they are delivered by the workers',

@@ -16,20 +16,26 @@ const MatrixCellView = z.object({
   competence_id: z.number().int(),
   title: z.string(),
   mandatory: z.boolean().describe('mandatory for one of the roles; false: optional (include_optional=1 only)'),
-  status: z.enum(STATUSES).describe('passed: held on date; expiring: held, valid_until within expiring_within_days after date; expired and missing: what GET /api/personcompetences?state=missing lists (reason expired, or any other reason)'),
+  status: z
+    .enum(STATUSES)
+    .describe(
+      'passed: held on date; expiring: held, valid_until within expiring_within_days after date; expired and missing: what GET /api/personcompetences?state=missing lists (reason expired, or any other reason)',
+    ),
   date: day.nullable().describe('date of the current registration; null when there is none'),
   valid_until: day.nullable().describe('last valid day of the current registration; null when it does not expire or there is none'),
 });
 
-export const MatrixRowView = z.object({
-  user_name: z.string(),
-  firstname: z.string().nullable(),
-  lastname: z.string().nullable(),
-  organisation_id: z.number().int().nullable(),
-  organisation_name: z.string().nullable(),
-  compliant: z.boolean().describe('every mandatory cell is passed or expiring'),
-  competences: z.array(MatrixCellView).describe('one cell per required competence, sorted by title'),
-}).meta({ id: 'CompetenceMatrixRow' });
+export const MatrixRowView = z
+  .object({
+    user_name: z.string(),
+    firstname: z.string().nullable(),
+    lastname: z.string().nullable(),
+    organisation_id: z.number().int().nullable(),
+    organisation_name: z.string().nullable(),
+    compliant: z.boolean().describe('every mandatory cell is passed or expiring'),
+    competences: z.array(MatrixCellView).describe('one cell per required competence, sorted by title'),
+  })
+  .meta({ id: 'CompetenceMatrixRow' });
 
 const counts = {
   required: z.number().int().describe('mandatory (person, competence) pairs'),
@@ -40,21 +46,32 @@ const counts = {
   percent_compliant: z.number().int().min(0).max(100).describe('floor(100 * (passed + expiring) / required); 100 when nothing is required'),
 };
 
-export const ComplianceRowView = z.object({
-  organisation_id: z.number().int(),
-  organisation_name: z.string(),
-  parent_id: z.number().int().nullable().describe('the organisation above it within the report; null for the report\'s organisation'),
-  date: day.describe('the day the states are taken on'),
-  persons: z.number().int().describe('active persons of the organisation (and, recursive, of every unit below it)'),
-  compliant_persons: z.number().int().describe('of them, holding every mandatory competence'),
-  ...counts,
-  by_competence: z.array(z.object({ competence_id: z.number().int(), title: z.string(), ...counts })).describe('the same counts per required competence, sorted by title'),
-}).meta({ id: 'ComplianceRow' });
+export const ComplianceRowView = z
+  .object({
+    organisation_id: z.number().int(),
+    organisation_name: z.string(),
+    parent_id: z.number().int().nullable().describe("the organisation above it within the report; null for the report's organisation"),
+    date: day.describe('the day the states are taken on'),
+    persons: z.number().int().describe('active persons of the organisation (and, recursive, of every unit below it)'),
+    compliant_persons: z.number().int().describe('of them, holding every mandatory competence'),
+    ...counts,
+    by_competence: z
+      .array(z.object({ competence_id: z.number().int(), title: z.string(), ...counts }))
+      .describe('the same counts per required competence, sorted by title'),
+  })
+  .meta({ id: 'ComplianceRow' });
 
 const common = {
   date: p.when().optional().describe("the day the states are taken on (tenant's time zone), default today; a later day forecasts"),
-  expiring_within_days: p.int().pipe(z.number().min(0, 'must be 0-3650').max(3650, 'must be 0-3650')).optional().describe(`default ${DEFAULT_EXPIRING_WITHIN_DAYS}`),
-  format: z.enum(['json', 'csv', 'xlsx'], { message: 'must be json, csv or xlsx' }).optional().describe('json (default, the envelope), csv or xlsx (a file, attachment)'),
+  expiring_within_days: p
+    .int()
+    .pipe(z.number().min(0, 'must be 0-3650').max(3650, 'must be 0-3650'))
+    .optional()
+    .describe(`default ${DEFAULT_EXPIRING_WITHIN_DAYS}`),
+  format: z
+    .enum(['json', 'csv', 'xlsx'], { message: 'must be json, csv or xlsx' })
+    .optional()
+    .describe('json (default, the envelope), csv or xlsx (a file, attachment)'),
 };
 
 const envelope = (resource: string, item: z.ZodType) => z.object({ valid: z.literal(true), message: z.string(), [resource]: z.array(item) });
@@ -81,10 +98,11 @@ export const reportRoutes = [
     cost: COSTS.report,
     access: policies.manager('see the competence matrix'),
     resource: 'competencematrix',
-    summary: 'Competence matrix: one row per person, one cell per required competence (JSON, CSV or XLSX). Security: superuser; manager for the organisations they manage',
+    summary:
+      'Competence matrix: one row per person, one cell per required competence (JSON, CSV or XLSX). Security: superuser; manager for the organisations they manage',
     description:
-      'A cell is what GET /api/personcompetences says for that person on `date`: passed or expiring when held, expired or missing when it is on the person\'s state=missing list. ' +
-      'Required = requirements of the person\'s roles on active top-level competences (list items of GET /api/personcompetences), mandatory ones unless include_optional=1. ' +
+      "A cell is what GET /api/personcompetences says for that person on `date`: passed or expiring when held, expired or missing when it is on the person's state=missing list. " +
+      "Required = requirements of the person's roles on active top-level competences (list items of GET /api/personcompetences), mandatory ones unless include_optional=1. " +
       'Persons: the active persons of organisation_id (recursive=1: and every unit below), as GET /api/persons; or those named by user_names (any state; both: the named ones of the organisation). ' +
       'A manager asking for an organisation or a person outside the subtrees they manage: 403. role_ids: only holders of any of these roles, and the cells are the requirements of these roles ' +
       '(as GET /api/personcompetences?role_ids). competence_ids: only these competences, and only persons who require one of them. ' +
@@ -121,7 +139,8 @@ export const reportRoutes = [
     cost: COSTS.report,
     access: policies.organisationManager('organisation_id', 'see the compliance of this organisation'),
     resource: 'compliance',
-    summary: 'Compliance summary: per organisation, how many mandatory competences are passed, expiring, expired or missing (JSON, CSV or XLSX). Security: superuser, the organisation\'s manager',
+    summary:
+      "Compliance summary: per organisation, how many mandatory competences are passed, expiring, expired or missing (JSON, CSV or XLSX). Security: superuser, the organisation's manager",
     description:
       'One row for the organisation and (recursive=1, the default) one for every unit below it, sorted by name; each row counts the mandatory cells of the competence matrix of that ' +
       'organisation with the same recursive (its active persons, and with recursive those of every unit below), so its counts are the sums of that matrix. ' +
@@ -140,7 +159,14 @@ export const reportRoutes = [
       const format = input.format ?? 'json';
       if (format === 'json') return { items: rows };
       const date = rows[0]?.date ?? ctx.resolve(TenantClock).today();
-      await ctx.resolve(ReportExportAudit).record(ctx.user, 'compliance', format, { organisation_id: input.organisation_id, recursive: input.recursive, date, expiring_within_days: input.expiring_within_days });
+      await ctx
+        .resolve(ReportExportAudit)
+        .record(ctx.user, 'compliance', format, {
+          organisation_id: input.organisation_id,
+          recursive: input.recursive,
+          date,
+          expiring_within_days: input.expiring_within_days,
+        });
       return download(`compliance-${date}`, format, (out) => (format === 'csv' ? complianceCsv(out, rows) : complianceXlsx(out, rows)));
     },
   }),

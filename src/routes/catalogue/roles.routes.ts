@@ -26,7 +26,7 @@ export const roleRoutes = [
       ),
     ),
     resource: 'roles',
-    summary: "Roles: of a person (default the caller), for a competence (with mandatory), available in organisations, or all (all=1)",
+    summary: 'Roles: of a person (default the caller), for a competence (with mandatory), available in organisations, or all (all=1)',
     description:
       'With competence_id: any logged-in user; each role carries `mandatory`; `state` only together with competence_id (else 420). ' +
       'With organisation_ids / extern_organisation_ids: roles made available on those units or above. ' +
@@ -83,7 +83,8 @@ export const roleRoutes = [
     access: policies.selfOrManager('user_name', 'list the positions of {person}'),
     resource: 'positions',
     summary: 'Positions (roles of meta type position) of a person',
-    description: "The roles of meta type position that user_name (default the caller; self, the person's manager or a superuser) holds; position_id is the role id.",
+    description:
+      "The roles of meta type position that user_name (default the caller; self, the person's manager or a superuser) holds; position_id is the role id.",
     output: PositionView,
     input: z.object({ user_name: p.string(200).optional(), ...pagingShape, ...fieldsShape }),
     async handler(ctx, input) {

@@ -8,7 +8,12 @@ import { VerifyCertificateFlow, type Verification } from '../../flows/certificat
 import { escapeHtml, page, sendHtml } from '../tenancy/admin/landing-page';
 
 /** Per tenant and client address: a verifier checks a few codes, a guesser many (and 192 bits leave nothing to guess). */
-export const VERIFY_PER_ADDRESS: RateLimitRule = { name: 'verify:address', points: 60, durationSeconds: 60, message: 'too many verification requests; retry after the Retry-After seconds' };
+export const VERIFY_PER_ADDRESS: RateLimitRule = {
+  name: 'verify:address',
+  points: 60,
+  durationSeconds: 60,
+  message: 'too many verification requests; retry after the Retry-After seconds',
+};
 
 const STATUS_TEXT: Record<Verification['status'], string> = {
   valid: 'Valid: this certificate is genuine and in force.',
@@ -43,7 +48,11 @@ ${[
 }
 
 const notFoundPage = () =>
-  page('Certificate not found', '<main>\n  <h1>Certificate not found</h1>\n  <p>No certificate has this verification code. Check the address, or scan the QR code again.</p>\n</main>', true);
+  page(
+    'Certificate not found',
+    '<main>\n  <h1>Certificate not found</h1>\n  <p>No certificate has this verification code. Check the address, or scan the QR code again.</p>\n</main>',
+    true,
+  );
 
 /** The caller asks for JSON first (Accept); browsers and QR code scanners get the page. */
 const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';

@@ -7,7 +7,12 @@ import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit
 import { CalendarFeedFlow } from '../../flows/calendar/calendar-feed';
 
 /** Per tenant and client address: a calendar application polls a feed every few minutes to hours; 256-bit tokens leave nothing to guess. */
-export const CALENDAR_FEED_PER_ADDRESS: RateLimitRule = { name: 'calendar-feed:address', points: 60, durationSeconds: 60, message: 'too many calendar feed requests; retry after the Retry-After seconds' };
+export const CALENDAR_FEED_PER_ADDRESS: RateLimitRule = {
+  name: 'calendar-feed:address',
+  points: 60,
+  durationSeconds: 60,
+  message: 'too many calendar feed requests; retry after the Retry-After seconds',
+};
 
 /**
  * GET /calendar/<token>.ics on the tenant's host (issue 39): no login, rate limited per client

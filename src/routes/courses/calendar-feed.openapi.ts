@@ -11,11 +11,11 @@ export const calendarFeedOpenApi = {
       operationId: 'getCalendarFeed',
       summary: "A person's personal calendar feed (iCalendar, RFC 5545); no login",
       description:
-        'On the tenant\'s host; `file` is `<token>.ics`, the token from GET /api/persons/[user_name]/calendar. Lists the person\'s seats ' +
+        "On the tenant's host; `file` is `<token>.ics`, the token from GET /api/persons/[user_name]/calendar. Lists the person's seats " +
         '(signed on, not the wait list) on course events that are neither cancelled nor ended, each with its module events: one VEVENT ' +
         'per date, UID event-<event_id>-person-<person_id>@<tenant host> (the same as in the sign-on invites), DTSTART/DTEND in UTC, ' +
         'SEQUENCE, LOCATION, ORGANIZER (mail.from). No METHOD (a subscription). Rate limited per client address (60 a minute, 429 ' +
-        'with Retry-After). 404 for an unknown or revoked token, a deactivated or erased person, and on another tenant\'s host.',
+        "with Retry-After). 404 for an unknown or revoked token, a deactivated or erased person, and on another tenant's host.",
       tags: ['calendar'],
       security: [],
       'x-access': 'anyone holding the feed URL',
@@ -23,8 +23,16 @@ export const calendarFeedOpenApi = {
       responses: {
         '200': { description: 'the feed', content: { 'text/calendar': { schema: { type: 'string' } } } },
         '404': { description: 'no such feed', content: { 'application/json': { schema: ERROR_ENVELOPE } } },
-        '429': { description: 'too many requests from this address', headers: { 'Retry-After': RETRY_AFTER }, content: { 'application/json': { schema: ERROR_ENVELOPE } } },
-        '503': { description: 'a dependency (database, Redis) is unavailable', headers: { 'Retry-After': RETRY_AFTER }, content: { 'application/json': { schema: ERROR_ENVELOPE } } },
+        '429': {
+          description: 'too many requests from this address',
+          headers: { 'Retry-After': RETRY_AFTER },
+          content: { 'application/json': { schema: ERROR_ENVELOPE } },
+        },
+        '503': {
+          description: 'a dependency (database, Redis) is unavailable',
+          headers: { 'Retry-After': RETRY_AFTER },
+          content: { 'application/json': { schema: ERROR_ENVELOPE } },
+        },
       },
     },
   },

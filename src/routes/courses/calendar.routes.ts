@@ -18,7 +18,8 @@ const CalendarFeedOut = z
     created: z.boolean().describe('true: this answer made the token'),
     created_at: z.string().describe('ISO 8601 date-time the token was made'),
   })
-  .describe("A person's personal calendar feed (iCalendar, subscribed to by a calendar application)").meta({ id: 'CalendarFeed' });
+  .describe("A person's personal calendar feed (iCalendar, subscribed to by a calendar application)")
+  .meta({ id: 'CalendarFeed' });
 
 export const calendarFeedRoutes = [
   defineRoute({
@@ -38,7 +39,10 @@ export const calendarFeedRoutes = [
     secretInAnswer: true,
     async handler(ctx, input) {
       const view = await ctx.resolve(CalendarFeedFlow).feed(ctx.user, ctx.target, publicOrigin(ctx));
-      return { items: [view], message: view.created ? `calendar feed made for ${input.user_name}` : `${input.user_name} has a calendar feed; its URL was shown when it was made` };
+      return {
+        items: [view],
+        message: view.created ? `calendar feed made for ${input.user_name}` : `${input.user_name} has a calendar feed; its URL was shown when it was made`,
+      };
     },
   }),
   defineRoute({

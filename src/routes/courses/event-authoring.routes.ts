@@ -8,12 +8,12 @@ import { EventCancellationFlow } from '../../flows/events/event-cancellation';
 import { eventAuthor, eventCreator } from '../../flows/events/event-access';
 
 const DATA =
-  'event_data (bracket form event_data[title]=..., a JSON object or JSON text; the read side\'s names; unknown keys are a 420): competence_id (a course, module or ecourse), ' +
-  'title (default: the competence\'s), startdate, enddate (ISO 8601 date-times; without an offset in the tenant\'s time zone, config item tenant.timezone; end after start), ' +
+  "event_data (bracket form event_data[title]=..., a JSON object or JSON text; the read side's names; unknown keys are a 420): competence_id (a course, module or ecourse), " +
+  "title (default: the competence's), startdate, enddate (ISO 8601 date-times; without an offset in the tenant's time zone, config item tenant.timezone; end after start), " +
   'location_id, max_participants (empty: no limit), min_age, signon_opens, signon_closes (date-times; closes after opens), instructor_user_name, host_organisation_id, description, ' +
   'prerequisite_competence_ids (replaces the list), custom_attributes (names defined for events in the custom_attributes config item, typed by their definition; null or "" removes one), ' +
-  'parent_id (a module event: its competence must be a module of the parent event\'s competence, and it must lie inside the parent\'s dates; a module competence needs a parent event). ' +
-  'A location with fewer seats than max_participants, or hosting another event that is not cancelled at an overlapping time (the event\'s own course and modules excepted), is a 420 on event_data[location_id] naming the clash. ' +
+  "parent_id (a module event: its competence must be a module of the parent event's competence, and it must lie inside the parent's dates; a module competence needs a parent event). " +
+  "A location with fewer seats than max_participants, or hosting another event that is not cancelled at an overlapping time (the event's own course and modules excepted), is a 420 on event_data[location_id] naming the clash. " +
   'A reference that does not exist (competence, location, parent event, instructor, organisation) is a 420 naming it.';
 
 /** The event as GET /api/events/[id] shows it (full view by default). */
@@ -64,7 +64,7 @@ export const eventAuthoringRoutes = [
     description:
       'reason (optional, up to 1000 characters) is stored and quoted in the notices. In one transaction: the event and its module events are marked cancelled (cancel_reason, cancelled_at in the full view), ' +
       'every live place (seat and wait list) is signed off, each participant gets a message (by e-mail, else SMS) and each of their nearest managers (of their organisation, else of the nearest one above it that has a manager) ' +
-      'a copy as a message of their own (in the manager\'s GET /api/messages), all through the outbox; one webhook event.cancelled (the simple view plus reason) and the audit entry event.cancelled. ' +
+      "a copy as a message of their own (in the manager's GET /api/messages), all through the outbox; one webhook event.cancelled (the simple view plus reason) and the audit entry event.cancelled. " +
       'check_join then answers the reason cancelled. Cancelling a cancelled event changes nothing (200, "already cancelled"; no notices, no webhook). Cancelling a module event alone ends nobody\'s place (sign-ons are the course\'s).',
     input: z.object({ ...eventId, reason: p.string(1000).optional(), ...viewShape }),
     output: EventView,
@@ -99,7 +99,7 @@ export const eventAuthoringRoutes = [
       resource: 'events',
       summary: action === 'lock' ? 'Lock an event: sign-ons and sign-offs are refused (409)' : 'Unlock an event',
       description:
-        'A locked event refuses every sign-on (check_join reason locked) and every sign-off but a superuser\'s (the seed\'s locked state); the wait list does not move. ' +
+        "A locked event refuses every sign-on (check_join reason locked) and every sign-off but a superuser's (the seed's locked state); the wait list does not move. " +
         `Already ${action}ed: 200, nothing changed. Webhook event.updated, audit entry event.${action}ed.`,
       input: z.object({ ...eventId, ...viewShape }),
       output: EventView,

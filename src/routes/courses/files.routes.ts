@@ -5,7 +5,10 @@ import { EventsService, FileView, FilesService, presentFile } from '../../course
 import { policies } from '../../people';
 import { FileViewsFlow } from '../../flows/files/file-views';
 
-const uploaded = z.object({ originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) }, { message: 'must be a file (multipart/form-data part named file)' });
+const uploaded = z.object(
+  { originalname: z.string(), mimetype: z.string(), size: z.number(), buffer: z.instanceof(Buffer) },
+  { message: 'must be a file (multipart/form-data part named file)' },
+);
 
 export const fileRoutes = [
   defineRoute({
@@ -17,7 +20,7 @@ export const fileRoutes = [
     description:
       'Size limit UPLOAD_MAX_BYTES (413 beyond it). Download with GET /api/files/[file_id]/content. user_name: upload for someone (their manager, not for a person who manages the caller, or a superuser). ' +
       'The login is checked before the upload is read. filetitle defaults to the file name; ceid must name an existing event. One file per request. ' +
-      'The bytes are stored per tenant behind FileStore (default DATA_DIR/files). The spec leaves the answer\'s contents open: it is the File description below.',
+      "The bytes are stored per tenant behind FileStore (default DATA_DIR/files). The spec leaves the answer's contents open: it is the File description below.",
     output: FileView,
     input: z.object({
       file: uploaded,
@@ -46,10 +49,10 @@ export const fileRoutes = [
   defineRoute({
     method: 'get',
     path: '/files/:file_id',
-    access: policies.userThen("its owner, its uploader, a superuser, the instructor of its event (ceid)"),
+    access: policies.userThen('its owner, its uploader, a superuser, the instructor of its event (ceid)'),
     resource: 'files',
     summary: "A file's description; the bytes are at GET /api/files/[file_id]/content",
-    description: 'Visible to the owner, the uploader, a superuser and, with ceid, the event\'s instructor; others 403.',
+    description: "Visible to the owner, the uploader, a superuser and, with ceid, the event's instructor; others 403.",
     output: FileView,
     input: z.object({ file_id: p.id(), ...fieldsShape }),
     async handler(ctx, input) {

@@ -45,7 +45,8 @@ export const locationAuthoringRoutes = [
     access: policies.superuserOrSuperadmin('delete locations'),
     resource: 'locations',
     summary: 'Delete a location no event names (else 409)',
-    description: 'Any event at the location, cancelled and past ones too, keeps it (409 with the count): move those events first. Answers the location as it was. Audit entry location.deleted.',
+    description:
+      'Any event at the location, cancelled and past ones too, keeps it (409 with the count): move those events first. Answers the location as it was. Audit entry location.deleted.',
     input: z.object({ location_id: p.id() }),
     output: LocationView,
     async handler(ctx, input) {

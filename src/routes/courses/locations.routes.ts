@@ -9,7 +9,13 @@ import { EventListingFlow } from '../../flows/events/event-listing';
 
 const float = (name: string, min: number, max: number) =>
   z
-    .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number'),
+    ])
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .describe(name);

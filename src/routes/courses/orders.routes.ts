@@ -29,7 +29,7 @@ export const orderRoutes = [
     access: policies.superuser('see orders'),
     resource: 'orders',
     summary: 'One order with the sign-ons it covers. Security: superuser',
-    description: 'Unknown order (or another tenant\'s): 404. Others than superusers: 403.',
+    description: "Unknown order (or another tenant's): 404. Others than superusers: 403.",
     input: z.object({ order_id: p.id() }),
     output: OrderView,
     async handler(ctx, input) {

@@ -22,7 +22,7 @@ export const personEventRoutes = [
     resource: 'personevents',
     summary: 'Sign-ons of a person, of an organisation (and below), or (superuser, superadmin) of everyone',
     description:
-      'organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser or superadmin sees everyone\'s sign-ons, ' +
+      "organisation_id (that organisation and below; its manager or a superuser) overrides user_name. Without both a superuser or superadmin sees everyone's sign-ons, " +
       'anyone else their own (as the earlier reference did). waitlist=0 (default) lists seats, waitlist=1 wait-list entries only; signed-off rows are never listed. ' +
       'mode: future (default, not ended yet), finished, all. Paging: limit default 20, at most 100.',
     output: PersonEventView,
@@ -47,11 +47,13 @@ export const personEventRoutes = [
         // Without user_name and organisation_id anyone else gets their own sign-ons (as the earlier reference did).
         of = { personIds: [user.personId] };
       }
-      const rows = await ctx.resolve(SignOnViewsFlow).list(
-        of,
-        { eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
-        paging(input),
-      );
+      const rows = await ctx
+        .resolve(SignOnViewsFlow)
+        .list(
+          of,
+          { eventIds: input.event_ids, personEventIds: input.person_event_ids, mode: input.mode ?? 'future', waitlist: input.waitlist ?? false },
+          paging(input),
+        );
       return { items: rows.map(presentPersonEvent) };
     },
   }),
@@ -61,7 +63,8 @@ export const personEventRoutes = [
     access: policies.selfOrManager('user_name', 'see the sign-ons of this person'),
     resource: 'personevents',
     summary: "A person's live sign-on to an event (empty when not signed on)",
-    description: "user_name defaults to the caller (superuser, the person's manager, self). Not signed on: an empty list and a message saying so. Unknown event: 404.",
+    description:
+      "user_name defaults to the caller (superuser, the person's manager, self). Not signed on: an empty list and a message saying so. Unknown event: 404.",
     output: PersonEventView,
     input: z.object({ event_id: p.id(), user_name: userName, ...fieldsShape }),
     async handler(ctx, input) {
@@ -83,7 +86,7 @@ export const personEventRoutes = [
       'Checked like check_join in one transaction on the locked event row (seats are never oversold). A refused sign-on is errorcode 409 with the reason texts ' +
       'in message plus can_join and reason in the envelope; module events cannot be signed on to (409). order_id/order_reference only with the order system ' +
       "enabled (otherwise ignored with a note in message); order_id must be an order of that person (else 420: someone else's order would bill them); " +
-      'order_reference creates an order for the person (ignored, with a note, when order_id is given). Security: superuser, the person\'s manager ' +
+      "order_reference creates an order for the person (ignored, with a note, when order_id is given). Security: superuser, the person's manager " +
       '(not for a person who manages the caller), self.',
     output: PersonEventView,
     input: z.object({

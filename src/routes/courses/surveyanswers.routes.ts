@@ -14,10 +14,13 @@ const lockRoute = (action: 'lock' | 'unlock') =>
   defineRoute({
     method: 'put',
     path: `/surveyanswers/:surveyanswer_id/${action}`,
-    access: policies.userThen("superuser, the person's manager (not for a person who manages them), the survey's owner or instructor; the answering person cannot unlock their own answer"),
+    access: policies.userThen(
+      "superuser, the person's manager (not for a person who manages them), the survey's owner or instructor; the answering person cannot unlock their own answer",
+    ),
     resource: 'surveyanswers',
     summary: `${action === 'lock' ? 'Locks' : 'Unlocks'} a survey answer (superuser, manager, owner or instructor of the survey)`,
-    description: 'Returns the full SurveyAnswer. The answering person cannot unlock their own answer; a manager cannot lock or unlock the answer of a person who manages them.',
+    description:
+      'Returns the full SurveyAnswer. The answering person cannot unlock their own answer; a manager cannot lock or unlock the answer of a person who manages them.',
     input: z.object({ ...idParam, ...fieldsShape }),
     output: SurveyAnswerView,
     async handler(ctx, input) {
@@ -33,7 +36,7 @@ export const surveyAnswerRoutes = [
     access: policies.userThen("superuser, the person, their manager, the survey's owner or instructor"),
     resource: 'surveyanswer',
     summary: 'One survey answer with its items',
-    description: 'Visible to a superuser, the person, their manager and the survey\'s owner or instructor.',
+    description: "Visible to a superuser, the person, their manager and the survey's owner or instructor.",
     output: SurveyAnswerView,
     input: z.object({ ...idParam, ...pagingShape, ...viewShape }),
     async handler(ctx, input) {
@@ -51,15 +54,25 @@ export const surveyAnswerRoutes = [
       'with user_name',
       (i) => i.user_name !== undefined,
       policies.selfOrManager('user_name', 'see the survey answers of this person'),
-      policies.when('with organisation_id', (i) => i.organisation_id !== undefined, policies.organisationManager('organisation_id', 'see the survey answers of this organisation')),
+      policies.when(
+        'with organisation_id',
+        (i) => i.organisation_id !== undefined,
+        policies.organisationManager('organisation_id', 'see the survey answers of this organisation'),
+      ),
     ),
     resource: 'surveyanswers',
     summary: 'Survey answers of a person, of an organisation, or (owner, superuser) of a survey',
     description:
-      'user_name does not default to the caller. organisation_id: the organisation\'s own answers and those of its persons (its manager). ' +
-      'Without both only a superuser, or the survey\'s owner/instructor with survey_id. Newest first; simple view by default.',
+      "user_name does not default to the caller. organisation_id: the organisation's own answers and those of its persons (its manager). " +
+      "Without both only a superuser, or the survey's owner/instructor with survey_id. Newest first; simple view by default.",
     output: SurveyAnswerView,
-    input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), ...pagingShape, ...viewShape }),
+    input: z.object({
+      user_name: p.string(200).min(1).optional(),
+      organisation_id: p.id().optional(),
+      survey_id: p.id().optional(),
+      ...pagingShape,
+      ...viewShape,
+    }),
     async handler(ctx, input) {
       const svc = ctx.resolve(SurveyAnswersFlow);
       let of: AnswersOf = 'everyone';
@@ -90,13 +103,19 @@ export const surveyAnswerRoutes = [
     summary: 'Answers a survey for the caller, user_name, or an organisation',
     description:
       'data: {"items":[{competence_id, value, children, file_data (Base64), file_name, file_title}]}; the survey is found from the questions, or given as survey_id. ' +
-      'Items must follow the survey\'s question tree (else 420 naming the item). file_data is stored as a file of the answering person and the item keeps its file_id ' +
-      '(UPLOAD_MAX_BYTES per file, 413 beyond; a JSON body is at most 1 MB). user_name: superuser, the person\'s manager (not for a person who manages the caller), self; ' +
+      "Items must follow the survey's question tree (else 420 naming the item). file_data is stored as a file of the answering person and the item keeps its file_id " +
+      "(UPLOAD_MAX_BYTES per file, 413 beyond; a JSON body is at most 1 MB). user_name: superuser, the person's manager (not for a person who manages the caller), self; " +
       'organisation_id: an answer by the organisation (its manager or a superuser). data may be a JSON object or JSON text; top-level items are questions directly ' +
-      'under the survey, children sub-questions of their item\'s question; value is a string, number, boolean, null or a list of those; items nest at most 10 levels. ' +
+      "under the survey, children sub-questions of their item's question; value is a string, number, boolean, null or a list of those; items nest at most 10 levels. " +
       'Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
-    input: z.object({ user_name: p.string(200).min(1).optional(), organisation_id: p.id().optional(), survey_id: p.id().optional(), data: surveyData, ...fieldsShape }),
+    input: z.object({
+      user_name: p.string(200).min(1).optional(),
+      organisation_id: p.id().optional(),
+      survey_id: p.id().optional(),
+      data: surveyData,
+      ...fieldsShape,
+    }),
     async handler(ctx, input) {
       const who: Answerer = input.organisation_id ? { organisationId: input.organisation_id } : { personId: (ctx.target as TargetPerson).id };
       const a = await ctx.resolve(SurveyAnswersFlow).create(ctx.user, who, input.data, input.survey_id);
@@ -106,10 +125,11 @@ export const surveyAnswerRoutes = [
   defineRoute({
     method: 'put',
     path: '/surveyanswers/:surveyanswer_id',
-    access: policies.userThen("superuser, the person, their manager (not for a person who manages them)"),
+    access: policies.userThen('superuser, the person, their manager (not for a person who manages them)'),
     resource: 'surveyanswers',
     summary: 'Replaces the items of a survey answer; a locked answer answers 409 (use POST for a new answer)',
-    description: 'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420); files of replaced items are kept. A locked answer is a 409: submit a new one with POST /api/surveyanswer. Returns the full SurveyAnswer.',
+    description:
+      'Superuser, the person, their manager (not for a person who manages the caller). Items keep uploaded files with file_id (a file of this answer); file_data is refused (420); files of replaced items are kept. A locked answer is a 409: submit a new one with POST /api/surveyanswer. Returns the full SurveyAnswer.',
     output: SurveyAnswerView,
     input: z.object({ ...idParam, data: surveyData, ...fieldsShape }),
     async handler(ctx, input) {

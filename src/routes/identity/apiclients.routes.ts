@@ -21,7 +21,8 @@ const ApiClientOut = z
     created_at: z.string(),
     created_by: z.string().nullable(),
   })
-  .describe('An API client of the tenant (OAuth 2.0 client credentials)').meta({ id: 'ApiClient' });
+  .describe('An API client of the tenant (OAuth 2.0 client credentials)')
+  .meta({ id: 'ApiClient' });
 
 function present(v: ApiClientView) {
   return {
@@ -46,13 +47,18 @@ const ApiClientData = z.object({
     .pipe(z.array(z.enum(API_CLIENT_SCOPES, { message: `must be scopes: ${API_CLIENT_SCOPES.join(', ')}` })).min(1, 'must name at least one scope'))
     .describe(`any of ${API_CLIENT_SCOPES.join(', ')} (a list)`),
   run_as_user_name: z.string().trim().min(1).max(200).optional().describe('required for api.read and api.write'),
-  scim_default_organisation_id: p.id().optional().describe('SCIM (src/identity/scim/README.md): the organisation a provisioned person goes to when their department names no organisation (by external id, then name)'),
+  scim_default_organisation_id: p
+    .id()
+    .optional()
+    .describe(
+      'SCIM (src/identity/scim/README.md): the organisation a provisioned person goes to when their department names no organisation (by external id, then name)',
+    ),
 });
 
 const clientId = z.string().regex(/^cli_[0-9a-f]{24}$/, 'must be an API client id (cli_ + 24 hex)');
 
 const USE =
-  'A client gets access tokens from POST /oauth/token on the tenant\'s host (grant_type=client_credentials, HTTP Basic or client_id/client_secret in the body) ' +
+  "A client gets access tokens from POST /oauth/token on the tenant's host (grant_type=client_credentials, HTTP Basic or client_id/client_secret in the body) " +
   'and sends them as Authorization: Bearer <token> (src/identity/apiclients/README.md).';
 
 /** API clients of the tenant (superusers only; everyone else 403). */

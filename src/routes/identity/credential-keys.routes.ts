@@ -9,11 +9,17 @@ const CredentialKeyOut = z
     public_jwk: z.record(z.string(), z.unknown()).describe('the public key (OKP, Ed25519) as in /.well-known/jwks.json'),
     active: z.boolean().describe('signs new credentials'),
     published: z.boolean().describe('listed in GET /.well-known/jwks.json now'),
-    published_until: z.string().nullable().describe('ISO 8601: a retired key stays published until the last credential it signed ends; null: for good (active, or it signed a credential without an end)'),
+    published_until: z
+      .string()
+      .nullable()
+      .describe(
+        'ISO 8601: a retired key stays published until the last credential it signed ends; null: for good (active, or it signed a credential without an end)',
+      ),
     created_at: z.string(),
     retired_at: z.string().nullable(),
   })
-  .describe("One of the tenant's Ed25519 keys for verifiable credentials (never its private half)").meta({ id: 'CredentialKey' });
+  .describe("One of the tenant's Ed25519 keys for verifiable credentials (never its private half)")
+  .meta({ id: 'CredentialKey' });
 
 /** The tenant's credential signing keys (issue 38; superusers only). */
 export const credentialKeyRoutes = [

@@ -11,7 +11,7 @@ const IdentityProviderView = z
     identityprovider_id: z.string().describe('uuid'),
     name: z.string(),
     type: z.enum(['oidc', 'saml']),
-    issuer: z.string().describe('OIDC: the issuer URL; SAML: the IdP\'s entity id (from its metadata)'),
+    issuer: z.string().describe("OIDC: the issuer URL; SAML: the IdP's entity id (from its metadata)"),
     client_id: z.string().nullable().describe('OIDC only (null for SAML)'),
     client_secret_set: z.boolean().describe('the secret itself is write-only and never shown'),
     scopes: z.string(),
@@ -22,15 +22,22 @@ const IdentityProviderView = z
     jit_role_ids: z.array(z.number().int()),
     redirect_uri: z.string().optional().describe('OIDC: paste into the identity provider: https://<this host>/api/sso/<id>/callback'),
     metadata_url: z.string().nullable().optional().describe('SAML: the IdP metadata URL it was read from at the last save (null: metadata_xml was given)'),
-    sso_url: z.string().optional().describe('SAML: the IdP\'s SSO URL (HTTP-Redirect binding), from its metadata'),
-    certificates_not_after: z.array(z.string()).optional().describe('SAML: expiry of each IdP signing certificate from the metadata; save the metadata again after the IdP rolls its key'),
-    sp_entity_id: z.string().optional().describe('SAML: paste into the IdP as entity id / Identifier / Audience URI: https://<this host>/api/sso/<id>/metadata'),
+    sso_url: z.string().optional().describe("SAML: the IdP's SSO URL (HTTP-Redirect binding), from its metadata"),
+    certificates_not_after: z
+      .array(z.string())
+      .optional()
+      .describe('SAML: expiry of each IdP signing certificate from the metadata; save the metadata again after the IdP rolls its key'),
+    sp_entity_id: z
+      .string()
+      .optional()
+      .describe('SAML: paste into the IdP as entity id / Identifier / Audience URI: https://<this host>/api/sso/<id>/metadata'),
     sp_acs_url: z.string().optional().describe('SAML: paste into the IdP as ACS / Reply / Single sign-on URL: https://<this host>/api/sso/<id>/acs'),
     sp_metadata_url: z.string().optional().describe('SAML: our metadata, for IdPs that import it (the same URL as the entity id)'),
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe("An identity provider of the tenant (OIDC or SAML); the client secret is never shown").meta({ id: 'IdentityProvider' });
+  .describe('An identity provider of the tenant (OIDC or SAML); the client secret is never shown')
+  .meta({ id: 'IdentityProvider' });
 
 function typeSpecific(r: IdentityProviderRow, host: string) {
   const urls = ssoEndpoints(host, r.id);
@@ -71,13 +78,28 @@ const Data = z
   .object({
     name: p.string(200).optional(),
     type: p.string(20).optional().describe('oidc or saml; cannot change on PUT'),
-    issuer: p.string(2000).optional().describe('https URL of the OpenID provider (http only with IDENTITY_PROVIDERS_ALLOW_HTTP=1); discovery at <issuer>/.well-known/openid-configuration'),
+    issuer: p
+      .string(2000)
+      .optional()
+      .describe('https URL of the OpenID provider (http only with IDENTITY_PROVIDERS_ALLOW_HTTP=1); discovery at <issuer>/.well-known/openid-configuration'),
     client_id: p.string(500).optional(),
     client_secret: z.string().max(2000).optional().describe('write-only; "" on PUT removes it'),
     scopes: p.string(500).optional().describe('OIDC; default "openid email profile"'),
-    metadata_xml: z.string().max(600_000).optional().describe('SAML: the IdP metadata document (md:EntityDescriptor): entity id, SSO URL (HTTP-Redirect), signing certificates'),
-    metadata_url: p.string(2000).optional().describe('SAML, instead of metadata_xml: https URL of the IdP metadata, read once when saved (give it again on PUT to read it again)'),
-    match_claim: p.string(200).optional().describe('OIDC: claim naming the person: email (default), preferred_username or any custom claim. SAML: nameid (default: the NameID) or an attribute name'),
+    metadata_xml: z
+      .string()
+      .max(600_000)
+      .optional()
+      .describe('SAML: the IdP metadata document (md:EntityDescriptor): entity id, SSO URL (HTTP-Redirect), signing certificates'),
+    metadata_url: p
+      .string(2000)
+      .optional()
+      .describe('SAML, instead of metadata_xml: https URL of the IdP metadata, read once when saved (give it again on PUT to read it again)'),
+    match_claim: p
+      .string(200)
+      .optional()
+      .describe(
+        'OIDC: claim naming the person: email (default), preferred_username or any custom claim. SAML: nameid (default: the NameID) or an attribute name',
+      ),
     match_field: z.enum(['email', 'user_name', 'extern_person_id']).optional().describe('person field the claim is compared with (default email)'),
     jit: p.bool().optional().describe('1: an unknown person is created (default 0)'),
     jit_organisation_id: p.int().optional(),

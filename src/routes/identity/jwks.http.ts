@@ -6,7 +6,12 @@ import { TenantRateLimiter, type RateLimitRule } from '../../platform/rate-limit
 import { CredentialKeys } from '../../identity';
 
 /** Verifiers cache the set (Cache-Control below); a client address asking more than this is not verifying. */
-export const JWKS_PER_ADDRESS: RateLimitRule = { name: 'jwks:address', points: 120, durationSeconds: 60, message: 'too many requests for the key set; retry after the Retry-After seconds' };
+export const JWKS_PER_ADDRESS: RateLimitRule = {
+  name: 'jwks:address',
+  points: 120,
+  durationSeconds: 60,
+  message: 'too many requests for the key set; retry after the Retry-After seconds',
+};
 
 /**
  * GET /.well-known/jwks.json on the tenant's host (issue 38): the public keys of the tenant's

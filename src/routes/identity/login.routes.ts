@@ -31,14 +31,16 @@ export const loginRoutes = [
       login: p.int().refine((v) => v === 1, 'must be 1'),
       forward_url: p.string(2000).optional(),
     }),
-    output: z.object({
-      session_id: z.string(),
-      hash: z.string(),
-      person_id: z.number().int(),
-      user_name: z.string(),
-      must_change_password: z.boolean(),
-      forward_url: z.string().optional(),
-    }).meta({ id: 'LoginSession' }),
+    output: z
+      .object({
+        session_id: z.string(),
+        hash: z.string(),
+        person_id: z.number().int(),
+        user_name: z.string(),
+        must_change_password: z.boolean(),
+        forward_url: z.string().optional(),
+      })
+      .meta({ id: 'LoginSession' }),
     async handler(ctx, input) {
       const r = await ctx.resolve(LoginFlow).login(input.user_name, input.password, ctx.ip);
       return {

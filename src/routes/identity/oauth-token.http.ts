@@ -12,12 +12,18 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 function oauthFailure(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (res.headersSent) return next(err);
   if (err instanceof OAuthError) {
-    res.status(err.status).set({ ...NO_STORE, ...err.headers }).json(err.body);
+    res
+      .status(err.status)
+      .set({ ...NO_STORE, ...err.headers })
+      .json(err.body);
     return;
   }
   if (err instanceof ApiError && err.status < 500) {
     // unknown host (404), suspended tenant (423), body too large or malformed (400/413)
-    res.status(err.status).set({ ...NO_STORE, ...err.headers }).json({ error: 'invalid_request', error_description: err.message });
+    res
+      .status(err.status)
+      .set({ ...NO_STORE, ...err.headers })
+      .json({ error: 'invalid_request', error_description: err.message });
     return;
   }
   next(err);
@@ -45,7 +51,10 @@ export function oauthTokenHttp(container: DependencyContainer): express.Router {
     },
   );
   router.all('/token', (_req, res) => {
-    res.status(405).set({ Allow: 'POST', ...NO_STORE }).json({ error: 'invalid_request', error_description: 'use POST' });
+    res
+      .status(405)
+      .set({ Allow: 'POST', ...NO_STORE })
+      .json({ error: 'invalid_request', error_description: 'use POST' });
   });
   router.use(oauthFailure);
   return router;

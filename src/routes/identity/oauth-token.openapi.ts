@@ -7,7 +7,10 @@ const oauthError = {
   type: 'object',
   required: ['error'],
   properties: {
-    error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'slow_down'] },
+    error: {
+      type: 'string',
+      enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'slow_down'],
+    },
     error_description: { type: 'string' },
   },
 };
@@ -21,7 +24,7 @@ export const oauthTokenOpenApi = {
       summary: 'Issue an access token to an API client (OAuth 2.0 client credentials, RFC 6749 §4.4)',
       description:
         'Access: an API client of this tenant, authenticated by client_secret_basic (Authorization: Basic client_id:client_secret) or client_secret_post (client_id and client_secret in the form).\n\n' +
-        'On the tenant\'s host. Answers RFC 6749 JSON with Cache-Control: no-store; the token is opaque, works only on this tenant\'s host and ends after expires_in seconds (OAUTH_TOKEN_TTL_SECONDS, default 3600), at revocation of the client or rotation of its secret. Throttled like POST /api/login (429 with Retry-After).',
+        "On the tenant's host. Answers RFC 6749 JSON with Cache-Control: no-store; the token is opaque, works only on this tenant's host and ends after expires_in seconds (OAUTH_TOKEN_TTL_SECONDS, default 3600), at revocation of the client or rotation of its secret. Throttled like POST /api/login (429 with Retry-After).",
       tags: ['apiclients'],
       security: [],
       'x-access': 'an API client of this tenant (client_secret_basic or client_secret_post)',
@@ -34,7 +37,7 @@ export const oauthTokenOpenApi = {
               required: ['grant_type'],
               properties: {
                 grant_type: { const: 'client_credentials' },
-                scope: { type: 'string', description: 'space-separated subset of the client\'s scopes (api.read, api.write, scim); default: all of them' },
+                scope: { type: 'string', description: "space-separated subset of the client's scopes (api.read, api.write, scim); default: all of them" },
                 client_id: { type: 'string', description: 'client_secret_post only' },
                 client_secret: { type: 'string', description: 'client_secret_post only' },
               },

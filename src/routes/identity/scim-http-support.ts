@@ -44,4 +44,3 @@ export function scimHandler(fn: (req: Request, res: Response) => Promise<void>) 
     }
   };
 }
-

@@ -7,11 +7,14 @@ const resource = (description: string) => ({ description, content: { [SCIM]: { s
 const failure = (description: string) => ({ description, content: { [SCIM]: { schema: { $ref: '#/components/schemas/ScimError' } } } });
 const ERRORS = {
   '400': failure('invalidFilter, invalidSyntax, invalidValue, invalidPath, mutability, noTarget (scimType)'),
-  '401': failure('no token, or an unknown, expired, revoked or other tenant\'s one'),
+  '401': failure("no token, or an unknown, expired, revoked or other tenant's one"),
   '403': failure('the token lacks the scope scim'),
-  '503': { ...failure('a dependency (database, Redis) is unavailable: retry after Retry-After seconds'), headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } },
+  '503': {
+    ...failure('a dependency (database, Redis) is unavailable: retry after Retry-After seconds'),
+    headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+  },
 };
-const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'the person\'s (User) or role\'s (Group) id' };
+const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "the person's (User) or role's (Group) id" };
 const LIST_PARAMETERS = [
   { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'RFC 7644 §3.4.2.2: eq ne co sw ew pr, and or not, value filters' },
   { name: 'startIndex', in: 'query', schema: { type: 'integer', minimum: 1 }, description: '1-based (default 1)' },
@@ -19,9 +22,19 @@ const LIST_PARAMETERS = [
   { name: 'attributes', in: 'query', schema: { type: 'string' } },
   { name: 'excludedAttributes', in: 'query', schema: { type: 'string' } },
 ];
-const BODY = (what: string) => ({ required: true, content: { [SCIM]: { schema: { $ref: '#/components/schemas/ScimResource' } }, 'application/json': { schema: { $ref: '#/components/schemas/ScimResource' } } }, description: what });
+const BODY = (what: string) => ({
+  required: true,
+  content: { [SCIM]: { schema: { $ref: '#/components/schemas/ScimResource' } }, 'application/json': { schema: { $ref: '#/components/schemas/ScimResource' } } },
+  description: what,
+});
 
-function op(method: string, name: string, summary: string, extra: Record<string, unknown> = {}, ok: Record<string, unknown> = { '200': resource('the resource') }) {
+function op(
+  method: string,
+  name: string,
+  summary: string,
+  extra: Record<string, unknown> = {},
+  ok: Record<string, unknown> = { '200': resource('the resource') },
+) {
   return {
     operationId: `scim${method}${name}`,
     summary,
@@ -30,21 +43,46 @@ function op(method: string, name: string, summary: string, extra: Record<string,
     security: [{ scimBearer: [] }],
     'x-access': ACCESS,
     ...extra,
-    responses: { ...ok, ...ERRORS, ...(extra.parameters && (extra.parameters as unknown[]).includes(ID) ? { '404': failure('no such resource on this tenant') } : {}) },
+    responses: {
+      ...ok,
+      ...ERRORS,
+      ...(extra.parameters && (extra.parameters as unknown[]).includes(ID) ? { '404': failure('no such resource on this tenant') } : {}),
+    },
   };
 }
 
 function resourcePaths(kind: 'Users' | 'Groups', one: string, more: string) {
   return {
     [`${SCIM_PATH}/${kind}`]: {
-      get: op('Get', kind, `${more}: a ListResponse, filtered and paged`, { parameters: LIST_PARAMETERS }, { '200': resource('urn:ietf:params:scim:api:messages:2.0:ListResponse') }),
-      post: op('Post', kind, `Create a ${one}`, { requestBody: BODY(one) }, { '201': resource(`the new ${one}`), '409': failure('uniqueness: the userName or displayName is taken') }),
+      get: op(
+        'Get',
+        kind,
+        `${more}: a ListResponse, filtered and paged`,
+        { parameters: LIST_PARAMETERS },
+        { '200': resource('urn:ietf:params:scim:api:messages:2.0:ListResponse') },
+      ),
+      post: op(
+        'Post',
+        kind,
+        `Create a ${one}`,
+        { requestBody: BODY(one) },
+        { '201': resource(`the new ${one}`), '409': failure('uniqueness: the userName or displayName is taken') },
+      ),
     },
     [`${SCIM_PATH}/${kind}/{id}`]: {
       get: op('Get', `${kind}Id`, `One ${one}`, { parameters: [ID] }),
       put: op('Put', `${kind}Id`, `Replace a ${one}`, { parameters: [ID], requestBody: BODY(one) }),
-      patch: op('Patch', `${kind}Id`, `Change a ${one} (PatchOp as Entra ID and Okta send it)`, { parameters: [ID], requestBody: BODY('urn:ietf:params:scim:api:messages:2.0:PatchOp') }),
-      delete: op('Delete', `${kind}Id`, kind === 'Users' ? 'Deactivate the person (the history stays)' : 'Take the role from its holders; delete it when SCIM created it', { parameters: [ID] }, { '204': { description: 'done' } }),
+      patch: op('Patch', `${kind}Id`, `Change a ${one} (PatchOp as Entra ID and Okta send it)`, {
+        parameters: [ID],
+        requestBody: BODY('urn:ietf:params:scim:api:messages:2.0:PatchOp'),
+      }),
+      delete: op(
+        'Delete',
+        `${kind}Id`,
+        kind === 'Users' ? 'Deactivate the person (the history stays)' : 'Take the role from its holders; delete it when SCIM created it',
+        { parameters: [ID] },
+        { '204': { description: 'done' } },
+      ),
     },
   };
 }
@@ -62,11 +100,20 @@ export const scimOpenApi: OpenApiExtra = {
     scimBearer: { type: 'http', scheme: 'bearer', description: 'An API client access token with the scope scim, from POST /oauth/token' },
   },
   schemas: {
-    ScimResource: { type: 'object', description: 'A SCIM resource or message (schemas names which)', properties: { schemas: { type: 'array', items: { type: 'string' } } } },
+    ScimResource: {
+      type: 'object',
+      description: 'A SCIM resource or message (schemas names which)',
+      properties: { schemas: { type: 'array', items: { type: 'string' } } },
+    },
     ScimError: {
       type: 'object',
       required: ['schemas', 'status', 'detail'],
-      properties: { schemas: { type: 'array', items: { const: 'urn:ietf:params:scim:api:messages:2.0:Error' } }, status: { type: 'string' }, scimType: { type: 'string' }, detail: { type: 'string' } },
+      properties: {
+        schemas: { type: 'array', items: { const: 'urn:ietf:params:scim:api:messages:2.0:Error' } },
+        status: { type: 'string' },
+        scimType: { type: 'string' },
+        detail: { type: 'string' },
+      },
     },
   },
 };

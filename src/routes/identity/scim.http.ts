@@ -15,7 +15,8 @@ import { scimGroupsRouter, scimUsersRouter } from './scim-resources.http';
 /** An API error of the flows below (person rules, validation) in SCIM's terms. */
 function fromApiError(err: ApiError): ScimError {
   const status = err.status;
-  if (err.errorcode === 419 || err.errorcode === 420) return /already taken/.test(err.message) ? new ScimError(409, err.message, 'uniqueness') : ScimError.invalidValue(err.message);
+  if (err.errorcode === 419 || err.errorcode === 420)
+    return /already taken/.test(err.message) ? new ScimError(409, err.message, 'uniqueness') : ScimError.invalidValue(err.message);
   if (status === 409) return new ScimError(409, err.message, /taken|exists/.test(err.message) ? 'uniqueness' : undefined);
   return new ScimError(status, err.message, undefined, err.headers);
 }
@@ -61,7 +62,13 @@ export function scimHttp(container: DependencyContainer): express.Router {
   router.get('/ServiceProviderConfig', (req, res) => scimAnswer(res, 200, serviceProviderConfig(scimBase(req))));
   router.get('/ResourceTypes', (req, res) => {
     const all = resourceTypes(scimBase(req));
-    scimAnswer(res, 200, { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: all.length, startIndex: 1, itemsPerPage: all.length, Resources: all });
+    scimAnswer(res, 200, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: all.length,
+      startIndex: 1,
+      itemsPerPage: all.length,
+      Resources: all,
+    });
   });
   router.get('/ResourceTypes/:id', (req, res) => {
     const one = resourceTypes(scimBase(req)).find((r) => r.id === req.params.id);
@@ -70,7 +77,13 @@ export function scimHttp(container: DependencyContainer): express.Router {
   });
   router.get('/Schemas', (req, res) => {
     const all = scimSchemas(scimBase(req));
-    scimAnswer(res, 200, { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: all.length, startIndex: 1, itemsPerPage: all.length, Resources: all });
+    scimAnswer(res, 200, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: all.length,
+      startIndex: 1,
+      itemsPerPage: all.length,
+      Resources: all,
+    });
   });
   router.get('/Schemas/:id', (req, res) => {
     const one = scimSchemas(scimBase(req)).find((r) => r.id === req.params.id);

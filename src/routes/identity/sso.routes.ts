@@ -45,10 +45,11 @@ export const ssoRoutes = [
     duringPasswordChange: true,
     resource: 'sso',
     errors: [401, 503],
-    summary: 'Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256) or its SSO URL with a SAML AuthnRequest (HTTP-Redirect binding)',
+    summary:
+      'Start a sign-in at the identity provider: 302 to its authorization endpoint (OIDC code flow, PKCE S256) or its SSO URL with a SAML AuthnRequest (HTTP-Redirect binding)',
     description:
-      'forward_url (optional, default /): a path on this host, or a URL on the tenant\'s host or on signon.forward_url_hosts (else 420). ' +
-      'An unknown identity provider id (or another tenant\'s) is 401. OIDC: the state, nonce and PKCE verifier stay on the server for 10 minutes, for one use. ' +
+      "forward_url (optional, default /): a path on this host, or a URL on the tenant's host or on signon.forward_url_hosts (else 420). " +
+      "An unknown identity provider id (or another tenant's) is 401. OIDC: the state, nonce and PKCE verifier stay on the server for 10 minutes, for one use. " +
       'SAML: the AuthnRequest id (and forward_url) stays on the server for 10 minutes; the response must answer it (InResponseTo), once.',
     redirect: 'to the identity provider',
     input: z.object({ identityprovider_id: id, forward_url: p.string(2000).optional() }),
@@ -72,7 +73,14 @@ export const ssoRoutes = [
       'Every refusal (unknown or replayed state, bad token, unknown or deactivated person, unknown provider) is 401 and opens no session. ' +
       'Sign-ins are in the security event log (login.sso, login.failed).',
     input: z
-      .object({ identityprovider_id: id, state: p.string(200).optional(), code: p.string(4000).optional(), iss: p.string(2000).optional(), error: p.string(200).optional(), error_description: p.string(2000).optional() })
+      .object({
+        identityprovider_id: id,
+        state: p.string(200).optional(),
+        code: p.string(4000).optional(),
+        iss: p.string(2000).optional(),
+        error: p.string(200).optional(),
+        error_description: p.string(2000).optional(),
+      })
       .passthrough(),
     async handler(ctx, i) {
       const { identityprovider_id, ...rest } = i;

@@ -22,7 +22,8 @@ const DeliveryView = z
     created_at: z.string().optional().describe('when the message was sent, ISO 8601'),
     updated_at: z.string().describe('last state change, ISO 8601'),
   })
-  .describe('One delivery (a message on one medium) with its state').meta({ id: 'MessageDelivery' });
+  .describe('One delivery (a message on one medium) with its state')
+  .meta({ id: 'MessageDelivery' });
 
 const present = (d: DeliveryRow & Partial<DeliveryListRow>) => ({
   delivery_id: d.id,

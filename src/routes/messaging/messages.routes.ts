@@ -6,7 +6,7 @@ import { SendMessageFlow } from '../../flows/messages/send-message';
 import { ReadMessagesFlow } from '../../flows/messages/read-messages';
 import { policies } from '../../people';
 
-const SECURITY = 'Security: Superuser, person\'s manager, self.';
+const SECURITY = "Security: Superuser, person's manager, self.";
 // A CR or LF in a value that becomes a mail header could add headers (recipients) of its own.
 const noLineBreak = <T extends z.ZodString>(s: T) => s.refine((v) => !/[\r\n]/.test(v), 'must not contain CR or LF');
 
@@ -62,7 +62,7 @@ export const messageRoutes = [
   defineRoute({
     method: 'get',
     path: '/messages/:message_id',
-    access: policies.userThen("the recipient, their manager, a superuser, or the sender"),
+    access: policies.userThen('the recipient, their manager, a superuser, or the sender'),
     resource: 'messages',
     summary: 'One message with its delivery state per medium',
     description: `${SECURITY} The sender may read it too.`,

@@ -37,7 +37,12 @@ const TemplateOut = z
 const present = (t: TemplateListItem) => ({ ...t, overrides: t.overrides.map(presentOverride) });
 
 const Preview = z
-  .object({ language: z.string(), subject: z.string(), text: z.string().describe('plain text (and SMS body)'), html: z.string().describe('the whole HTML document of the mail') })
+  .object({
+    language: z.string(),
+    subject: z.string(),
+    text: z.string().describe('plain text (and SMS body)'),
+    html: z.string().describe('the whole HTML document of the mail'),
+  })
   .describe('A notice rendered with sample data');
 
 const part = (max: number) => z.string().max(max, `must be at most ${max} characters`);
@@ -61,7 +66,7 @@ export const messageTemplateRoutes = [
     path: '/messagetemplates',
     access: policies.superuser('see message templates'),
     resource: 'messagetemplates',
-    summary: 'Every notice type with its variables, shipped texts per language and the tenant\'s overrides (superusers)',
+    summary: "Every notice type with its variables, shipped texts per language and the tenant's overrides (superusers)",
     input: z.object({}),
     output: TemplateOut,
     async handler(ctx) {

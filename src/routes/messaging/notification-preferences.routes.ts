@@ -30,12 +30,13 @@ const RULES =
 const choice = z
   .string()
   .trim()
-  .refine((v) => v === '' || v === 'default' || (PREFERENCE_MEDIA as readonly string[]).includes(v), `must be one of ${PREFERENCE_MEDIA.join(', ')} (or default)`)
+  .refine(
+    (v) => v === '' || v === 'default' || (PREFERENCE_MEDIA as readonly string[]).includes(v),
+    `must be one of ${PREFERENCE_MEDIA.join(', ')} (or default)`,
+  )
   .transform((v) => (v === '' || v === 'default' ? null : (v as PreferenceMedium)));
 
-const Choices = z
-  .object(Object.fromEntries(NOTICE_TYPES.map((t) => [t, choice.optional()])) as Record<NoticeType, z.ZodOptional<typeof choice>>)
-  .strict();
+const Choices = z.object(Object.fromEntries(NOTICE_TYPES.map((t) => [t, choice.optional()])) as Record<NoticeType, z.ZodOptional<typeof choice>>).strict();
 
 export const notificationPreferenceRoutes = [
   defineRoute({
@@ -43,7 +44,7 @@ export const notificationPreferenceRoutes = [
     path: '/persons/:user_name/notificationpreferences',
     access: policies.selfOrSuperuser('user_name', "see this person's notification preferences"),
     resource: 'notificationpreferences',
-    summary: "How each notice type reaches the person: e-mail, SMS, both or none. Security: superuser, self",
+    summary: 'How each notice type reaches the person: e-mail, SMS, both or none. Security: superuser, self',
     description: `Every notice type, with the person's medium, the default and whether it is required. ${RULES} Others: 403; unknown user_name (or another tenant's): 404.`,
     input: z.object({ user_name: userNameParam }),
     output: PreferenceOut,
@@ -56,7 +57,7 @@ export const notificationPreferenceRoutes = [
     path: '/persons/:user_name/notificationpreferences',
     access: policies.selfOrSuperuser('user_name', "change this person's notification preferences"),
     resource: 'notificationpreferences',
-    summary: "Choose how notice types reach the person. Security: superuser, self",
+    summary: 'Choose how notice types reach the person. Security: superuser, self',
     description:
       'preferences: bracket form (preferences[expiry_reminder]=sms), a JSON object or JSON text, by notice type; only the types given change, ' +
       `"" or default goes back to the default. An unknown type or medium is a 420 naming preferences[type]; none for a required type is a 420 naming ` +
@@ -72,7 +73,9 @@ export const notificationPreferenceRoutes = [
         const prefs = tx.get(NotificationPreferences);
         const changed = await prefs.update(target.id, input.preferences);
         if (Object.keys(changed).length && ctx.user.personId !== target.id) {
-          await tx.get(AuditTrail).record({ type: 'notification_preferences.changed', actor: ctx.user.userName, subject: target.user_name, details: { changed } });
+          await tx
+            .get(AuditTrail)
+            .record({ type: 'notification_preferences.changed', actor: ctx.user.userName, subject: target.user_name, details: { changed } });
         }
         return prefs.list(target.id);
       });

@@ -22,7 +22,8 @@ const WebhookView = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe('A webhook endpoint of the tenant').meta({ id: 'Webhook' });
+  .describe('A webhook endpoint of the tenant')
+  .meta({ id: 'Webhook' });
 
 const AttemptView = z
   .object({
@@ -34,10 +35,13 @@ const AttemptView = z
     error: z.string().nullable().describe('why the attempt failed; null when it succeeded (2xx)'),
     duration_ms: z.number().int(),
     at: z.string().describe('ISO 8601: when the attempt ended'),
-    delivery_state: z.enum(['pending', 'delivered', 'failed']).describe('the delivery now: pending (another attempt will come), delivered or failed (given up)'),
+    delivery_state: z
+      .enum(['pending', 'delivered', 'failed'])
+      .describe('the delivery now: pending (another attempt will come), delivered or failed (given up)'),
     next_attempt_at: z.string().nullable().describe('ISO 8601: when a pending delivery is tried again'),
   })
-  .describe('One attempt to deliver an event to the endpoint').meta({ id: 'WebhookAttempt' });
+  .describe('One attempt to deliver an event to the endpoint')
+  .meta({ id: 'WebhookAttempt' });
 
 function present(w: EndpointRow, secret = false) {
   const rotating = w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now();
@@ -73,9 +77,14 @@ const presentAttempt = (a: AttemptRow) => ({
 const webhookId = p.id();
 const events = p
   .stringList()
-  .pipe(z.array(z.enum(OUTBOUND_EVENT_TYPES, { message: `must be event types: ${OUTBOUND_EVENT_TYPES.join(', ')}` })).min(1, 'must name at least one event type'))
+  .pipe(
+    z.array(z.enum(OUTBOUND_EVENT_TYPES, { message: `must be event types: ${OUTBOUND_EVENT_TYPES.join(', ')}` })).min(1, 'must name at least one event type'),
+  )
   .describe(`event types: ${OUTBOUND_EVENT_TYPES.join(', ')}`);
-const url = p.string(2000).min(1, 'must not be empty').describe('https URL with a public address (http and private addresses only with WEBHOOKS_ALLOW_PRIVATE_TARGETS=1)');
+const url = p
+  .string(2000)
+  .min(1, 'must not be empty')
+  .describe('https URL with a public address (http and private addresses only with WEBHOOKS_ALLOW_PRIVATE_TARGETS=1)');
 const description = p.string(500);
 
 const DELIVERY_RULES =
@@ -134,7 +143,13 @@ export const webhookRoutes = [
     resource: 'webhooks',
     summary: 'Change a webhook endpoint: url, events, description, enabled (superusers)',
     description: 'Only the parameters given change. enabled=1 also ends a failure streak (an endpoint disabled after 5 days of failures starts afresh).',
-    input: z.object({ webhook_id: webhookId, url: url.optional(), events: events.optional(), description: description.optional(), enabled: p.bool().optional() }),
+    input: z.object({
+      webhook_id: webhookId,
+      url: url.optional(),
+      events: events.optional(),
+      description: description.optional(),
+      enabled: p.bool().optional(),
+    }),
     output: WebhookView,
     async handler(ctx, input) {
       const { webhook_id, ...change } = input;

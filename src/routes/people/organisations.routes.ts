@@ -22,7 +22,7 @@ export const organisationRoutes = [
     resource: 'organisations',
     summary: 'Organisations. Security: superuser (all), manager (the subtrees they manage)',
     description:
-      'parent_id=0: roots (for a manager: the tops of their subtrees); parent_id=N: N\'s children the caller may see (unknown N: 404); ' +
+      "parent_id=0: roots (for a manager: the tops of their subtrees); parent_id=N: N's children the caller may see (unknown N: 404); " +
       'user_name: the organisation the person belongs to (one at most). Others than superusers and managers: 403. Order name, id; simple view by default.',
     input: z.object({
       parent_id: p.int().pipe(z.number().min(0, 'must be 0 (roots) or an organisation id')).optional(),

@@ -9,7 +9,7 @@ const input = z.object({ user_name: p.string(200).min(1, 'must not be empty'), .
 
 const WHO =
   "Security: superuser, the person's manager (never on yourself, nor on a person who manages you; a superuser only by superusers). " +
-  'Unknown user_name (or another tenant\'s): 404. Takes an Idempotency-Key (a repeat replays the first answer). ' +
+  "Unknown user_name (or another tenant's): 404. Takes an Idempotency-Key (a repeat replays the first answer). " +
   'Asking again for the state the person is in changes nothing (200, message says so).';
 
 /** Person lifecycle (issue 36): a leaver is deactivated, not erased; src/flows/persons/person-lifecycle.ts. */

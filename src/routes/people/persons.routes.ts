@@ -54,7 +54,7 @@ export const personRoutes = [
     // the rule reads the person with the full view's details: the handler only presents them
     access: policies.selfOrManager('user_name', 'see this person', personWithDetails),
     resource: 'persons',
-    summary: 'One person by user name. Security: superuser, person\'s manager, self',
+    summary: "One person by user name. Security: superuser, person's manager, self",
     description: 'Full view by default. Unknown user_name: 404; existing but not allowed: 403.',
     input: z.object({ user_name: userNameParam, ...viewShape }),
     output: PersonView,
@@ -75,7 +75,7 @@ export const personRoutes = [
       'event_id cannot be combined with has_competence_ids (420). Not shown in the spec, decided: a manager without organisation_id ' +
       'gets the persons of all subtrees they manage; event_id includes the wait list and excludes signed-off persons; ' +
       'ids that match nothing are a 404; order lastname, firstname, id; simple view by default. has_competence_ids: a current registration ' +
-      '(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant\'s time zone. A person who manages nothing: 403. ' +
+      "(not deleted or superseded), passed > 0, valid_until empty or not before today in the tenant's time zone. A person who manages nothing: 403. " +
       'state: active (default) leaves deactivated persons out, deactivated lists only them, all lists both (the full view shows deactivated and deactivated_at). ' +
       'term: only persons whose user name, first name, last name, "first last", e-mail or employee code contains it (case-insensitive; the admin console\'s person search).',
     input: z.object({ organisation_id: p.id().optional(), ...personListShape }),

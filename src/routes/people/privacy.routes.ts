@@ -24,7 +24,10 @@ export const privacyRoutes = [
       'paging.more names the sections that go on: ask again with offset + limit until it is empty. person and roles are in every page.',
     input: z.object({
       user_name: userNameParam,
-      limit: p.int().pipe(z.number().min(1, 'must be at least 1').max(EXPORT_PAGE_MAX, `must be at most ${EXPORT_PAGE_MAX}`)).optional(),
+      limit: p
+        .int()
+        .pipe(z.number().min(1, 'must be at least 1').max(EXPORT_PAGE_MAX, `must be at most ${EXPORT_PAGE_MAX}`))
+        .optional(),
       offset: p.int().pipe(z.number().min(0, 'must not be negative')).optional(),
     }),
     output: PersonExportView,

@@ -11,13 +11,16 @@ const SwtCheckView = z
     ok: z.boolean(),
     detail: z.string().describe('why it passed or failed; never key material'),
   })
-  .describe('One step of the SWT verification, in the order the SWT sign-on runs them').meta({ id: 'SwtCheck' });
+  .describe('One step of the SWT verification, in the order the SWT sign-on runs them')
+  .meta({ id: 'SwtCheck' });
 
-const CorsCheckView = z.object({
-  origin: z.string(),
-  allowed: z.boolean().describe('whether a page at this origin may call the API with credentials'),
-  reason: z.string(),
-}).meta({ id: 'CorsCheck' });
+const CorsCheckView = z
+  .object({
+    origin: z.string(),
+    allowed: z.boolean().describe('whether a page at this origin may call the API with credentials'),
+    reason: z.string(),
+  })
+  .meta({ id: 'CorsCheck' });
 
 /** The admin page's integration checkers; each answers with the production code's own decision. */
 export const configItemCheckRoutes = [
@@ -38,7 +41,10 @@ export const configItemCheckRoutes = [
       token: p.string(4096).min(1).optional(),
       user_name: p.string(200).min(1).optional(),
       issuer: p.string(500).min(1).optional(),
-      expires_in_seconds: p.int().pipe(z.number().min(1).max(MAX_BUILT_TOKEN_SECONDS, `must be at most ${MAX_BUILT_TOKEN_SECONDS}`)).optional(),
+      expires_in_seconds: p
+        .int()
+        .pipe(z.number().min(1).max(MAX_BUILT_TOKEN_SECONDS, `must be at most ${MAX_BUILT_TOKEN_SECONDS}`))
+        .optional(),
     }),
     output: SwtCheckView,
     async handler(ctx, input) {
@@ -53,7 +59,7 @@ export const configItemCheckRoutes = [
     access: policies.superuser('check CORS origins'),
     resource: 'cors_check',
     summary: 'Whether a browser page at an origin may call this API with credentials, and why not (superusers)',
-    description: 'Uses the CORS middleware\'s own decision on the tenant\'s current cors.origins.',
+    description: "Uses the CORS middleware's own decision on the tenant's current cors.origins.",
     input: z.object({ origin: p.string(500).min(1) }),
     output: CorsCheckView,
     async handler(ctx, input) {

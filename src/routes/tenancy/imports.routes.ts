@@ -69,9 +69,9 @@ export const importRoutes = [
     resource: 'imports',
     summary: 'Bulk import of persons, organisations, managers, role assignments or registrations from a CSV or XLSX file. Security: superuser',
     description:
-      'multipart/form-data: the file in the part named file (CSV or XLSX, told by the name\'s ending or, without one, by its content), type, and ' +
+      "multipart/form-data: the file in the part named file (CSV or XLSX, told by the name's ending or, without one, by its content), type, and " +
       'optionally dry_run=1 and deactivate_missing=1 (in the query string or as fields before the file). The first row names the columns with the ' +
-      'API\'s own field names (any order and case; GET /api/imports/templates/[type] gives them with a sample row); an unknown or repeated column ' +
+      "API's own field names (any order and case; GET /api/imports/templates/[type] gives them with a sample row); an unknown or repeated column " +
       'is a 420, a file without the columns its rows are matched by a 419, before any row is read. XLSX: the first worksheet. CSV: UTF-8 (else read ' +
       'as Windows-1252), comma, semicolon or tab as the header uses. Every cell is text: a formula (=, +, -, @) is stored as its text, never ' +
       'evaluated; a leading apostrophe before one of those is dropped. Rows are checked and written by the same rules as the API (same 419/420/404 ' +
@@ -82,7 +82,8 @@ export const importRoutes = [
       'rows_total, then the counts and the failed rows. Importing the same file again changes nothing (all unchanged). deactivate_missing=1 ' +
       '(persons only): afterwards every active person the file does not name (by user_name or extern_person_id, failed rows included) ' +
       'is deactivated as PUT /api/persons/[user_name]/deactivate does it, never the caller; a dry run gives their number as deactivated. Limits: IMPORT_MAX_BYTES (default 20 MiB) and IMPORT_MAX_ROWS data rows (default 100,000); larger: 413. ' +
-      'An Idempotency-Key covers the query parameters, not the file. Audited: import.started, import.finished. ' + TYPES_TEXT,
+      'An Idempotency-Key covers the query parameters, not the file. Audited: import.started, import.finished. ' +
+      TYPES_TEXT,
     errors: [413],
     input: Query,
     body: {
@@ -104,7 +105,13 @@ export const importRoutes = [
       const parsed = Options.safeParse(merged);
       if (!parsed.success) throw zodErrorToApiError(parsed.error, merged);
       if (!upload.file) throw ApiError.missing('file');
-      const request = { type: parsed.data.type, fileName: upload.file.name, data: upload.file.data, dryRun: parsed.data.dry_run ?? false, deactivateMissing: parsed.data.deactivate_missing ?? false };
+      const request = {
+        type: parsed.data.type,
+        fileName: upload.file.name,
+        data: upload.file.data,
+        dryRun: parsed.data.dry_run ?? false,
+        deactivateMissing: parsed.data.deactivate_missing ?? false,
+      };
       const flow = ctx.resolve(StartImportFlow);
       const caller = { user: ctx.user, log: ctx.log };
       if (request.dryRun) {
@@ -122,7 +129,8 @@ export const importRoutes = [
     summary: 'An empty import file (CSV) of a type: the header with every column and one sample row. Security: superuser',
     description:
       'UTF-8 with BOM, comma-separated. Cells a spreadsheet would read as a formula (a mobile +47...) start with an apostrophe, which the import drops again. ' +
-      'Delete the sample row, or change it, before importing. ' + TYPES_TEXT,
+      'Delete the sample row, or change it, before importing. ' +
+      TYPES_TEXT,
     input: z.object({ type }),
     answer: { description: 'the template (attachment <type>-import-template.csv)', content: { 'text/csv': 'binary' } },
     async handler(_ctx, input) {
@@ -140,7 +148,7 @@ export const importRoutes = [
     access: policies.superuser('see imports'),
     resource: 'imports',
     summary: 'An import: its progress (rows_done of rows_total, state), then its counts and failed rows. Security: superuser',
-    description: 'state queued, running, finished or failed (error says why). Unknown id, or another tenant\'s: 404.',
+    description: "state queued, running, finished or failed (error says why). Unknown id, or another tenant's: 404.",
     input: z.object({ import_id: z.string().max(100) }),
     output: ImportView,
     async handler(ctx, input) {

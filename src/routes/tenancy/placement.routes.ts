@@ -18,7 +18,8 @@ export const placementRoutes = [
     access: access.operator,
     resource: 'clusters',
     summary: 'The PostgreSQL clusters with their tenants and spare schemas',
-    description: 'main is DATABASE_URL (also the platform database); the others come from TENANT_DATABASE_URLS, in the order declared. `clusters`: name, tenants, spare_schemas.',
+    description:
+      'main is DATABASE_URL (also the platform database); the others come from TENANT_DATABASE_URLS, in the order declared. `clusters`: name, tenants, spare_schemas.',
     input: z.object({}),
     output: z.object({ name: z.string(), tenants: z.number().int(), spare_schemas: z.number().int() }).meta({ id: 'Cluster' }),
     async handler(ctx) {
@@ -92,15 +93,17 @@ export const placementRoutes = [
     }),
     output: TenantView,
     extras: {
-      move: z.object({
-        from: z.string(),
-        to: z.string(),
-        tables: z.number().int(),
-        rows: z.number().int(),
-        changed_rows: z.number().int().describe('rows copied again in the write pause'),
-        write_pause_ms: z.number(),
-        seconds: z.number(),
-      }).meta({ id: 'TenantMove' }),
+      move: z
+        .object({
+          from: z.string(),
+          to: z.string(),
+          tables: z.number().int(),
+          rows: z.number().int(),
+          changed_rows: z.number().int().describe('rows copied again in the write pause'),
+          write_pause_ms: z.number(),
+          seconds: z.number(),
+        })
+        .meta({ id: 'TenantMove' }),
       progress,
     },
     async handler(ctx, input) {
@@ -119,4 +122,3 @@ export const placementRoutes = [
     },
   }),
 ];
-

@@ -30,12 +30,12 @@ export const archiveRoutes = [
     summary: 'Create a tenant from a tenant-archive/1 (gzip body) or tenant-import/1 document',
     description:
       'The two formats are told apart by Content-Type (application/gzip: an archive; JSON: a tenant-import/1 document). One transaction: an archive ' +
-      'recreates the tenant exactly (same ids, sequences, files, config history), its schema migrated up to the archive\'s version and then on to the ' +
-      'server\'s; an archive of a newer schema is refused. A bad, truncated or incomplete archive is a 420 naming what is wrong and leaves nothing behind. ' +
-      'The answer lists progress lines. slug and host (repeatable) override the document\'s.',
+      "recreates the tenant exactly (same ids, sequences, files, config history), its schema migrated up to the archive's version and then on to the " +
+      "server's; an archive of a newer schema is refused. A bad, truncated or incomplete archive is a 420 naming what is wrong and leaves nothing behind. " +
+      "The answer lists progress lines. slug and host (repeatable) override the document's.",
     input: z.object({
-      slug: TenantSlug.optional().describe('slug instead of the document\'s'),
-      host: p.stringList().optional().describe('hosts instead of the document\'s (repeatable)'),
+      slug: TenantSlug.optional().describe("slug instead of the document's"),
+      host: p.stringList().optional().describe("hosts instead of the document's (repeatable)"),
       hosts: p.stringList().optional().describe('the same as host (when host is not given)'),
       cluster,
     }),
@@ -63,12 +63,15 @@ export const archiveRoutes = [
     resource: 'tenants',
     summary: 'Export a tenant (tenant-archive/1 gzip, or format=tenant-import/1 JSON)',
     description:
-      'tenant-archive/1 (default), streamed: every table of the tenant schema from one snapshot, config items and their history, and the file store\'s bytes. ' +
+      "tenant-archive/1 (default), streamed: every table of the tenant schema from one snapshot, config items and their history, and the file store's bytes. " +
       'Secret config items and password hashes are included unless secrets=0 / password_hashes=0. format=tenant-import/1 answers the older hand-mapped ' +
       'document without an envelope (current registrations only; no files, messages, survey answers, history or audit log) so it can be posted back. Audited.',
     input: z.object({
       slug,
-      format: z.enum([ARCHIVE_FORMAT, LEGACY_FORMAT], { error: `must be ${ARCHIVE_FORMAT} or ${LEGACY_FORMAT}` }).optional().describe(`${ARCHIVE_FORMAT} (default) or ${LEGACY_FORMAT}`),
+      format: z
+        .enum([ARCHIVE_FORMAT, LEGACY_FORMAT], { error: `must be ${ARCHIVE_FORMAT} or ${LEGACY_FORMAT}` })
+        .optional()
+        .describe(`${ARCHIVE_FORMAT} (default) or ${LEGACY_FORMAT}`),
       secrets: flag('0 leaves secret config items out (default: included)'),
       password_hashes: flag('0 blanks password hashes (default: included; the archive only)'),
     }),

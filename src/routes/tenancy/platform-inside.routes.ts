@@ -25,8 +25,9 @@ export const tenantInsideRoutes = [
     path: '/tenants/:slug/configitems/:config_item_id',
     access: access.operator,
     resource: 'configitems',
-    summary: 'Set a config item (validated like the tenant admin\'s PUT; audited as operator; applied at once)',
-    description: 'Write-only (secret) items too; the answer shows them as is_set only. A bad value is a 420 naming the item; recorded as config.changed with actor operator.',
+    summary: "Set a config item (validated like the tenant admin's PUT; audited as operator; applied at once)",
+    description:
+      'Write-only (secret) items too; the answer shows them as is_set only. A bad value is a 420 naming the item; recorded as config.changed with actor operator.',
     input: z.object({
       slug,
       config_item_id: z.string().describe('e.g. api.rate_limit.per_minute'),
@@ -45,7 +46,7 @@ export const tenantInsideRoutes = [
     access: access.operator,
     resource: 'persons',
     summary: 'Mail a person a new password (must be changed at login); audited',
-    description: 'Through the outbox, as send_login does; recorded in the tenant\'s security event log as password.reset with actor operator.',
+    description: "Through the outbox, as send_login does; recorded in the tenant's security event log as password.reset with actor operator.",
     input: z.object({ slug, user_name: z.string().describe('the person') }),
     output: z.object({ user_name: z.string() }).meta({ id: 'PasswordReset' }),
     async handler(ctx, input) {

@@ -20,12 +20,13 @@ export const TenantView = z
     created_at: z.string().describe('ISO 8601 date-time'),
     migration_failed_at: z.string().nullable().describe('set while the last migration of the tenant failed (it answers 503 meanwhile)'),
   })
-  .describe('A tenant with its status, hosts, cluster, schema version and size').meta({ id: 'Tenant' });
+  .describe('A tenant with its status, hosts, cluster, schema version and size')
+  .meta({ id: 'Tenant' });
 
 export const progress = z.array(z.string()).describe('progress lines, as the CLI prints them');
 
 /** The tenant's slug in the path. */
-export const slug = z.string().describe('the tenant\'s slug');
+export const slug = z.string().describe("the tenant's slug");
 
 /** A cluster's name where one may be given: "" is none, anything but text a 420. */
 export const cluster = z

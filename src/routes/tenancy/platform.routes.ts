@@ -46,7 +46,10 @@ const lifecycleRoutes = [
       host: p.stringList().optional().describe('the same as hosts (when hosts is not given)'),
       cluster,
       mail_from: z.string().optional().describe('config item mail.from; required with admin unless MAIL_FROM (the platform default sender) is set'),
-      admin: checkedBy(FirstAdmin, 'the first superuser, created in a root organisation named after the tenant and mailed a password (must be changed at first login)').optional(),
+      admin: checkedBy(
+        FirstAdmin,
+        'the first superuser, created in a root organisation named after the tenant and mailed a password (must be changed at first login)',
+      ).optional(),
     }),
     output: TenantView,
     async handler(ctx, input) {
@@ -152,18 +155,26 @@ const lifecycleRoutes = [
       'The platform schema, then every tenant, each in its own transaction; progress lines in the answer; a 500 envelope when a tenant failed. A tenant whose ' +
       'migration failed answers 503 (Retry-After: 60) until a later run succeeds; the others are unaffected.',
     input: z.object({}),
-    output: z.object({
-      slug: z.string(),
-      schema: z.string(),
-      applied: z.array(z.string()).describe('the migrations this run applied'),
-      error: z.string().optional().describe('why its migration failed'),
-    }).meta({ id: 'TenantMigration' }),
+    output: z
+      .object({
+        slug: z.string(),
+        schema: z.string(),
+        applied: z.array(z.string()).describe('the migrations this run applied'),
+        error: z.string().optional().describe('why its migration failed'),
+      })
+      .meta({ id: 'TenantMigration' }),
     extras: { progress },
     async handler(ctx) {
       const lines: string[] = [];
-      const report = await ctx.resolve(TenantAdminService).by(origin(ctx)).migrateAll((l) => lines.push(l));
+      const report = await ctx
+        .resolve(TenantAdminService)
+        .by(origin(ctx))
+        .migrateAll((l) => lines.push(l));
       const message = report.ok ? 'all schemas up to date' : 'some tenants failed to migrate';
-      return { status: report.ok ? 200 : 500, body: { valid: report.ok, message, ...(report.ok ? {} : { errorcode: 500 }), progress: lines, tenants: report.tenants } };
+      return {
+        status: report.ok ? 200 : 500,
+        body: { valid: report.ok, message, ...(report.ok ? {} : { errorcode: 500 }), progress: lines, tenants: report.tenants },
+      };
     },
   }),
 ];

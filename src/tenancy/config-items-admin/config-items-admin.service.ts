@@ -43,7 +43,8 @@ export const AdminConfigItemView = z
       ...adminExtras,
     }),
   ])
-  .describe('A config item for tenant superusers: as GET /api/configitems?view=full plus secret=false, or for a secret only whether it is set.').meta({ id: 'ConfigItemAdmin' });
+  .describe('A config item for tenant superusers: as GET /api/configitems?view=full plus secret=false, or for a secret only whether it is set.')
+  .meta({ id: 'ConfigItemAdmin' });
 
 /** One audit entry of a config item. */
 export const ConfigItemChangeView = z
@@ -55,7 +56,8 @@ export const ConfigItemChangeView = z
     old_value: z.unknown().describe('the value before; null for secrets'),
     new_value: z.unknown().describe('the value after; "[secret changed]" for secrets'),
   })
-  .describe('Audit entry of a config item change, newest first. Secret values are never shown.').meta({ id: 'ConfigItemChange' });
+  .describe('Audit entry of a config item change, newest first. Secret values are never shown.')
+  .meta({ id: 'ConfigItemChange' });
 
 /** Secrets show only whether they are set; everything else as GET /api/configitems?view=full. */
 export function presentForAdmin(tenant: Tenant, def: ConfigItemDefinition, last?: { changedBy: string; changedAt: Date }) {

@@ -4,17 +4,18 @@ import type { Tenant } from '../../platform/tenant-scope/tenant';
 import { ApiError } from '../../platform/errors/api-error';
 import { configItemDefinition, type ConfigItemId } from '../../platform/config-items/config-item-registry';
 
-
 /** simple: id and value; full adds what an admin needs to edit it. */
-export const ConfigItemView = z.object({
-  config_item_id: z.string(),
-  value: z.unknown(),
-  description: z.string().optional(),
-  type: z.string().optional(),
-  default: z.unknown().optional(),
-  is_default: z.boolean().optional(),
-  options: z.array(z.string()).optional(),
-}).meta({ id: 'ConfigItem' });
+export const ConfigItemView = z
+  .object({
+    config_item_id: z.string(),
+    value: z.unknown(),
+    description: z.string().optional(),
+    type: z.string().optional(),
+    default: z.unknown().optional(),
+    is_default: z.boolean().optional(),
+    options: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'ConfigItem' });
 
 /** Looks up a readable item or throws 404 (unknown) / 403 (refused through the API). */
 export function readableItem(id: string) {

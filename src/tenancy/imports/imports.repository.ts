@@ -69,12 +69,19 @@ export class ImportsRepository {
 
   /** The latest imports first. */
   list(page: { limit: number; offset: number }): Promise<ImportRow[]> {
-    return this.db.table('imports').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset);
+    return this.db
+      .table('imports')
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+      .limit(page.limit)
+      .offset(page.offset);
   }
 
   /** The job takes it up (again, after a crash: its progress stays). */
   async started(id: string): Promise<void> {
-    await this.db.table('imports').where({ id }).update({ state: 'running', started_at: this.db.raw('coalesce(started_at, now())') });
+    await this.db
+      .table('imports')
+      .where({ id })
+      .update({ state: 'running', started_at: this.db.raw('coalesce(started_at, now())') });
   }
 
   /** A batch's rows are written: its counts and problems are added (the problems up to MAX_KEPT_FAILURES in all). */

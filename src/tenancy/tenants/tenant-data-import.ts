@@ -79,12 +79,15 @@ export class DataImport {
     this.progress(`${this.slug}: ${this.competences.size} competences, ${this.events.size} events`);
     for (const [i, pe] of d.person_events.entries()) {
       const where = `person_events[${i}]`;
-      const [signOn] = await this.db.table('person_events').insert({
-        person_id: need(this.persons, 'person', pe.person, where),
-        event_id: need(this.events, 'event', pe.event, where),
-        status: pe.status ?? 'signed_on',
-        passed: pe.passed ?? null,
-      }).returning('id');
+      const [signOn] = await this.db
+        .table('person_events')
+        .insert({
+          person_id: need(this.persons, 'person', pe.person, where),
+          event_id: need(this.events, 'event', pe.event, where),
+          status: pe.status ?? 'signed_on',
+          passed: pe.passed ?? null,
+        })
+        .returning('id');
       for (const [j, r] of (pe.results ?? []).entries()) {
         await this.db.table('event_results').insert({
           person_event_id: signOn.id,
@@ -155,9 +158,7 @@ export class DataImport {
   }
 
   private async importPersons(): Promise<void> {
-    const hashes = await Promise.all(
-      this.doc.persons.map(async (p) => (p.password_hash ? p.password_hash : p.password ? hashPassword(p.password) : null)),
-    );
+    const hashes = await Promise.all(this.doc.persons.map(async (p) => (p.password_hash ? p.password_hash : p.password ? hashPassword(p.password) : null)));
     const rows = this.doc.persons.map((p, i) => {
       const where = `persons[${i}] (${p.user_name})`;
       if (this.persons.has(p.user_name)) throw new ImportError(`${where}: duplicate user_name`);

@@ -84,8 +84,7 @@ class Snapshot {
   /** Nested nodes from parent_id, children in row order. */
   private tree(rows: Row[], node: (r: Row) => Row): any[] {
     const byParent = groupBy(rows, 'parent_id');
-    const build = (parent: number | null): Row[] =>
-      (byParent.get(parent) ?? []).map((r) => compact({ ...node(r), children: build(r.id) }));
+    const build = (parent: number | null): Row[] => (byParent.get(parent) ?? []).map((r) => compact({ ...node(r), children: build(r.id) }));
     return build(null);
   }
 
@@ -96,10 +95,7 @@ class Snapshot {
     const categories = await this.load('categories', 'category');
     const attributes = await this.load('attributes', 'attribute');
     const locations = await this.load('locations', 'location');
-    const persons: Row[] = await this.db
-      .table('persons')
-      .orderBy('id')
-      .select('*', this.db.raw("to_char(birthdate, 'YYYY-MM-DD') as birthdate_text"));
+    const persons: Row[] = await this.db.table('persons').orderBy('id').select('*', this.db.raw("to_char(birthdate, 'YYYY-MM-DD') as birthdate_text"));
     this.refs.set('persons', new Map(persons.map((p) => [p.id, p.user_name])));
     const competences = await this.load('competences', 'competence', 'sort_order');
     const events = await this.load('events', 'event');
@@ -225,9 +221,11 @@ class Snapshot {
           // signed_on is what the import assumes when status is left out
           status: pe.status === 'signed_on' ? undefined : pe.status,
           results: resultsOf.has(pe.id)
-            ? resultsOf.get(pe.id)!.map((r: Row) =>
-                compact({ event: this.ref('events', r.event_id)!, met: r.met, passed: r.passed, reached: r.reached, grade: r.grade, comments: r.comments }),
-              )
+            ? resultsOf
+                .get(pe.id)!
+                .map((r: Row) =>
+                  compact({ event: this.ref('events', r.event_id)!, met: r.met, passed: r.passed, reached: r.reached, grade: r.grade, comments: r.comments }),
+                )
             : undefined,
         }),
       ),

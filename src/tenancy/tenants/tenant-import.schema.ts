@@ -5,16 +5,10 @@ import { canonicalLanguageTag } from '../../platform/time/language-tag';
 /** The tenant-import/1 document (seeds/*.json). New optional keys may appear; meanings never change. */
 const ref = z.string().min(1).max(200);
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
-const isoDateTime = z
-  .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v), 'must be an ISO date-time');
+const isoDateTime = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v), 'must be an ISO date-time');
 
-export const TenantSlug = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or -, starting with a letter');
-export const HostName = z
-  .string()
-  .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a host name without port');
+export const TenantSlug = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be 1-40 lowercase letters, digits or -, starting with a letter');
+export const HostName = z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a host name without port');
 
 export interface OrganisationNode {
   ref: string;
@@ -25,17 +19,19 @@ export interface OrganisationNode {
   extern_organisation_id?: string | number;
   children?: OrganisationNode[];
 }
-const Organisation: z.ZodType<OrganisationNode> = z.lazy(() =>
-  z.object({
-    ref,
-    name: z.string().min(1),
-    email: z.string().optional(),
-    address: z.string().optional(),
-    phone: z.string().optional(),
-    extern_organisation_id: z.union([z.string(), z.number()]).optional(),
-    children: z.array(Organisation).optional(),
-  }),
-).meta({ id: 'TenantImportOrganisation' });
+const Organisation: z.ZodType<OrganisationNode> = z
+  .lazy(() =>
+    z.object({
+      ref,
+      name: z.string().min(1),
+      email: z.string().optional(),
+      address: z.string().optional(),
+      phone: z.string().optional(),
+      extern_organisation_id: z.union([z.string(), z.number()]).optional(),
+      children: z.array(Organisation).optional(),
+    }),
+  )
+  .meta({ id: 'TenantImportOrganisation' });
 
 export interface NamedNode {
   ref: string;
@@ -44,15 +40,17 @@ export interface NamedNode {
   external_id?: string | number;
   children?: NamedNode[];
 }
-const Named: z.ZodType<NamedNode> = z.lazy(() =>
-  z.object({
-    ref,
-    name: z.string().min(1),
-    description: z.string().optional(),
-    external_id: z.union([z.string(), z.number()]).optional(),
-    children: z.array(Named).optional(),
-  }),
-).meta({ id: 'TenantImportNamedNode' });
+const Named: z.ZodType<NamedNode> = z
+  .lazy(() =>
+    z.object({
+      ref,
+      name: z.string().min(1),
+      description: z.string().optional(),
+      external_id: z.union([z.string(), z.number()]).optional(),
+      children: z.array(Named).optional(),
+    }),
+  )
+  .meta({ id: 'TenantImportNamedNode' });
 
 export const COMPETENCE_TYPES = [
   'course',
@@ -87,26 +85,28 @@ export interface CompetenceNode {
   active?: boolean;
   children?: CompetenceNode[];
 }
-const Competence: z.ZodType<CompetenceNode> = z.lazy(() =>
-  z.object({
-    ref,
-    title: z.string().min(1),
-    description: z.string().optional(),
-    type: z.enum(COMPETENCE_TYPES),
-    group: ref.optional(),
-    categories: z.array(ref).optional(),
-    attributes: z.array(ref).optional(),
-    custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    valid_months: z.number().int().min(1).max(1200).optional(),
-    pass_mark: z.number().int().min(0).max(100).optional(),
-    owner: ref.optional(),
-    instructor: ref.optional(),
-    checked_by: z.enum(['self', 'manager', 'both']).optional(),
-    lms_start_url: z.string().url().optional(),
-    active: z.boolean().optional(),
-    children: z.array(Competence).optional(),
-  }),
-).meta({ id: 'TenantImportCompetence' });
+const Competence: z.ZodType<CompetenceNode> = z
+  .lazy(() =>
+    z.object({
+      ref,
+      title: z.string().min(1),
+      description: z.string().optional(),
+      type: z.enum(COMPETENCE_TYPES),
+      group: ref.optional(),
+      categories: z.array(ref).optional(),
+      attributes: z.array(ref).optional(),
+      custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      valid_months: z.number().int().min(1).max(1200).optional(),
+      pass_mark: z.number().int().min(0).max(100).optional(),
+      owner: ref.optional(),
+      instructor: ref.optional(),
+      checked_by: z.enum(['self', 'manager', 'both']).optional(),
+      lms_start_url: z.string().url().optional(),
+      active: z.boolean().optional(),
+      children: z.array(Competence).optional(),
+    }),
+  )
+  .meta({ id: 'TenantImportCompetence' });
 
 export interface EventNode {
   ref: string;
@@ -130,29 +130,31 @@ export interface EventNode {
   custom_attributes?: Record<string, string | number | boolean>;
   children?: EventNode[];
 }
-const Event: z.ZodType<EventNode> = z.lazy(() =>
-  z.object({
-    ref,
-    competence: ref,
-    title: z.string().min(1),
-    description: z.string().optional(),
-    location: ref.optional(),
-    host_organisation: ref.optional(),
-    start: isoDateTime,
-    end: isoDateTime,
-    signon_opens: isoDateTime.optional(),
-    signon_closes: isoDateTime.optional(),
-    max_participants: z.number().int().min(0).max(INT4.max).optional(),
-    min_age: z.number().int().min(0).max(150).optional(),
-    prerequisites: z.array(ref).optional(),
-    cancelled: z.boolean().optional(),
-    cancel_reason: z.string().max(2000).optional(),
-    locked: z.boolean().optional(),
-    instructor: ref.optional(),
-    custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    children: z.array(Event).optional(),
-  }),
-).meta({ id: 'TenantImportEvent' });
+const Event: z.ZodType<EventNode> = z
+  .lazy(() =>
+    z.object({
+      ref,
+      competence: ref,
+      title: z.string().min(1),
+      description: z.string().optional(),
+      location: ref.optional(),
+      host_organisation: ref.optional(),
+      start: isoDateTime,
+      end: isoDateTime,
+      signon_opens: isoDateTime.optional(),
+      signon_closes: isoDateTime.optional(),
+      max_participants: z.number().int().min(0).max(INT4.max).optional(),
+      min_age: z.number().int().min(0).max(150).optional(),
+      prerequisites: z.array(ref).optional(),
+      cancelled: z.boolean().optional(),
+      cancel_reason: z.string().max(2000).optional(),
+      locked: z.boolean().optional(),
+      instructor: ref.optional(),
+      custom_attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      children: z.array(Event).optional(),
+    }),
+  )
+  .meta({ id: 'TenantImportEvent' });
 
 const PERSON_TEXT_FIELDS = [
   'firstname',
@@ -198,10 +200,9 @@ const Person = z
       .transform((v) => canonicalLanguageTag(v)!)
       .optional(),
   })
-  .extend(Object.fromEntries(PERSON_TEXT_FIELDS.map((f) => [f, z.string().optional()])) as Record<
-    (typeof PERSON_TEXT_FIELDS)[number],
-    z.ZodOptional<z.ZodString>
-  >);
+  .extend(
+    Object.fromEntries(PERSON_TEXT_FIELDS.map((f) => [f, z.string().optional()])) as Record<(typeof PERSON_TEXT_FIELDS)[number], z.ZodOptional<z.ZodString>>,
+  );
 export type ImportPerson = z.infer<typeof Person>;
 
 export const TenantImport = z.object({
@@ -273,7 +274,10 @@ export const TenantImport = z.object({
         passed: z.number().int().min(0).max(100).optional(),
         grade: z.number().optional(),
         school: z.string().optional(),
-        graduation_year: z.string().regex(/^\d{4}$/, 'must be a four-digit year').optional(),
+        graduation_year: z
+          .string()
+          .regex(/^\d{4}$/, 'must be a four-digit year')
+          .optional(),
         comments: z.string().optional(),
         skill_level: z.number().int().min(INT4.min).max(INT4.max).optional(),
         checked: z.boolean().optional(),

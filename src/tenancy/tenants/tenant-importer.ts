@@ -29,7 +29,11 @@ export async function assertTenantFree(store: TenantStore, slug: string, hosts: 
  * Inserts the tenant's row and hosts. Two creates of the same slug or host at once both pass
  * assertTenantFree; the second one's unique violation is the same refusal, not a database error.
  */
-export async function insertFreeTenant(store: TenantStore, trx: Knex.Transaction, t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string }): Promise<number> {
+export async function insertFreeTenant(
+  store: TenantStore,
+  trx: Knex.Transaction,
+  t: { slug: string; name: string; schema: string; hosts: string[]; cluster?: string },
+): Promise<number> {
   try {
     return await store.insert(trx, t);
   } catch (err) {

@@ -74,7 +74,9 @@ export class TenantOperator {
         tenant: { slug: input.slug, name, hosts: input.hosts },
         config: { ...NEW_TENANT_CONFIG, ...(mailFrom ? { 'mail.from': mailFrom } : {}) },
         organisations: [{ ref: 'root', name }],
-        persons: [{ user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true }],
+        persons: [
+          { user_name: a.user_name, email: a.email, firstname: a.firstname ?? a.user_name, lastname: a.lastname ?? '', organisation: 'root', superuser: true },
+        ],
       },
       { onProgress, cluster: input.cluster },
     );

@@ -54,7 +54,9 @@ describe('who may author competences', () => {
 describe('webhooks, changes feed and audit of competence changes', () => {
   it('created, updated and deleted each write their webhook event, audit entry and changes-feed row', async () => {
     const { admin } = bed;
-    const hook = await admin.post('/api/webhooks').send({ url: 'http://127.0.0.1:9/competences', events: ['competence.created', 'competence.updated', 'competence.deleted'] });
+    const hook = await admin
+      .post('/api/webhooks')
+      .send({ url: 'http://127.0.0.1:9/competences', events: ['competence.created', 'competence.updated', 'competence.deleted'] });
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     const since = new Date(Date.now() - 1000).toISOString();
     const c = await createCompetence(admin, { title: 'Fed course', type: 'course' });
@@ -86,7 +88,11 @@ describe('webhooks, changes feed and audit of competence changes', () => {
     expect(later.find((r: any) => r.competence_id === live.competence_id)).toMatchObject({ deleted: false, title: 'Fed skill', active: true });
 
     const audit = (await admin.get('/api/auditlog?type=competence.created,competence.updated,competence.deleted&limit=100')).body.auditlog;
-    const about = (id: number) => audit.filter((a: any) => a.subject === String(id)).map((a: any) => a.type).reverse();
+    const about = (id: number) =>
+      audit
+        .filter((a: any) => a.subject === String(id))
+        .map((a: any) => a.type)
+        .reverse();
     expect(about(c.competence_id)).toEqual(['competence.created', 'competence.updated', 'competence.deleted']);
     const updated = audit.find((a: any) => a.subject === String(c.competence_id) && a.type === 'competence.updated');
     expect(updated).toMatchObject({ actor: 'admin', details: { fields: ['title'] } });

@@ -63,7 +63,11 @@ describe('POST /api/competences', () => {
     const { admin } = bed;
     const parents: Record<string, number> = {};
     for (const type of ['course', 'group', 'checklist', 'survey', 'ecourse', 'signature', 'formal', 'skill']) {
-      const c = await createCompetence(admin, { title: `Every type: ${type}`, type, ...(type === 'ecourse' ? { lms_start_url: 'https://lms.example/x' } : {}) });
+      const c = await createCompetence(admin, {
+        title: `Every type: ${type}`,
+        type,
+        ...(type === 'ecourse' ? { lms_start_url: 'https://lms.example/x' } : {}),
+      });
       expect(c.type).toBe(type);
       parents[type] = c.competence_id;
     }
@@ -71,7 +75,13 @@ describe('POST /api/competences', () => {
     const item = await createCompetence(admin, { title: 'Every type: item', type: 'checklist_item', parent_id: parents.checklist, checked_by: 'both' });
     const question = await createCompetence(admin, { title: 'Every type: question', type: 'question', parent_id: parents.survey });
     const followUp = await createCompetence(admin, { title: 'Every type: follow-up', type: 'question', parent_id: question.competence_id });
-    expect([module.type, item.type, item.checked_by, question.type, followUp.parent_id]).toEqual(['module', 'checklist_item', 'both', 'question', question.competence_id]);
+    expect([module.type, item.type, item.checked_by, question.type, followUp.parent_id]).toEqual([
+      'module',
+      'checklist_item',
+      'both',
+      'question',
+      question.competence_id,
+    ]);
     const types = new Set([...Object.keys(parents), module.type, item.type, question.type]);
     expect([...types].sort()).toEqual([...COMPETENCE_TYPE_IDS].sort());
     // a checklist item without checked_by is checked by the person
@@ -115,7 +125,9 @@ describe('POST /api/competences', () => {
       if (message) expect(res.body.message).toMatch(message);
     }
     // JSON text is accepted as well
-    const asText = await admin.post('/api/competences').send({ competence_data: JSON.stringify({ title: 'As JSON text', type: 'skill', custom_attributes: { region: 'west' } }) });
+    const asText = await admin
+      .post('/api/competences')
+      .send({ competence_data: JSON.stringify({ title: 'As JSON text', type: 'skill', custom_attributes: { region: 'west' } }) });
     expect(asText.body.competences[0]).toMatchObject({ title: 'As JSON text', custom_attributes: { region: 'west' } });
   });
 
@@ -133,14 +145,32 @@ describe('POST /api/competences', () => {
 describe('PUT /api/competences/[id]', () => {
   it('changes only the fields given; an empty value clears one; custom attributes merge', async () => {
     const { admin } = bed;
-    const c = await createCompetence(admin, { title: 'Changing e-course', type: 'ecourse', lms_start_url: 'https://lms.example/a', description: 'old', custom_attributes: { region: 'north' } });
-    const res = await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { title: 'Changed e-course', description: '', valid_months: 6, lms_start_url: 'http://lms.example/b' } });
+    const c = await createCompetence(admin, {
+      title: 'Changing e-course',
+      type: 'ecourse',
+      lms_start_url: 'https://lms.example/a',
+      description: 'old',
+      custom_attributes: { region: 'north' },
+    });
+    const res = await admin
+      .put(`/api/competences/${c.competence_id}`)
+      .send({ competence_data: { title: 'Changed e-course', description: '', valid_months: 6, lms_start_url: 'http://lms.example/b' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.competences[0]).toMatchObject({ title: 'Changed e-course', description: null, valid_months: 6, lms_start_url: 'http://lms.example/b', custom_attributes: { region: 'north' }, active: true });
+    expect(res.body.competences[0]).toMatchObject({
+      title: 'Changed e-course',
+      description: null,
+      valid_months: 6,
+      lms_start_url: 'http://lms.example/b',
+      custom_attributes: { region: 'north' },
+      active: true,
+    });
     await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { custom_attributes: { region: '' }, active: 0 } });
     const read = (await admin.get(`/api/competences/${c.competence_id}`)).body.competences[0];
     expect(read).toMatchObject({ title: 'Changed e-course', custom_attributes: {}, active: false });
-    expect((await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { title: '' } })).body).toMatchObject({ errorcode: 420, parameter: 'competence_data[title]' });
+    expect((await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { title: '' } })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'competence_data[title]',
+    });
     expect((await admin.put('/api/competences/99999999').send({ competence_data: { title: 'x' } })).status).toBe(404);
   });
 
@@ -149,7 +179,10 @@ describe('PUT /api/competences/[id]', () => {
     const c = await createCompetence(admin, { title: 'Type change', type: 'course' });
     const toSkill = await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { type: 'skill' } });
     expect(toSkill.body.competences[0].type).toBe('skill');
-    expect((await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { type: 'module' } })).body).toMatchObject({ errorcode: 420, parameter: 'competence_data[type]' });
+    expect((await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { type: 'module' } })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'competence_data[type]',
+    });
     const reg = await admin.put(`/api/personcompetences/${c.competence_id}`).send({ user_name: 'ola' });
     expect(reg.status, JSON.stringify(reg.body)).toBe(200);
     const refused = await admin.put(`/api/competences/${c.competence_id}`).send({ competence_data: { type: 'formal' } });
@@ -173,7 +206,12 @@ describe('DELETE /api/competences/[id]', () => {
 
     const course = await createCompetence(admin, { title: 'Course with events', type: 'course' });
     const module = await createCompetence(admin, { title: 'Module with an event', type: 'module', parent_id: course.competence_id });
-    await table('events').insert({ competence_id: module.competence_id, title: 'Module event', starts_at: '2031-01-01T08:00:00Z', ends_at: '2031-01-01T15:00:00Z' });
+    await table('events').insert({
+      competence_id: module.competence_id,
+      title: 'Module event',
+      starts_at: '2031-01-01T08:00:00Z',
+      ends_at: '2031-01-01T15:00:00Z',
+    });
     const used = await admin.delete(`/api/competences/${course.competence_id}`);
     expect(used.status).toBe(409);
     expect(used.body.message).toMatch(/or one of the 1 inside it\) is used by 1 event\(s\)/);
@@ -206,7 +244,7 @@ describe('DELETE /api/competences/[id]', () => {
     expect((await admin.get(`/api/competences/${unanswered.competence_id}`)).body.competences[0].children).toEqual([]);
   });
 
-  it('another tenant\'s competence id is a 404 for every write', async () => {
+  it("another tenant's competence id is a 404 for every write", async () => {
     const other = await importDemoTenant(bed.t, 'acme');
     const otherAdmin = await asAcme(bed.t, other.host, 'admin');
     const theirs = await createCompetence(otherAdmin, { title: 'Only in the other tenant', type: 'skill' });

@@ -11,8 +11,18 @@ describe('where a competence may sit (fast, no database)', () => {
     }
     expect(allowed.sort()).toEqual(
       [
-        'course at the top', 'group at the top', 'ecourse at the top', 'checklist at the top', 'signature at the top', 'formal at the top',
-        'skill at the top', 'survey at the top', 'module in course', 'module in group', 'checklist_item in checklist', 'question in survey',
+        'course at the top',
+        'group at the top',
+        'ecourse at the top',
+        'checklist at the top',
+        'signature at the top',
+        'formal at the top',
+        'skill at the top',
+        'survey at the top',
+        'module in course',
+        'module in group',
+        'checklist_item in checklist',
+        'question in survey',
         'question in question',
       ].sort(),
     );
@@ -30,7 +40,12 @@ describe('where a competence may sit (fast, no database)', () => {
   it('lms_start_url: absolute http and https only', () => {
     expect(['https://lms.example/x', 'http://10.0.0.1:8080/a?b=c'].map(isWebUrl)).toEqual([true, true]);
     expect(['javascript:alert(1)', 'data:text/html,x', '/relative', 'ftp://x.example/', 'https://', 'JaVaScRiPt:alert(1)'].map(isWebUrl)).toEqual([
-      false, false, false, false, false, false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 });

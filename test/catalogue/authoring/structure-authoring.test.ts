@@ -13,21 +13,30 @@ beforeAll(async () => {
 });
 
 describe('competence groups and categories', () => {
-  it('create, rename, move; a cycle is a 420; deleting one in use is a 409; another tenant\'s id 404', async () => {
+  it("create, rename, move; a cycle is a 420; deleting one in use is a 409; another tenant's id 404", async () => {
     const { admin } = bed;
     const root = (await admin.post('/api/competencegroups').send({ competence_group_data: { name: 'Logistics' } })).body.competencegroups[0];
     expect(root).toMatchObject({ name: 'Logistics', parent_id: null });
-    const sub = (await admin.post('/api/competencegroups').send({ competence_group_data: { name: 'Cranes', parent_id: root.competence_group_id } })).body.competencegroups[0];
-    const subsub = (await admin.post('/api/competencegroups').send({ competence_group_data: { name: 'Tower cranes', parent_id: sub.competence_group_id } })).body.competencegroups[0];
+    const sub = (await admin.post('/api/competencegroups').send({ competence_group_data: { name: 'Cranes', parent_id: root.competence_group_id } })).body
+      .competencegroups[0];
+    const subsub = (await admin.post('/api/competencegroups').send({ competence_group_data: { name: 'Tower cranes', parent_id: sub.competence_group_id } }))
+      .body.competencegroups[0];
     const read = (await admin.get(`/api/competencegroups/${root.competence_group_id}`)).body.competencegroups[0];
     expect(read.sub_groups[0]).toMatchObject({ name: 'Cranes', sub_groups: [{ name: 'Tower cranes' }] });
 
-    const cycle = await admin.put(`/api/competencegroups/${root.competence_group_id}`).send({ competence_group_data: { parent_id: subsub.competence_group_id } });
+    const cycle = await admin
+      .put(`/api/competencegroups/${root.competence_group_id}`)
+      .send({ competence_group_data: { parent_id: subsub.competence_group_id } });
     expect(cycle.body).toMatchObject({ errorcode: 420, parameter: 'competence_group_data[parent_id]' });
     const self = await admin.put(`/api/competencegroups/${root.competence_group_id}`).send({ competence_group_data: { parent_id: root.competence_group_id } });
     expect(self.body.errorcode).toBe(420);
-    expect((await admin.post('/api/competencegroups').send({ competence_group_data: {} })).body).toMatchObject({ errorcode: 419, parameter: 'competence_group_data[name]' });
-    const moved = await admin.put(`/api/competencegroups/${subsub.competence_group_id}`).send({ competence_group_data: { parent_id: '', name: 'Tower cranes (all)' } });
+    expect((await admin.post('/api/competencegroups').send({ competence_group_data: {} })).body).toMatchObject({
+      errorcode: 419,
+      parameter: 'competence_group_data[name]',
+    });
+    const moved = await admin
+      .put(`/api/competencegroups/${subsub.competence_group_id}`)
+      .send({ competence_group_data: { parent_id: '', name: 'Tower cranes (all)' } });
     expect(moved.body.competencegroups[0]).toMatchObject({ parent_id: null, name: 'Tower cranes (all)' });
 
     await createCompetence(admin, { title: 'Crane basics', type: 'skill', competence_group_id: sub.competence_group_id });
@@ -67,8 +76,14 @@ describe('roles and requirements', () => {
     const created = await admin.post('/api/roles').send({ role_data: { name: 'Crane operator', meta_type: 'specialrole', description: 'Operates cranes' } });
     expect(created.body.roles[0]).toMatchObject({ name: 'Crane operator', meta_type: 'specialrole', description: 'Operates cranes', requirements: [] });
     const id = created.body.roles[0].role_id;
-    expect((await admin.put(`/api/roles/${id}`).send({ role_data: { meta_type: 'position', description: '' } })).body.roles[0]).toMatchObject({ meta_type: 'position', description: null });
-    expect((await admin.put(`/api/roles/${id}`).send({ role_data: { meta_type: 'boss' } })).body).toMatchObject({ errorcode: 420, parameter: 'role_data[meta_type]' });
+    expect((await admin.put(`/api/roles/${id}`).send({ role_data: { meta_type: 'position', description: '' } })).body.roles[0]).toMatchObject({
+      meta_type: 'position',
+      description: null,
+    });
+    expect((await admin.put(`/api/roles/${id}`).send({ role_data: { meta_type: 'boss' } })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'role_data[meta_type]',
+    });
     const held = await admin.delete(`/api/roles/${roles['Welder']}`);
     expect(held.status).toBe(409);
     expect(held.body.message).toMatch(/held by 3 person\(s\)/);
@@ -78,7 +93,7 @@ describe('roles and requirements', () => {
     expect((await admin.delete(`/api/roles/${id}`)).status).toBe(404);
   });
 
-  it('a requirement added to a role shows at once in a holder\'s missing list and competence level; removing it reverts both', async () => {
+  it("a requirement added to a role shows at once in a holder's missing list and competence level; removing it reverts both", async () => {
     const { admin, ola } = bed;
     const welder = roles['Welder'];
     const skill = await createCompetence(admin, { title: 'Rope access', type: 'skill' });
@@ -111,7 +126,10 @@ describe('roles and requirements', () => {
 
     const audit = (await admin.get('/api/auditlog?type=requirement.changed,requirement.removed&limit=100')).body.auditlog;
     expect(audit.filter((a: any) => a.subject === String(welder)).map((a: any) => a.type)).toEqual([
-      'requirement.removed', 'requirement.changed', 'requirement.changed', 'requirement.changed',
+      'requirement.removed',
+      'requirement.changed',
+      'requirement.changed',
+      'requirement.changed',
     ]);
   });
 

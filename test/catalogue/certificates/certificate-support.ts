@@ -35,7 +35,12 @@ export async function foreignCourse(t: TestApp, tenant: DemoTenant, userName: st
   await knex.withSchema(s).table('competences').insert({ id, title: 'Globex reactor safety', type: 'course', active: true, valid_months: 12 });
   const person = await knex.withSchema(s).table('persons').where('user_name', userName).first('id');
   await knex.withSchema(s).table('person_competences').insert({
-    person_id: person.id, competence_id: id, passed: 100, date: '2026-01-05', valid_until: '2099-01-05', show_course_diploma: true,
+    person_id: person.id,
+    competence_id: id,
+    passed: 100,
+    date: '2026-01-05',
+    valid_until: '2099-01-05',
+    show_course_diploma: true,
   });
   return id;
 }

@@ -62,7 +62,7 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     expect(entries[0]).toMatchObject({ actor: 'ola', details: { competence_id: hse } });
   });
 
-  it('per (no manager of ola) gets 403; another tenant\'s competence and a competence ola never registered 404; no diploma 409', async () => {
+  it("per (no manager of ola) gets 403; another tenant's competence and a competence ola never registered 404; no diploma 409", async () => {
     const denied = await per.get(`/api/personcompetences/${hse}/certificate?user_name=ola`);
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ valid: false, errorcode: 403 });
@@ -80,7 +80,9 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     const put = await kari.put(`/api/personcompetences/${ids['Leadership 101']}`).send({ user_name: 'ola' });
     expect(put.status).toBe(200);
     expect((await ola.get(`/api/personcompetences/${ids['Leadership 101']}/certificate`)).status).toBe(409);
-    await kari.put(`/api/personcompetences/${ids['Leadership 101']}`).send({ user_name: 'ola', show_course_diploma: 1, date: '2020-01-01', valid_until: '2021-01-01' });
+    await kari
+      .put(`/api/personcompetences/${ids['Leadership 101']}`)
+      .send({ user_name: 'ola', show_course_diploma: 1, date: '2020-01-01', valid_until: '2021-01-01' });
     const expired = await ola.get(`/api/personcompetences/${ids['Leadership 101']}/certificate`);
     expect(expired.status).toBe(409);
     expect(expired.body.message).toContain('expired');
@@ -90,7 +92,13 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     const res = await verify(code);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, message: 'certificate valid' });
-    expect(res.body.certificates[0]).toMatchObject({ status: 'valid', name: 'Ola Hansen', competence: 'HSE basic course', issuer: 'Acme Industries', revoked_reason: null });
+    expect(res.body.certificates[0]).toMatchObject({
+      status: 'valid',
+      name: 'Ola Hansen',
+      competence: 'HSE basic course',
+      issuer: 'Acme Industries',
+      revoked_reason: null,
+    });
     expect(res.body.certificates[0].valid_until).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const page = await verify(code, 'text/html');
     expect(page.status).toBe(200);
@@ -104,7 +112,7 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     expect((await client(t, acme.host).get(`/verify/${code}`)).headers['content-type']).toContain('text/html');
   });
 
-  it('an unknown or malformed code is 404, as a page or the envelope; another tenant\'s host does not know the code', async () => {
+  it("an unknown or malformed code is 404, as a page or the envelope; another tenant's host does not know the code", async () => {
     expect((await verify('A'.repeat(32))).body).toMatchObject({ valid: false, errorcode: 404 });
     expect((await verify('nope')).status).toBe(404);
     const page = await verify('A'.repeat(32), 'text/html');
@@ -118,7 +126,12 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     expect(del.status, JSON.stringify(del.body)).toBe(200);
     const res = await verify(code);
     expect(res.status).toBe(200);
-    expect(res.body.certificates[0]).toMatchObject({ status: 'revoked', revoked_reason: 'registration_removed', name: 'Ola Hansen', competence: 'HSE basic course' });
+    expect(res.body.certificates[0]).toMatchObject({
+      status: 'revoked',
+      revoked_reason: 'registration_removed',
+      name: 'Ola Hansen',
+      competence: 'HSE basic course',
+    });
     expect((await verify(code, 'text/html')).text).toContain('Revoked');
     expect((await ola.get(`/api/personcompetences/${hse}/certificate`)).status).toBe(404);
   });
@@ -130,7 +143,12 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     const nils = codeIn(await pdfText(pdf.body));
     expect((await verify(nils)).body.certificates[0]).toMatchObject({ status: 'valid', name: 'Nils Dahl' });
     expect((await admin.post('/api/persons/nils/erase').send({ confirm: 'nils' })).status).toBe(200);
-    expect((await verify(nils)).body.certificates[0]).toMatchObject({ status: 'revoked', revoked_reason: 'person_erased', name: null, competence: 'HSE basic course' });
+    expect((await verify(nils)).body.certificates[0]).toMatchObject({
+      status: 'revoked',
+      revoked_reason: 'person_erased',
+      name: null,
+      competence: 'HSE basic course',
+    });
   });
 
   it('a registration valid until yesterday verifies as expired', async () => {
@@ -141,7 +159,12 @@ describe('GET /api/personcompetences/[competence_id]/certificate', () => {
     // the registration's end moves into the past behind the API's back (time passing)
     const knex = t.container.resolve<Knex>(KNEX).withSchema(acme.schema);
     const olaId = (await knex.clone().table('persons').where('user_name', 'ola').first('id')).id;
-    await knex.clone().table('person_competences').where({ person_id: olaId, competence_id: hse }).whereNull('superseded_at').whereNull('deleted_at')
+    await knex
+      .clone()
+      .table('person_competences')
+      .where({ person_id: olaId, competence_id: hse })
+      .whereNull('superseded_at')
+      .whereNull('deleted_at')
       .update({ valid_until: '2020-01-01', date: '2019-01-01' });
     expect((await verify(fresh)).body.certificates[0]).toMatchObject({ status: 'expired', valid_until: '2020-01-01' });
   });

@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('GET /api/personcompetences/[competence_id]/credential', () => {
   let jwt: string;
 
-  it('is an Open Badges 3.0 credential as a JWT that jose verifies with the JWKS fetched over HTTP from the tenant\'s host', async () => {
+  it("is an Open Badges 3.0 credential as a JWT that jose verifies with the JWKS fetched over HTTP from the tenant's host", async () => {
     jwt = await credential(ola, hse);
     const header = decodeProtectedHeader(jwt);
     expect(header).toMatchObject({ alg: 'EdDSA', typ: 'vc+jwt' });
@@ -76,7 +76,7 @@ describe('GET /api/personcompetences/[competence_id]/credential', () => {
     expect(v.body.certificates[0]).toMatchObject({ status: 'valid', name: 'Ola Hansen', date: '2026-01-10', valid_until: '2099-01-10' });
   });
 
-  it('is refused after tampering and with another tenant\'s key set', async () => {
+  it("is refused after tampering and with another tenant's key set", async () => {
     const [h, p, s] = jwt.split('.');
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     claims.credentialSubject.identifier[0].identityHash = 'Mallory';
@@ -109,7 +109,10 @@ describe('GET /api/personcompetences/[competence_id]/credential', () => {
     expect(decodeProtectedHeader(next).kid).toBe(kid);
     await jwtVerify(next, remoteKeys(acme.host));
     const listed = await admin.get('/api/credentialkeys');
-    expect(listed.body.credentialkeys.map((k: any) => [k.kid, k.active, k.published])).toEqual([[kid, true, true], [before, false, true]]);
+    expect(listed.body.credentialkeys.map((k: any) => [k.kid, k.active, k.published])).toEqual([
+      [kid, true, true],
+      [before, false, true],
+    ]);
     expect(listed.body.credentialkeys[1].published_until).toBe('2099-01-10T22:59:59.000Z');
     const log = await admin.get('/api/auditlog?type=credential_key.created,credential_key.rotated');
     expect(log.body.auditlog.map((e: any) => e.type).sort()).toEqual(['credential_key.created', 'credential_key.rotated']);
@@ -139,7 +142,7 @@ describe('GET /api/personcompetences/[competence_id]/credential', () => {
     expect(log.body.auditlog[0]).toMatchObject({ subject: kid, details: { replaced: active[0].kid } });
   });
 
-  it('access as for the certificate: 403 for a stranger, 404 for another tenant\'s competence, 401 anonymous', async () => {
+  it("access as for the certificate: 403 for a stranger, 404 for another tenant's competence, 401 anonymous", async () => {
     expect((await per.get(`/api/personcompetences/${hse}/credential?user_name=ola`)).status).toBe(403);
     expect((await ola.get(`/api/personcompetences/987654/credential`)).status).toBe(404);
     expect((await client(t, acme.host).get(`/api/personcompetences/${hse}/credential`)).status).toBe(401);

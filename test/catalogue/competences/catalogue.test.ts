@@ -14,8 +14,14 @@ let kari: Awaited<ReturnType<typeof asAcme>>;
 let admin: Awaited<ReturnType<typeof asAcme>>;
 
 const ACTIVE_TOP_LEVEL = [
-  'Code of conduct signed', 'Fire safety e-learning', 'Forklift onboarding checklist', 'HSE basic course', 'Leadership 101',
-  'Onboarding survey', 'TIG welding', 'Welding certificate (EN ISO 9606)',
+  'Code of conduct signed',
+  'Fire safety e-learning',
+  'Forklift onboarding checklist',
+  'HSE basic course',
+  'Leadership 101',
+  'Onboarding survey',
+  'TIG welding',
+  'Welding certificate (EN ISO 9606)',
 ];
 
 beforeAll(async () => {
@@ -34,7 +40,10 @@ describe('GET /api/competences', () => {
     const hse = res.body.competences.find((c: any) => c.title === 'HSE basic course');
     expect(hse.children.map((c: any) => c.title)).toEqual(['HSE basic: module 1, risk', 'HSE basic: module 2, first aid']);
     const forklift = res.body.competences.find((c: any) => c.title === 'Forklift onboarding checklist');
-    expect(forklift.children.map((c: any) => [c.title, c.checked_by])).toEqual([['Daily walk-around check', 'self'], ['Supervised driving, 2 hours', 'manager']]);
+    expect(forklift.children.map((c: any) => [c.title, c.checked_by])).toEqual([
+      ['Daily walk-around check', 'self'],
+      ['Supervised driving, 2 hours', 'manager'],
+    ]);
     const survey = res.body.competences.find((c: any) => c.title === 'Onboarding survey');
     expect(survey.children[1].children.map((c: any) => c.title)).toEqual(['Comment on the contract']);
   });
@@ -67,7 +76,9 @@ describe('GET /api/competences', () => {
     const groups = (await ola.get('/api/competencegroups')).body.competencegroups;
     const hse = groups.find((g: any) => g.name === 'Health, safety and environment');
     expect(titles((await ola.get(`/api/competences?competence_group_ids=${hse.competence_group_id}`)).body.competences)).toEqual([
-      'Code of conduct signed', 'Fire safety e-learning', 'HSE basic course',
+      'Code of conduct signed',
+      'Fire safety e-learning',
+      'HSE basic course',
     ]);
     expect((await ola.get('/api/competences?types=banana')).body.errorcode).toBe(420);
   });
@@ -90,7 +101,12 @@ describe('GET /api/competences', () => {
     expect(res.body.competences).toHaveLength(2);
     expect(Object.keys(res.body.competences[0])).toEqual(['competence_id', 'title']);
     const full = (await ola.get('/api/competences?view=full&custom_attributes.region=north')).body.competences[0];
-    expect(full).toMatchObject({ owner_user_name: 'kari', custom_attributes: { region: 'north' }, valid_months: 24, competence_group_name: 'Health, safety and environment' });
+    expect(full).toMatchObject({
+      owner_user_name: 'kari',
+      custom_attributes: { region: 'north' },
+      valid_months: 24,
+      competence_group_name: 'Health, safety and environment',
+    });
     expect((await ola.get('/api/competences?limit=500')).body).toMatchObject({ valid: true, message: 'OK; limit 500 is above the maximum 100; served 100' });
     expect((await ola.get('/api/competences?limit=abc')).body.errorcode).toBe(420);
   });
@@ -103,7 +119,7 @@ describe('GET /api/competences', () => {
 });
 
 describe('GET /api/competences/[id]', () => {
-  it('returns a module by id with the full view; another tenant\'s competence is 404', async () => {
+  it("returns a module by id with the full view; another tenant's competence is 404", async () => {
     const res = await ola.get(`/api/competences/${ids['HSE basic: module 2, first aid']}`);
     expect(res.body.competences[0]).toMatchObject({ title: 'HSE basic: module 2, first aid', type: 'module', parent_id: ids['HSE basic course'] });
     const globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
@@ -140,7 +156,10 @@ describe('groups, types, categories, LMS start URLs', () => {
     const flat = (await ola.get('/api/categories')).body.categories;
     expect(flat.map((c: any) => c.name).sort()).toEqual(['Leadership', 'Mandatory training', 'Yearly refresh']);
     const tree = (await ola.get('/api/categories?tree=1')).body.categories;
-    expect(tree.map((c: any) => [c.name, c.children.map((k: any) => k.name)])).toEqual([['Mandatory training', ['Yearly refresh']], ['Leadership', []]]);
+    expect(tree.map((c: any) => [c.name, c.children.map((k: any) => k.name)])).toEqual([
+      ['Mandatory training', ['Yearly refresh']],
+      ['Leadership', []],
+    ]);
     const one = (await ola.get(`/api/categories/${tree[0].category_id}`)).body.categories[0];
     expect(one.children.map((k: any) => k.name)).toEqual(['Yearly refresh']);
     expect((await ola.get('/api/categories/999999')).status).toBe(404);

@@ -157,6 +157,9 @@ async function perPerson(tdb: TenantDb, personId: number, today: string) {
   const repo = new PersonCompetencesRepository(tdb);
   const states = new CompetenceStates(new CompetencesRepository(tdb), repo, { today: () => today });
   const required = (await new PersonCompetenceList(tdb, repo, states).required(await repo.roleIdsOf(personId))).filter((r) => r.mandatory);
-  const held = await states.evaluate(personId, required.map((r) => r.competenceId));
+  const held = await states.evaluate(
+    personId,
+    required.map((r) => r.competenceId),
+  );
   return { required: required.length, fulfilled: held.filter((s) => s.held).length };
 }

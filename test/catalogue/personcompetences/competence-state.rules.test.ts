@@ -92,7 +92,10 @@ describe('competence state rules', () => {
     const regs = [registration(11, { checked: true }), registration(12, { checked: false, override: true }), registration(20, { valid_until: '2030-06-16' })];
     const registrations = { current: async () => regs };
     const states = await new CompetenceStates(competences, registrations, { today: () => TODAY }).evaluate(1, [10, 20]);
-    expect(states.map((s) => [s.competence.id, s.held, s.reason])).toEqual([[10, true, null], [20, true, null]]);
+    expect(states.map((s) => [s.competence.id, s.held, s.reason])).toEqual([
+      [10, true, null],
+      [20, true, null],
+    ]);
     expect(states[0].children.map((k) => k.held)).toEqual([true, true]);
     const later = await new CompetenceStates(competences, registrations, { today: () => '2030-06-17' }).evaluate(1, [20]);
     expect(later[0]).toMatchObject({ held: false, reason: 'expired' });

@@ -16,7 +16,12 @@ let admin: Awaited<ReturnType<typeof asAcme>>;
 beforeAll(async () => {
   t = await createTestApp();
   acme = await importDemoTenant(t, 'acme');
-  [ola, kari, siri, admin] = await Promise.all([asAcme(t, acme.host, 'ola'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'siri'), asAcme(t, acme.host, 'admin')]);
+  [ola, kari, siri, admin] = await Promise.all([
+    asAcme(t, acme.host, 'ola'),
+    asAcme(t, acme.host, 'kari'),
+    asAcme(t, acme.host, 'siri'),
+    asAcme(t, acme.host, 'admin'),
+  ]);
   ids = await competenceIdsByTitle(admin);
 });
 afterAll(async () => t?.close());
@@ -42,11 +47,15 @@ describe('GET /api/personcompetences', () => {
     const res = await ola.get('/api/personcompetences');
     expect(res.body.personcompetences).toHaveLength(1);
     expect(res.body.personcompetences[0]).toMatchObject({
-      title: 'Welding certificate (EN ISO 9606)', state: 'passed', date: '2019-06-20', school: 'Bergen Technical School', graduation_year: '2019',
+      title: 'Welding certificate (EN ISO 9606)',
+      state: 'passed',
+      date: '2019-06-20',
+      school: 'Bergen Technical School',
+      graduation_year: '2019',
     });
   });
 
-  it('kari, manager of Operations, sees ola\'s list; siri may not; unknown person is 404', async () => {
+  it("kari, manager of Operations, sees ola's list; siri may not; unknown person is 404", async () => {
     expect((await kari.get('/api/personcompetences?state=missing&user_name=ola')).body.personcompetences).toHaveLength(2);
     const denied = await siri.get('/api/personcompetences?user_name=ola');
     expect(denied.status).toBe(403);
@@ -80,13 +89,13 @@ describe('PUT /api/personcompetences checklist items', () => {
     expect(res.body).toMatchObject({ valid: false, errorcode: 403 });
   });
 
-  it('kari checks ola\'s supervised-driving item', async () => {
+  it("kari checks ola's supervised-driving item", async () => {
     const res = await kari.put(`/api/personcompetences/${ids['Supervised driving, 2 hours']}`).send({ user_name: 'ola', action: 'on' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.personcompetences[0]).toMatchObject({ user_name: 'ola', checked: true, checked_by: 'manager', registered_by: 'kari' });
   });
 
-  it('kari cannot check ola\'s self-checked item with action, ola can; then the checklist is held', async () => {
+  it("kari cannot check ola's self-checked item with action, ola can; then the checklist is held", async () => {
     const walk = ids['Daily walk-around check'];
     expect((await kari.put(`/api/personcompetences/${walk}`).send({ user_name: 'ola', action: 'on' })).status).toBe(403);
     const res = await ola.put(`/api/personcompetences/${walk}`).send({ action: 'on' });
@@ -162,7 +171,7 @@ describe('PUT /api/personcompetences signatures', () => {
 });
 
 describe('PUT /api/personcompetences per type', () => {
-  it('kari registers ola\'s HSE course: valid_until follows 24 months validity, grade and diploma stored', async () => {
+  it("kari registers ola's HSE course: valid_until follows 24 months validity, grade and diploma stored", async () => {
     const res = await kari
       .put(`/api/personcompetences/${ids['HSE basic course']}`)
       .type('form')
@@ -205,7 +214,7 @@ describe('PUT /api/personcompetences per type', () => {
 });
 
 describe('DELETE /api/personcompetences', () => {
-  it('removes every occurrence of ola\'s skill registration; a second delete is 404', async () => {
+  it("removes every occurrence of ola's skill registration; a second delete is 404", async () => {
     const id = ids['TIG welding'];
     await ola.put(`/api/personcompetences/${id}`).send({ passed: 80 });
     const res = await ola.delete(`/api/personcompetences/${id}`);
@@ -242,7 +251,7 @@ describe('GET /api/competencelevel', () => {
     expect((await ola.get(`/api/competencelevel?organisation_id=${ops.id}`)).status).toBe(403);
   });
 
-  it('organisation level is for its managers and superusers; another tenant\'s organisation is 404', async () => {
+  it("organisation level is for its managers and superusers; another tenant's organisation is 404", async () => {
     const orgs = (await admin.get('/api/competencelevel?organisation_id=999999')).body;
     expect(orgs.errorcode).toBe(404);
     expect((await siri.get('/api/competencelevel?user_name=ola')).status).toBe(403);

@@ -57,13 +57,18 @@ describe("today is the tenant's day", () => {
     const res = await admin.put(`/api/personcompetences/${comps['hse-basic']}`).send({ user_name: 'nils' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const db = tenantDb(t, acme);
-    const row = await db.table('person_competences').where({ competence_id: comps['hse-basic'] }).whereNull('superseded_at').whereNull('deleted_at')
+    const row = await db
+      .table('person_competences')
+      .where({ competence_id: comps['hse-basic'] })
+      .whereNull('superseded_at')
+      .whereNull('deleted_at')
       .whereIn('person_id', db.table('persons').where('user_name', 'nils').select('id'))
-      .select(db.raw("to_char(date, 'YYYY-MM-DD') as date, to_char(valid_until, 'YYYY-MM-DD') as valid_until")).first();
+      .select(db.raw("to_char(date, 'YYYY-MM-DD') as date, to_char(valid_until, 'YYYY-MM-DD') as valid_until"))
+      .first();
     expect(row).toEqual({ date: '2026-03-11', valid_until: '2028-03-11' });
   });
 
-  it('refuses a birthdate after the tenant\'s today, not after UTC\'s', async () => {
+  it("refuses a birthdate after the tenant's today, not after UTC's", async () => {
     expect((await admin.put('/api/persons/nils').send({ person_data: { birthdate: '2026-03-11' } })).status).toBe(200);
     const future = await admin.put('/api/persons/nils').send({ person_data: { birthdate: '2026-03-12' } });
     expect(future.body).toMatchObject({ valid: false, errorcode: 420 });
@@ -82,7 +87,7 @@ describe('date bounds in the tenant zone', () => {
   });
   const titles = async (q: string) => (await admin.get(`/api/events?${q}&limit=100`)).body.events.map((e: any) => e.title);
 
-  it('event modes compare with the clock, date-only startdate is the tenant\'s midnight', async () => {
+  it("event modes compare with the clock, date-only startdate is the tenant's midnight", async () => {
     expect(await titles('mode=notfinished')).toContain(title);
     expect(await titles('mode=future')).not.toContain(title);
     expect(await titles('mode=finished')).not.toContain(title);

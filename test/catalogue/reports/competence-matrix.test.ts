@@ -83,7 +83,9 @@ describe('GET /api/reports/competencematrix', () => {
     const ops = bed.org['Operations'];
     expect((await matrix(`organisation_id=${ops}`)).map((r) => r.user_name)).toEqual(['kari']);
     const all = await matrix(`organisation_id=${ops}&recursive=1`);
-    expect(all.map((r) => r.user_name)).toEqual(['siri', 'ola', 'nils', 'kari'].sort((a, b) => all.findIndex((r) => r.user_name === a) - all.findIndex((r) => r.user_name === b)));
+    expect(all.map((r) => r.user_name)).toEqual(
+      ['siri', 'ola', 'nils', 'kari'].sort((a, b) => all.findIndex((r) => r.user_name === a) - all.findIndex((r) => r.user_name === b)),
+    );
     const page = await matrix(`organisation_id=${ops}&recursive=1&limit=2&offset=1`);
     expect(page.map((r) => r.user_name)).toEqual(all.slice(1, 3).map((r) => r.user_name));
     const welders = await matrix(`organisation_id=${bed.org['Acme Industries']}&recursive=1&role_ids=${await roleId('Safety representative')}`);
@@ -147,7 +149,13 @@ describe('GET /api/reports/compliance', () => {
         expect(o.by_competence.map((c: any) => c.competence_id).sort()).toEqual(ids.sort());
         for (const c of o.by_competence) {
           const mine = cells.filter((x) => x.competence_id === c.competence_id);
-          expect(c).toMatchObject({ required: mine.length, passed: count(mine, 'passed'), expiring: count(mine, 'expiring'), expired: count(mine, 'expired'), missing: count(mine, 'missing') });
+          expect(c).toMatchObject({
+            required: mine.length,
+            passed: count(mine, 'passed'),
+            expiring: count(mine, 'expiring'),
+            expired: count(mine, 'expired'),
+            missing: count(mine, 'missing'),
+          });
         }
       }
       const root = rows.find((o: any) => o.organisation_id === bed.org['Acme Industries']);

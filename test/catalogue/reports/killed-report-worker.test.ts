@@ -66,11 +66,18 @@ describe('a worker process killed between the claim of a period and the end of i
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    await waitFor('the child claimed the period and is sending', async () => {
-      const runs = await db.table('report_schedule_runs').where({ schedule_id: id });
-      const sending = await db.table('message_deliveries').whereIn('message_id', runs[0]?.message_ids ?? []).where({ state: 'sending' });
-      return runs.length === 1 && sending.length === 1 && smtp.pace.receiving === 1;
-    }, 60_000);
+    await waitFor(
+      'the child claimed the period and is sending',
+      async () => {
+        const runs = await db.table('report_schedule_runs').where({ schedule_id: id });
+        const sending = await db
+          .table('message_deliveries')
+          .whereIn('message_id', runs[0]?.message_ids ?? [])
+          .where({ state: 'sending' });
+        return runs.length === 1 && sending.length === 1 && smtp.pace.receiving === 1;
+      },
+      60_000,
+    );
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
     await exited;

@@ -11,7 +11,14 @@ describe('report cells', () => {
   });
 
   it('a file cell is the status, with the last valid day when there is one (not for missing)', () => {
-    const cell = (status: string, valid_until: string | null) => ({ competence_id: 1, title: 't', mandatory: true, status: status as any, date: null, valid_until });
+    const cell = (status: string, valid_until: string | null) => ({
+      competence_id: 1,
+      title: 't',
+      mandatory: true,
+      status: status as any,
+      date: null,
+      valid_until,
+    });
     expect(cellText(undefined)).toBe('');
     expect(cellText(cell('expiring', '2026-12-31'))).toBe('expiring 2026-12-31');
     expect(cellText(cell('passed', null))).toBe('passed');
@@ -27,6 +34,7 @@ describe('report cells', () => {
     expect(cellStatus(held('2026-03-10'), '2026-03-10', 0)).toBe('expiring');
     const notHeld = (reason: string) => ({ held: false, reason, registration: undefined }) as unknown as CompetenceState;
     expect(cellStatus(notHeld('expired'), '2026-03-10', 60)).toBe('expired');
-    for (const r of ['not_registered', 'not_passed', 'not_checked', 'not_signed', 'items_missing']) expect(cellStatus(notHeld(r), '2026-03-10', 60)).toBe('missing');
+    for (const r of ['not_registered', 'not_passed', 'not_checked', 'not_signed', 'items_missing'])
+      expect(cellStatus(notHeld(r), '2026-03-10', 60)).toBe('missing');
   });
 });

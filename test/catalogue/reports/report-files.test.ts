@@ -37,7 +37,14 @@ describe('the competence matrix as files', () => {
     expect(lines).toHaveLength(rows.length);
     lines.forEach((line, i) => {
       const r = rows[i];
-      expect(line.slice(0, 6)).toEqual([safe(r.user_name), safe(r.firstname), safe(r.lastname), String(r.organisation_id), safe(r.organisation_name), String(r.compliant)]);
+      expect(line.slice(0, 6)).toEqual([
+        safe(r.user_name),
+        safe(r.firstname),
+        safe(r.lastname),
+        String(r.organisation_id),
+        safe(r.organisation_name),
+        String(r.compliant),
+      ]);
       const cells = columns.map((id) => {
         const c = r.competences.find((x: any) => x.competence_id === id);
         return !c ? '' : c.status !== 'missing' && c.valid_until ? `${c.status} ${c.valid_until}` : c.status;
@@ -49,13 +56,19 @@ describe('the competence matrix as files', () => {
     expect(nils[2]).toBe(`'+Larsen`);
     const audit = (await json('/api/auditlog?type=report.exported')).auditlog;
     expect(audit[0]).toMatchObject({ type: 'report.exported', actor: 'admin', subject: 'competencematrix' });
-    expect(audit[0].details).toMatchObject({ format: 'csv', organisation_id: bed.org['Acme Industries'], recursive: true, include_optional: true, date: expect.any(String) });
+    expect(audit[0].details).toMatchObject({
+      format: 'csv',
+      organisation_id: bed.org['Acme Industries'],
+      recursive: true,
+      include_optional: true,
+      date: expect.any(String),
+    });
   });
 
   it('XLSX read back with exceljs has the same cells: header row, frozen panes, dates as dates, status colours', async () => {
     const rows = (await json(`/api/reports/competencematrix?${query()}&limit=100`)).competencematrix;
     const book = new ExcelJS.Workbook();
-    await book.xlsx.load(await file(`/api/reports/competencematrix?${query()}&format=xlsx`, XLSX) as any);
+    await book.xlsx.load((await file(`/api/reports/competencematrix?${query()}&format=xlsx`, XLSX)) as any);
     const sheet = book.worksheets[0];
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', xSplit: 3, ySplit: 1 });
     const head = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
@@ -66,7 +79,14 @@ describe('the competence matrix as files', () => {
     let dated = 0;
     rows.forEach((r: any, i: number) => {
       const row = sheet.getRow(i + 2);
-      expect([1, 2, 3, 4, 5, 6].map((n) => row.getCell(n).value)).toEqual([safe(r.user_name), safe(r.firstname), safe(r.lastname), r.organisation_id, safe(r.organisation_name), r.compliant]);
+      expect([1, 2, 3, 4, 5, 6].map((n) => row.getCell(n).value)).toEqual([
+        safe(r.user_name),
+        safe(r.firstname),
+        safe(r.lastname),
+        r.organisation_id,
+        safe(r.organisation_name),
+        r.compliant,
+      ]);
       columns.forEach((id, k) => {
         const cell = row.getCell(7 + k);
         const c = r.competences.find((x: any) => x.competence_id === id);
@@ -88,26 +108,60 @@ describe('the compliance summary as files', () => {
   it('CSV and XLSX hold the JSON rows: a line per organisation, then one per competence', async () => {
     const path = `/api/reports/compliance?organisation_id=${bed.org['Acme Industries']}`;
     const rows = (await json(path)).compliance;
-    const expected = rows.flatMap((o: any) => [
-      [o.organisation_id, o.organisation_name, o.parent_id ?? '', o.date, '', '', o.persons, o.compliant_persons, o.required, o.passed, o.expiring, o.expired, o.missing, o.percent_compliant],
-      ...o.by_competence.map((c: any) => [o.organisation_id, o.organisation_name, o.parent_id ?? '', o.date, c.competence_id, c.title, '', '', c.required, c.passed, c.expiring, c.expired, c.missing, c.percent_compliant]),
-    ]).map((line: unknown[]) => line.map(String));
+    const expected = rows
+      .flatMap((o: any) => [
+        [
+          o.organisation_id,
+          o.organisation_name,
+          o.parent_id ?? '',
+          o.date,
+          '',
+          '',
+          o.persons,
+          o.compliant_persons,
+          o.required,
+          o.passed,
+          o.expiring,
+          o.expired,
+          o.missing,
+          o.percent_compliant,
+        ],
+        ...o.by_competence.map((c: any) => [
+          o.organisation_id,
+          o.organisation_name,
+          o.parent_id ?? '',
+          o.date,
+          c.competence_id,
+          c.title,
+          '',
+          '',
+          c.required,
+          c.passed,
+          c.expiring,
+          c.expired,
+          c.missing,
+          c.percent_compliant,
+        ]),
+      ])
+      .map((line: unknown[]) => line.map(String));
     const [head, ...lines] = parse(await file(`${path}&format=csv`, 'text/csv'), { bom: true });
     expect(head).toContain('percent_compliant');
     expect(lines).toEqual(expected);
 
     const book = new ExcelJS.Workbook();
-    await book.xlsx.load(await file(`${path}&format=xlsx`, XLSX) as any);
+    await book.xlsx.load((await file(`${path}&format=xlsx`, XLSX)) as any);
     const sheet = book.worksheets[0];
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     const read: string[][] = [];
     sheet.eachRow((row, n) => {
       if (n === 1) return;
-      read.push(Array.from({ length: head.length }, (_, i) => {
-        const v = row.getCell(i + 1).value;
-        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the report's cells hold dates, strings and numbers
-        return v instanceof Date ? v.toISOString().slice(0, 10) : v == null ? '' : String(v);
-      }));
+      read.push(
+        Array.from({ length: head.length }, (_, i) => {
+          const v = row.getCell(i + 1).value;
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the report's cells hold dates, strings and numbers
+          return v instanceof Date ? v.toISOString().slice(0, 10) : v == null ? '' : String(v);
+        }),
+      );
     });
     expect(read).toEqual(expected);
     expect(sheet.getRow(2).getCell(4).value).toBeInstanceOf(Date);

@@ -59,7 +59,8 @@ const moreScans = async (n: number) => {
   await waitFor(`${n} more scans`, async () => (await completedScans()) >= after + n);
 };
 const mailsTo = (address: string, subject: RegExp) => smtp.mails.filter((m) => m.rcptTo.includes(address) && subject.test(m.headers.subject ?? ''));
-const runsOf = async (id: number) => db.table('report_schedule_runs').where({ schedule_id: id }).orderBy('created_at').select('period_key', 'outcome', 'message_ids');
+const runsOf = async (id: number) =>
+  db.table('report_schedule_runs').where({ schedule_id: id }).orderBy('created_at').select('period_key', 'outcome', 'message_ids');
 
 async function attachment(mail: ReceivedMail) {
   const parsed = await simpleParser(mail.raw);
@@ -72,8 +73,15 @@ async function create(as: typeof admin, data: Record<string, unknown>) {
 }
 
 const weeklyMatrix = () => ({
-  report: 'competencematrix', organisation_id: org['Operations'], recursive: 1, include_optional: 1,
-  format: 'xlsx', frequency: 'weekly', weekday: 4, time: '08:00', recipients: 'managers',
+  report: 'competencematrix',
+  organisation_id: org['Operations'],
+  recursive: 1,
+  include_optional: 1,
+  format: 'xlsx',
+  frequency: 'weekly',
+  weekday: 4,
+  time: '08:00',
+  recipients: 'managers',
 });
 
 describe('a weekly schedule through the real workers and SMTP sink', () => {
@@ -83,7 +91,15 @@ describe('a weekly schedule through the real workers and SMTP sink', () => {
     const r = await create(admin, weeklyMatrix());
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const s = r.body.schedules[0];
-    expect(s).toMatchObject({ report: 'competencematrix', frequency: 'weekly', weekday: 4, time: '08:00', recipients: ['managers'], owner_user_name: 'admin', time_zone: ZONE });
+    expect(s).toMatchObject({
+      report: 'competencematrix',
+      frequency: 'weekly',
+      weekday: 4,
+      time: '08:00',
+      recipients: ['managers'],
+      owner_user_name: 'admin',
+      time_zone: ZONE,
+    });
     expect(s.next_run_at).toBe(at('2026-12-03T08:00').toISOString());
     id = s.schedule_id;
     await moreScans(2);
@@ -102,7 +118,8 @@ describe('a weekly schedule through the real workers and SMTP sink', () => {
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(file.content as any);
     const sheet = book.worksheets[0];
-    const json = (await admin.get(`/api/reports/competencematrix?organisation_id=${org['Operations']}&recursive=1&include_optional=1&limit=100`)).body.competencematrix;
+    const json = (await admin.get(`/api/reports/competencematrix?organisation_id=${org['Operations']}&recursive=1&include_optional=1&limit=100`)).body
+      .competencematrix;
     expect(sheet.rowCount).toBe(json.length + 1);
     const names = json.map((r: any) => r.user_name);
     expect(Array.from({ length: json.length }, (_, i) => sheet.getRow(i + 2).getCell(1).value)).toEqual(names);
@@ -132,7 +149,7 @@ describe('a weekly schedule through the real workers and SMTP sink', () => {
     expect((await runsOf(id)).map((r: any) => r.period_key)).toEqual(['weekly:2026-11-30', 'weekly:2026-12-07']);
     workers = await startWorkers(t.container);
     const subject = /^Competence matrix of Operations, 2026-12-10$/;
-    await waitFor('the second week\'s mail', () => mailsTo('kari@acme.example', subject)[0]);
+    await waitFor("the second week's mail", () => mailsTo('kari@acme.example', subject)[0]);
     await moreScans(2);
     expect(mailsTo('kari@acme.example', subject)).toHaveLength(1);
   });
@@ -147,7 +164,7 @@ describe('a weekly schedule through the real workers and SMTP sink', () => {
     await workers!.stop(); // the worker goes down with the mail unsent
     await smtp.start();
     workers = await startWorkers(t.container); // and comes back (same queues, same outbox)
-    await waitFor('the third week\'s mail after the restart', () => mailsTo('kari@acme.example', subject)[0], 60_000);
+    await waitFor("the third week's mail after the restart", () => mailsTo('kari@acme.example', subject)[0], 60_000);
     await moreScans(3);
     expect(mailsTo('kari@acme.example', subject)).toHaveLength(1);
     expect(await runsOf(id)).toHaveLength(3);
@@ -172,13 +189,21 @@ describe('a monthly CSV compliance summary', () => {
   it('on the last day of the month: one mail per recipient with a CSV that parses back to the summary', async () => {
     clock.now = at('2027-01-05T12:00');
     const r = await create(admin, {
-      report: 'compliance', organisation_id: org['Acme Industries'], format: 'csv', frequency: 'monthly', day: 'last', time: '23:30', recipients: 'admin,kari',
+      report: 'compliance',
+      organisation_id: org['Acme Industries'],
+      format: 'csv',
+      frequency: 'monthly',
+      day: 'last',
+      time: '23:30',
+      recipients: 'admin,kari',
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.schedules[0]).toMatchObject({ day: 'last', next_run_at: at('2027-01-31T23:30').toISOString() });
     clock.now = at('2027-01-31T23:45');
     const subject = /^Compliance summary of Acme Industries, 2027-01-31$/;
-    const mails = await waitFor('two mails', () => (mailsTo('admin@acme.example', subject).length && mailsTo('kari@acme.example', subject).length ? true : null));
+    const mails = await waitFor('two mails', () =>
+      mailsTo('admin@acme.example', subject).length && mailsTo('kari@acme.example', subject).length ? true : null,
+    );
     expect(mails).toBe(true);
     const file = await attachment(mailsTo('admin@acme.example', subject)[0]);
     expect(file.filename).toBe('compliance-2027-01-31.csv');
@@ -186,7 +211,9 @@ describe('a monthly CSV compliance summary', () => {
     expect(head.slice(0, 4)).toEqual(['organisation_id', 'organisation_name', 'parent_id', 'date']);
     const json = (await admin.get(`/api/reports/compliance?organisation_id=${org['Acme Industries']}`)).body.compliance;
     const totals = lines.filter((l) => l[4] === '');
-    expect(totals.map((l) => [Number(l[0]), Number(l[6]), Number(l[8]), Number(l[13])])).toEqual(json.map((o: any) => [o.organisation_id, o.persons, o.required, o.percent_compliant]));
+    expect(totals.map((l) => [Number(l[0]), Number(l[6]), Number(l[8]), Number(l[13])])).toEqual(
+      json.map((o: any) => [o.organisation_id, o.persons, o.required, o.percent_compliant]),
+    );
     await moreScans(2);
     expect(mailsTo('admin@acme.example', subject)).toHaveLength(1);
     expect(mailsTo('kari@acme.example', subject)).toHaveLength(1);
@@ -222,13 +249,15 @@ describe('who may, and what is checked', () => {
     const rootSchedule = (await create(admin, { ...weeklyMatrix(), organisation_id: org['Acme Industries'], recipients: 'admin' })).body.schedules[0];
     expect((await kari.get(`/api/reports/schedules/${rootSchedule.schedule_id}`)).status).toBe(403);
     expect((await kari.get('/api/reports/schedules')).body.schedules.every((s: any) => s.organisation_id === org['Operations'])).toBe(true);
-    const moved = await kari.put(`/api/reports/schedules/${mine.body.schedules[0].schedule_id}`).send({ schedule_data: { organisation_id: org['Acme Industries'] } });
+    const moved = await kari
+      .put(`/api/reports/schedules/${mine.body.schedules[0].schedule_id}`)
+      .send({ schedule_data: { organisation_id: org['Acme Industries'] } });
     expect(moved.status).toBe(403);
     const ola = await asAcme(t, acme.host, 'ola');
     expect((await create(ola, weeklyMatrix())).status).toBe(403);
   });
 
-  it('the owner\'s rights are checked again at the run: a manager no longer managing it gets nothing mailed (403 on run-now)', async () => {
+  it("the owner's rights are checked again at the run: a manager no longer managing it gets nothing mailed (403 on run-now)", async () => {
     const r = await create(kari, { ...weeklyMatrix(), format: 'csv', recipients: 'kari' });
     const id = r.body.schedules[0].schedule_id;
     const kariId = (await db.table('persons').where({ user_name: 'kari' }).first('id')).id;
@@ -243,7 +272,7 @@ describe('who may, and what is checked', () => {
     }
   });
 
-  it('PUT changes fields, DELETE removes (both audited); another tenant\'s schedule id is 404', async () => {
+  it("PUT changes fields, DELETE removes (both audited); another tenant's schedule id is 404", async () => {
     const r = await create(admin, { ...weeklyMatrix(), recipients: 'admin' });
     const id = r.body.schedules[0].schedule_id;
     const put = await admin.put(`/api/reports/schedules/${id}`).send({ schedule_data: { frequency: 'monthly', day: 1, time: '06:15' } });

@@ -28,7 +28,10 @@ describe('GET /api/roles/[role_id]: superuser, superadmin, admin for the role', 
     const res = await admin.get(`/api/roles/${role.welder}`);
     expect(res.status).toBe(200);
     expect(res.body.roles[0].requirements.map((q: any) => [q.title, q.mandatory])).toEqual([
-      ['HSE basic course', true], ['Forklift onboarding checklist', true], ['Welding certificate (EN ISO 9606)', true], ['TIG welding', false],
+      ['HSE basic course', true],
+      ['Forklift onboarding checklist', true],
+      ['Welding certificate (EN ISO 9606)', true],
+      ['TIG welding', false],
     ]);
     expect(await status(admin, 'ops-lead')).toBe(200);
   });
@@ -71,7 +74,7 @@ describe('superadmin where the spec names it ("superuser and superadmin only")',
     expect((await ola.get(`/api/competences?organisation_ids=${org['acme-ops']}`)).status).toBe(403);
   });
 
-  it('without user_name and organisation_id nils sees everyone\'s sign-ons; ola only his own', async () => {
+  it("without user_name and organisation_id nils sees everyone's sign-ons; ola only his own", async () => {
     const all = await nils.get('/api/personevents?mode=all&limit=100');
     expect(all.status).toBe(200);
     expect(new Set(all.body.personevents.map((p: any) => p.user_name))).toEqual(new Set(['nils', 'ola']));

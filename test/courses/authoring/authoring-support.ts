@@ -43,7 +43,15 @@ export function useCalendarBed(env: Record<string, string> = {}, more?: (doc: an
         ],
       });
       doc.persons.push(
-        { user_name: 'mona', password: EXTRA_PASSWORDS.mona, firstname: 'Mona', lastname: 'Berg', email: 'mona@acme.example', organisation: 'acme-hr', manages: ['acme-hr'] },
+        {
+          user_name: 'mona',
+          password: EXTRA_PASSWORDS.mona,
+          firstname: 'Mona',
+          lastname: 'Berg',
+          email: 'mona@acme.example',
+          organisation: 'acme-hr',
+          manages: ['acme-hr'],
+        },
         { user_name: 'tor', password: EXTRA_PASSWORDS.tor, firstname: 'Tor', lastname: 'Lie', email: 'tor@acme.example', organisation: 'acme-hr' },
       );
       more?.(doc);
@@ -82,7 +90,9 @@ export async function createEvent(api: Api, data: Record<string, unknown>): Prom
 /** Persons for sign-ons, with e-mail addresses, in an organisation (by name). */
 export async function addPersons(bed: CalendarBed, names: string[], organisation: string): Promise<void> {
   const org = await bed.idOf('organisations', { name: organisation });
-  await tenantDb(bed.t, bed.acme).table('persons').insert(names.map((n) => ({ user_name: n, email: `${n}@acme.example`, organisation_id: org })));
+  await tenantDb(bed.t, bed.acme)
+    .table('persons')
+    .insert(names.map((n) => ({ user_name: n, email: `${n}@acme.example`, organisation_id: org })));
 }
 
 /** A future day's time as ISO with Z, `days` from now. */

@@ -18,7 +18,9 @@ async function cancellationMessages(title: string): Promise<{ user_name: string;
 
 /** A webhook endpoint for the calendar's events (to a port nobody listens on: what counts is that the event is written). */
 async function subscribe(admin: Api): Promise<void> {
-  const res = await admin.post('/api/webhooks').send({ url: 'http://127.0.0.1:9/calendar', events: ['event.cancelled', 'event.updated', 'event.created'], description: 'calendar' });
+  const res = await admin
+    .post('/api/webhooks')
+    .send({ url: 'http://127.0.0.1:9/calendar', events: ['event.cancelled', 'event.updated', 'event.created'], description: 'calendar' });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
@@ -28,7 +30,7 @@ async function webhookEvents(type: string, eventId: number): Promise<any[]> {
 }
 
 describe('PUT /api/events/[id]/cancel', () => {
-  it('3 participants and 2 on the wait list: 5 notices and their managers\' copies exactly once, places ended, one event.cancelled', async () => {
+  it("3 participants and 2 on the wait list: 5 notices and their managers' copies exactly once, places ended, one event.cancelled", async () => {
     const [admin, kari] = [await bed.as('admin'), await bed.as('kari')];
     await subscribe(admin);
     await addPersons(bed, ['cx1', 'cx2', 'cx3', 'cx4'], 'Operations North'); // nearest manager: kari (Operations)
@@ -38,7 +40,8 @@ describe('PUT /api/events/[id]/cancel', () => {
     const title = 'Cancelled course run';
     const event = await createEvent(kari, { competence_id: course, title, startdate: daysAhead(300, 9), enddate: daysAhead(300, 15), max_participants: 3 });
     const module = await createEvent(kari, { competence_id: m1, parent_id: event.event_id, startdate: daysAhead(300, 9), enddate: daysAhead(300, 12) });
-    for (const u of ['cx1', 'cx2', 'cx3', 'cx4', 'cx5']) expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: u })).status).toBe(200);
+    for (const u of ['cx1', 'cx2', 'cx3', 'cx4', 'cx5'])
+      expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: u })).status).toBe(200);
 
     const res = await kari.put(`/api/events/${event.event_id}/cancel`).send({ reason: 'instructor ill' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -54,7 +57,11 @@ describe('PUT /api/events/[id]/cancel', () => {
       expect(to(u)[0].text).toContain('Reason: instructor ill');
     }
     expect(to('cx4')[0].text).toContain('place on the wait list');
-    expect(to('kari').map((m) => m.title).sort()).toEqual(['cx1', 'cx2', 'cx3', 'cx4'].map((u) => `Cancelled: ${title} (${u})`));
+    expect(
+      to('kari')
+        .map((m) => m.title)
+        .sort(),
+    ).toEqual(['cx1', 'cx2', 'cx3', 'cx4'].map((u) => `Cancelled: ${title} (${u})`));
     expect(to('mona').map((m) => m.title)).toEqual([`Cancelled: ${title} (cx5)`]);
     expect(messages).toHaveLength(10);
     // the copy is the manager's own message
@@ -70,9 +77,11 @@ describe('PUT /api/events/[id]/cancel', () => {
     // delivered, each once, to the SMTP sink
     const subjects = () => bed.smtp.mails.filter((m) => (m.headers.subject ?? '').startsWith(`Cancelled: ${title}`)); // not the sign-on confirmations
     await waitFor('the 10 mails', () => subjects().length >= 10, 30_000);
-    expect(subjects().map((m) => m.rcptTo[0]).sort()).toEqual(
-      ['cx1', 'cx2', 'cx3', 'cx4', 'cx5', 'kari', 'kari', 'kari', 'kari', 'mona'].map((u) => `${u}@acme.example`).sort(),
-    );
+    expect(
+      subjects()
+        .map((m) => m.rcptTo[0])
+        .sort(),
+    ).toEqual(['cx1', 'cx2', 'cx3', 'cx4', 'cx5', 'kari', 'kari', 'kari', 'kari', 'mona'].map((u) => `${u}@acme.example`).sort());
 
     // a second cancel changes nothing
     const again = await kari.put(`/api/events/${event.event_id}/cancel`).send({ reason: 'again' });
@@ -172,6 +181,11 @@ describe('PUT /api/events/[id]/lock and /unlock', () => {
     expect((await kari.put(`/api/personevents/${event.event_id}`).send({ user_name: 'lx1', action: 'off' })).status).toBe(200);
     expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: 'lx2' })).status).toBe(200);
     const audit = await admin.get('/api/auditlog?type=event.locked,event.unlocked&limit=100');
-    expect((audit.body.auditlog as any[]).filter((e) => e.subject === String(event.event_id)).map((e) => e.type).sort()).toEqual(['event.locked', 'event.unlocked']);
+    expect(
+      (audit.body.auditlog as any[])
+        .filter((e) => e.subject === String(event.event_id))
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['event.locked', 'event.unlocked']);
   });
 });

@@ -11,7 +11,9 @@ describe('POST /api/events and GET /api/events/[id]', () => {
     await setConfig(bed.t, bed.acme, 'tenant.timezone', 'Europe/Oslo');
     try {
       const kari = await bed.as('kari');
-      const [course, m1, m2] = await Promise.all(['Calendar course', 'Calendar course: module 1', 'Calendar course: module 2'].map((title) => bed.idOf('competences', { title })));
+      const [course, m1, m2] = await Promise.all(
+        ['Calendar course', 'Calendar course: module 1', 'Calendar course: module 2'].map((title) => bed.idOf('competences', { title })),
+      );
       const bergen = await bed.idOf('locations', { name: 'Bergen yard' });
       const ops = await bed.idOf('organisations', { name: 'Operations' });
       const fire = await bed.idOf('competences', { title: 'Fire safety e-learning' });
@@ -33,17 +35,41 @@ describe('POST /api/events and GET /api/events/[id]', () => {
       };
       const created = await createEvent(kari, written);
       expect(created).toMatchObject({
-        competence_id: course, competence_title: 'Calendar course', title: 'Calendar course, September', parent_id: null,
-        startdate: '2032-09-01T07:00:00.000Z', enddate: '2032-09-02T15:00:00.000Z', location_id: bergen, location_name: 'Bergen yard',
-        max_participants: 8, participants: 0, waitlist: 0, places: 8, min_age: 18, signon_opens: '2032-01-01T00:00:00.000Z',
-        signon_closes: '2032-08-25T10:00:00.000Z', instructor_user_name: 'tor', host_organisation_id: ops, description: 'Two days on the yard.',
-        prerequisites: [fire], custom_attributes: { region: 'west', cost_centre: 'CC-9' }, cancelled: false, locked: false, cancel_reason: null, children: [],
+        competence_id: course,
+        competence_title: 'Calendar course',
+        title: 'Calendar course, September',
+        parent_id: null,
+        startdate: '2032-09-01T07:00:00.000Z',
+        enddate: '2032-09-02T15:00:00.000Z',
+        location_id: bergen,
+        location_name: 'Bergen yard',
+        max_participants: 8,
+        participants: 0,
+        waitlist: 0,
+        places: 8,
+        min_age: 18,
+        signon_opens: '2032-01-01T00:00:00.000Z',
+        signon_closes: '2032-08-25T10:00:00.000Z',
+        instructor_user_name: 'tor',
+        host_organisation_id: ops,
+        description: 'Two days on the yard.',
+        prerequisites: [fire],
+        custom_attributes: { region: 'west', cost_centre: 'CC-9' },
+        cancelled: false,
+        locked: false,
+        cancel_reason: null,
+        children: [],
       });
       const first = await createEvent(kari, { competence_id: m1, parent_id: created.event_id, startdate: '2032-09-01T09:00', enddate: '2032-09-01T16:00' });
       expect(first).toMatchObject({ parent_id: created.event_id, title: 'Calendar course: module 1', startdate: '2032-09-01T07:00:00.000Z' });
       expect(first.children).toBeUndefined();
       // bracket form as a form post, the way the seed's clients send person_data
-      const form = await kari.post('/api/events').type('form').send(`event_data[competence_id]=${m2}&event_data[parent_id]=${created.event_id}&event_data[title]=Day+two&event_data[startdate]=2032-09-02T09:00&event_data[enddate]=2032-09-02T16:00`);
+      const form = await kari
+        .post('/api/events')
+        .type('form')
+        .send(
+          `event_data[competence_id]=${m2}&event_data[parent_id]=${created.event_id}&event_data[title]=Day+two&event_data[startdate]=2032-09-02T09:00&event_data[enddate]=2032-09-02T16:00`,
+        );
       expect(form.status, JSON.stringify(form.body)).toBe(200);
       const second = form.body.events[0];
 
@@ -89,7 +115,12 @@ describe('POST /api/events and GET /api/events/[id]', () => {
     await bad({ competence_id: course, ...when, max_participants: 0 }, 420, 'event_data[max_participants]');
     await bad({ competence_id: m1, ...when }, 419, 'event_data[parent_id]');
     const parent = await createEvent(admin, { competence_id: course, ...when });
-    await bad({ competence_id: m1, parent_id: parent.event_id, startdate: '2032-05-01T08:00Z', enddate: '2032-05-01T10:00Z' }, 420, 'event_data[startdate]', 'inside its course event');
+    await bad(
+      { competence_id: m1, parent_id: parent.event_id, startdate: '2032-05-01T08:00Z', enddate: '2032-05-01T10:00Z' },
+      420,
+      'event_data[startdate]',
+      'inside its course event',
+    );
     await bad({ competence_id: hseModule, parent_id: parent.event_id, ...when }, 420, 'event_data[competence_id]', 'not a module of competence');
     await bad({ competence_id: course, parent_id: parent.event_id, ...when }, 420, 'event_data[parent_id]');
     const module = await createEvent(admin, { competence_id: m1, parent_id: parent.event_id, startdate: '2032-05-01T10:00Z', enddate: '2032-05-01T12:00Z' });
@@ -106,17 +137,25 @@ describe('POST /api/events and GET /api/events/[id]', () => {
     const course = await bed.idOf('competences', { title: 'Calendar course' });
     const oslo = await bed.idOf('locations', { name: 'Oslo HQ, room Fjord' });
     const hse = await bed.idOf('events', { title: 'HSE basic course, December' });
-    const seats = await admin.post('/api/events').send({ event_data: { competence_id: course, startdate: '2033-06-01T09:00Z', enddate: '2033-06-01T12:00Z', location_id: oslo, max_participants: 41 } });
+    const seats = await admin
+      .post('/api/events')
+      .send({ event_data: { competence_id: course, startdate: '2033-06-01T09:00Z', enddate: '2033-06-01T12:00Z', location_id: oslo, max_participants: 41 } });
     expect(seats.body).toMatchObject({ errorcode: 420 });
     expect(seats.body.message).toContain('event_data[location_id]');
     expect(seats.body.message).toContain('Oslo HQ, room Fjord holds 40 seats, fewer than max_participants 41');
-    const clash = await admin.post('/api/events').send({ event_data: { competence_id: course, startdate: '2031-12-11T10:00Z', enddate: '2031-12-11T12:00Z', location_id: oslo } });
+    const clash = await admin
+      .post('/api/events')
+      .send({ event_data: { competence_id: course, startdate: '2031-12-11T10:00Z', enddate: '2031-12-11T12:00Z', location_id: oslo } });
     expect(clash.body).toMatchObject({ errorcode: 420 });
-    expect(clash.body.message).toContain(`event_data[location_id]: Oslo HQ, room Fjord hosts event ${hse} "HSE basic course, December" 2031-12-10 08:00–2031-12-11 15:00 UTC`);
+    expect(clash.body.message).toContain(
+      `event_data[location_id]: Oslo HQ, room Fjord hosts event ${hse} "HSE basic course, December" 2031-12-10 08:00–2031-12-11 15:00 UTC`,
+    );
     const cancelledRun = await bed.idOf('events', { title: 'HSE basic course, cancelled run' });
     const run = await tenantDb(bed.t, bed.acme).table('events').where({ id: cancelledRun }).first('starts_at', 'ends_at');
     await tenantDb(bed.t, bed.acme).table('events').where({ id: cancelledRun }).update({ location_id: oslo });
-    const free = await admin.post('/api/events').send({ event_data: { competence_id: course, startdate: run.starts_at.toISOString(), enddate: run.ends_at.toISOString(), location_id: oslo } });
+    const free = await admin
+      .post('/api/events')
+      .send({ event_data: { competence_id: course, startdate: run.starts_at.toISOString(), enddate: run.ends_at.toISOString(), location_id: oslo } });
     expect(free.status, JSON.stringify(free.body)).toBe(200);
     // a change that moves an event onto another's time clashes the same way
     const later = await createEvent(admin, { competence_id: course, startdate: '2033-07-01T09:00Z', enddate: '2033-07-01T12:00Z', location_id: oslo });
@@ -128,7 +167,13 @@ describe('POST /api/events and GET /api/events/[id]', () => {
     const admin = await bed.as('admin');
     const course = await bed.idOf('competences', { title: 'Calendar course' });
     await addPersons(bed, ['mx1', 'mx2', 'mx3'], 'Operations North');
-    const event = await createEvent(admin, { competence_id: course, title: 'Seats event', startdate: daysAhead(400, 9), enddate: daysAhead(400, 15), max_participants: 2 });
+    const event = await createEvent(admin, {
+      competence_id: course,
+      title: 'Seats event',
+      startdate: daysAhead(400, 9),
+      enddate: daysAhead(400, 15),
+      max_participants: 2,
+    });
     for (const u of ['mx1', 'mx2', 'mx3']) expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: u })).status).toBe(200);
     const lower = await admin.put(`/api/events/${event.event_id}`).send({ event_data: { max_participants: 1 } });
     expect(lower.body).toMatchObject({ valid: false, errorcode: 409 });
@@ -157,7 +202,12 @@ describe('who may author events', () => {
     expect((await tor.put(`/api/events/${id}/unlock`)).body.events[0].locked).toBe(false);
     expect((await tor.put(`/api/events/${id}/cancel`)).body).toMatchObject({ errorcode: 403 });
     expect((await tor.delete(`/api/events/${id}`)).body).toMatchObject({ errorcode: 403 });
-    for (const call of [mona.put(`/api/events/${id}`).send({ event_data: { title: 'x' } }), mona.put(`/api/events/${id}/lock`), mona.put(`/api/events/${id}/cancel`), mona.delete(`/api/events/${id}`)]) {
+    for (const call of [
+      mona.put(`/api/events/${id}`).send({ event_data: { title: 'x' } }),
+      mona.put(`/api/events/${id}/lock`),
+      mona.put(`/api/events/${id}/cancel`),
+      mona.delete(`/api/events/${id}`),
+    ]) {
       expect((await call).body).toMatchObject({ valid: false, errorcode: 403 });
     }
     const cancelled = await kari.put(`/api/events/${id}/cancel`).send({ reason: 'owner says so' });

@@ -7,7 +7,9 @@ const bed = useCalendarBed();
 describe('POST, PUT and DELETE /api/locations', () => {
   it('a superuser creates a location (bracket form too), changes only the fields given and deletes it while unused', async () => {
     const admin = await bed.as('admin');
-    const created = await admin.post('/api/locations').send({ location_data: { name: 'Room A', address: 'Storgata 1, 2nd floor', capacity: 12, latitude: 59.91, longitude: 10.75 } });
+    const created = await admin
+      .post('/api/locations')
+      .send({ location_data: { name: 'Room A', address: 'Storgata 1, 2nd floor', capacity: 12, latitude: 59.91, longitude: 10.75 } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body.message).toBe('location created');
     const room = created.body.locations[0];
@@ -24,7 +26,10 @@ describe('POST, PUT and DELETE /api/locations', () => {
     expect(deleted.status).toBe(200);
     expect((await admin.get(`/api/locations/${form.body.locations[0].location_id}`)).body.errorcode).toBe(404);
     const audit = await admin.get('/api/auditlog?type=location.created,location.updated,location.deleted&limit=100');
-    const types = (audit.body.auditlog as any[]).filter((e) => e.subject === String(room.location_id)).map((e) => e.type).sort();
+    const types = (audit.body.auditlog as any[])
+      .filter((e) => e.subject === String(room.location_id))
+      .map((e) => e.type)
+      .sort();
     expect(types).toEqual(['location.created', 'location.updated']);
   });
 
@@ -49,7 +54,14 @@ describe('POST, PUT and DELETE /api/locations', () => {
     const admin = await bed.as('admin');
     const room = (await admin.post('/api/locations').send({ location_data: { name: 'Busy room', capacity: 30 } })).body.locations[0];
     const course = await bed.idOf('competences', { title: 'Calendar course' });
-    const event = await createEvent(admin, { competence_id: course, title: 'Busy event', startdate: daysAhead(200, 9), enddate: daysAhead(200, 12), location_id: room.location_id, max_participants: 25 });
+    const event = await createEvent(admin, {
+      competence_id: course,
+      title: 'Busy event',
+      startdate: daysAhead(200, 9),
+      enddate: daysAhead(200, 12),
+      location_id: room.location_id,
+      max_participants: 25,
+    });
     const del = await admin.delete(`/api/locations/${room.location_id}`);
     expect(del.body).toMatchObject({ valid: false, errorcode: 409 });
     expect(del.body.message).toContain('used by 1 event(s)');

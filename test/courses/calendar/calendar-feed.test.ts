@@ -15,7 +15,7 @@ beforeAll(async () => {
 const fetchFeed = (path: string, host = bed.acme.host) => request(bed.t.app).get(path).set('Host', host);
 
 describe('personal calendar feed (issue 39 item 2)', () => {
-  it('lists exactly the person\'s upcoming seats; shown once; 403 for others; 404 on another host and after revocation', async () => {
+  it("lists exactly the person's upcoming seats; shown once; 403 for others; 404 on another host and after revocation", async () => {
     const [admin, kari, ola] = [await bed.as('admin'), await bed.as('kari'), await bed.as('ola')];
     await addPersons(bed, ['feed1', 'feed2'], 'Operations North');
     const feed1 = await bed.idOf('persons', { user_name: 'feed1' });
@@ -30,7 +30,8 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     const left = await ev('Feed: signed off', 503);
     const others = await ev('Feed: someone else', 504);
     const past = await ev('Feed: past', 505);
-    const signOn = async (eventId: number, userName: string) => expect((await admin.post(`/api/personevents/${eventId}`).send({ user_name: userName })).status).toBe(200);
+    const signOn = async (eventId: number, userName: string) =>
+      expect((await admin.post(`/api/personevents/${eventId}`).send({ user_name: userName })).status).toBe(200);
     for (const e of [seat, cancelled, left, past]) await signOn(e.event_id, 'feed1');
     await signOn(full.event_id, 'feed2');
     await signOn(full.event_id, 'feed1'); // wait list
@@ -38,7 +39,10 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     expect((await admin.put(`/api/personevents/${left.event_id}`).send({ user_name: 'feed1', action: 'off' })).status).toBe(200);
     expect((await kari.put(`/api/events/${cancelled.event_id}/cancel`)).status).toBe(200);
     // an event that has ended (moved into the past behind the API's back: authoring refuses the past)
-    await tenantDb(bed.t, bed.acme).table('events').where({ id: past.event_id }).update({ starts_at: new Date(Date.now() - 3 * 86_400_000), ends_at: new Date(Date.now() - 2 * 86_400_000) });
+    await tenantDb(bed.t, bed.acme)
+      .table('events')
+      .where({ id: past.event_id })
+      .update({ starts_at: new Date(Date.now() - 3 * 86_400_000), ends_at: new Date(Date.now() - 2 * 86_400_000) });
 
     // someone who is neither self, manager nor superuser
     const denied = await ola.get('/api/persons/feed1/calendar');
@@ -62,7 +66,10 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/calendar/);
     const events = vevents(res.text);
-    expect(events.map((e) => e.uid)).toEqual([`event-${seat.event_id}-person-${feed1}@${bed.acme.host}`, `event-${module.event_id}-person-${feed1}@${bed.acme.host}`]);
+    expect(events.map((e) => e.uid)).toEqual([
+      `event-${seat.event_id}-person-${feed1}@${bed.acme.host}`,
+      `event-${module.event_id}-person-${feed1}@${bed.acme.host}`,
+    ]);
     expect(events.map((e) => e.summary)).toEqual(['Feed: seat', 'Calendar course: module 2']);
     expect(res.text).not.toContain('METHOD:');
 
@@ -92,7 +99,10 @@ describe('personal calendar feed (issue 39 item 2)', () => {
     const entries = async (type: string) => {
       const res = await admin.get(`/api/auditlog?type=${type}&limit=100`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return (res.body.auditlog as any[]).filter((e) => e.subject === 'feed1').map((e) => e.actor).sort();
+      return (res.body.auditlog as any[])
+        .filter((e) => e.subject === 'feed1')
+        .map((e) => e.actor)
+        .sort();
     };
     expect(await entries('calendar_feed.created')).toEqual(['admin', 'kari']);
     expect(await entries('calendar_feed.revoked')).toEqual(['kari']);

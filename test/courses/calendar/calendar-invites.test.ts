@@ -15,7 +15,14 @@ describe('calendar invites (issue 39 item 1)', () => {
     const m1 = await bed.idOf('competences', { title: 'Calendar course: module 1' });
     const bergen = await bed.idOf('locations', { name: 'Bergen yard' });
     const title = 'Invite course run';
-    const event = await createEvent(kari, { competence_id: course, title, startdate: daysAhead(420, 9), enddate: daysAhead(420, 15), location_id: bergen, max_participants: 1 });
+    const event = await createEvent(kari, {
+      competence_id: course,
+      title,
+      startdate: daysAhead(420, 9),
+      enddate: daysAhead(420, 15),
+      location_id: bergen,
+      max_participants: 1,
+    });
     const module = await createEvent(kari, { competence_id: m1, parent_id: event.event_id, startdate: daysAhead(420, 9), enddate: daysAhead(420, 12) });
     const host = bed.acme.host;
     const uid = (eventId: number, personId: number) => `event-${eventId}-person-${personId}@${host}`;
@@ -78,6 +85,10 @@ describe('calendar invites (issue 39 item 1)', () => {
     const copy = await mailTo(bed, 'kari@acme.example', `Cancelled: ${title} (inv2)`);
     expect(copy.raw).not.toContain('text/calendar');
     // nothing else reached inv1 after the sign-off, and the description change sent no update
-    expect(bed.smtp.mails.filter((m) => m.rcptTo.includes('inv1@acme.example')).map((m) => m.headers.subject.split(':')[0])).toEqual(['Signed on', 'Changed', 'Signed off']);
+    expect(bed.smtp.mails.filter((m) => m.rcptTo.includes('inv1@acme.example')).map((m) => m.headers.subject.split(':')[0])).toEqual([
+      'Signed on',
+      'Changed',
+      'Signed off',
+    ]);
   });
 });

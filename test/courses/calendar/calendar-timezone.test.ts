@@ -14,7 +14,16 @@ const bed = useCalendarBed();
 /** The wall-clock time of `iso` in `zone`, as iCalendar writes it (YYYYMMDDTHHMMSS). */
 function localStamp(iso: string, zone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(new Date(iso))
       .map((p) => [p.type, p.value]),
   );
@@ -41,7 +50,10 @@ describe('calendar invites and feed in the tenant time zone', () => {
     await setConfig(bed.t, bed.acme, 'tenant.timezone', 'Europe/Oslo');
     try {
       for (const e of [summerEvent, winterEvent]) expect((await admin.post(`/api/personevents/${e.event_id}`).send({ user_name: 'tz2' })).status).toBe(200);
-      for (const [title, start] of [['TZ run A', summer], ['TZ run B', winter]] as const) {
+      for (const [title, start] of [
+        ['TZ run A', summer],
+        ['TZ run B', winter],
+      ] as const) {
         const parsed = await invite(await mailTo(bed, 'tz2@acme.example', `Signed on: ${title}`));
         const text = parsed.attachment;
         expect(text).toContain('BEGIN:VTIMEZONE');
@@ -85,11 +97,19 @@ describe('calendar invites and feed in the tenant time zone', () => {
     const mail = await invite(await mailTo(bed, 'pref2@acme.example', 'Signed on: Pref run'));
     expect(mail.method).toBe('REQUEST');
     const messages = async (user: string) =>
-      db.table('messages as m').join('persons as p', 'p.id', 'm.recipient_id').where('p.user_name', user).where('m.title', 'Signed on: Pref run').select('m.id', 'm.send_medium');
+      db
+        .table('messages as m')
+        .join('persons as p', 'p.id', 'm.recipient_id')
+        .where('p.user_name', user)
+        .where('m.title', 'Signed on: Pref run')
+        .select('m.id', 'm.send_medium');
     const [both] = await messages('pref2');
     expect(both.send_medium).toBe('both');
     const deliveries = await db.table('message_deliveries').where('message_id', both.id).orderBy('medium').select('medium', 'address');
-    expect(deliveries).toEqual([{ medium: 'email', address: 'pref2@acme.example' }, { medium: 'sms', address: '+4790000077' }]);
+    expect(deliveries).toEqual([
+      { medium: 'email', address: 'pref2@acme.example' },
+      { medium: 'sms', address: '+4790000077' },
+    ]);
     expect(await messages('pref1')).toEqual([]);
     expect(bed.smtp.mails.filter((m) => m.rcptTo.includes('pref1@acme.example'))).toEqual([]);
   });
@@ -105,12 +125,17 @@ describe('calendar invites and feed in the tenant time zone', () => {
     const event = await createEvent(kari, { competence_id: course, title: 'Cancel run', startdate: daysAhead(620, 9), enddate: daysAhead(620, 15) });
     expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: 'canc1' })).status).toBe(200);
     expect((await kari.put(`/api/events/${event.event_id}/cancel`).send({ reason: 'no trainer' })).status).toBe(200);
-    const notices = await db.table('messages as m').join('persons as p', 'p.id', 'm.recipient_id').where('m.title', 'like', 'Cancelled: Cancel run%')
+    const notices = await db
+      .table('messages as m')
+      .join('persons as p', 'p.id', 'm.recipient_id')
+      .where('m.title', 'like', 'Cancelled: Cancel run%')
       .select('p.user_name', 'm.id', 'm.send_medium', 'm.calendar');
     expect(notices.map((n: any) => [n.user_name, n.send_medium])).toEqual([['canc1', 'sms']]);
     // an SMS carries no calendar
     expect(notices[0].calendar).toBeNull();
-    expect(await db.table('message_deliveries').where('message_id', notices[0].id).select('medium', 'address')).toEqual([{ medium: 'sms', address: '+4790000078' }]);
+    expect(await db.table('message_deliveries').where('message_id', notices[0].id).select('medium', 'address')).toEqual([
+      { medium: 'sms', address: '+4790000078' },
+    ]);
     await admin.put('/api/persons/kari/notificationpreferences').send({ preferences: { event_cancelled: 'default' } });
   });
 });

@@ -30,7 +30,9 @@ const event = (over: Partial<EventRow> = {}): EventRow => ({
 const ola: JoinPerson = { id: 1, user_name: 'ola', email: 'ola@acme.example', mobile: '+4790000000', birthdate: '1990-04-01' };
 
 /** What the tables would answer; every field defaults to "nothing in the way". */
-function facts(over: Partial<{ missing: { id: number; title: string }[]; clash: { title: string; starts_at: Date }; live: string; taken: number }> = {}): JoinFacts & { asked: string[] } {
+function facts(
+  over: Partial<{ missing: { id: number; title: string }[]; clash: { title: string; starts_at: Date }; live: string; taken: number }> = {},
+): JoinFacts & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -68,16 +70,25 @@ describe('check_join rules', () => {
 
   it('the sign-on period: before it opens, after it closes, and once the event started', async () => {
     const opens = new Date('2030-11-25T00:00:00Z');
-    expect((await checkJoin(facts(), event({ signon_opens: opens }), ola, tenantConfig(), clockAt(NOW))).texts.signon_period).toBe(`Sign-on opens ${opens.toISOString()}.`);
+    expect((await checkJoin(facts(), event({ signon_opens: opens }), ola, tenantConfig(), clockAt(NOW))).texts.signon_period).toBe(
+      `Sign-on opens ${opens.toISOString()}.`,
+    );
     const closes = new Date('2030-11-10T00:00:00Z');
-    expect((await checkJoin(facts(), event({ signon_closes: closes }), ola, tenantConfig(), clockAt(NOW))).texts.signon_period).toBe(`Sign-on closed ${closes.toISOString()}.`);
+    expect((await checkJoin(facts(), event({ signon_closes: closes }), ola, tenantConfig(), clockAt(NOW))).texts.signon_period).toBe(
+      `Sign-on closed ${closes.toISOString()}.`,
+    );
     const started = await checkJoin(facts(), event(), ola, tenantConfig(), clockAt('2030-12-01T09:00:00Z'));
     expect(started.reason).toEqual(['signon_period']);
     expect(started.can_join).toBe(false);
   });
 
   it('missing prerequisites are named in title order as the facts give them, checked on the tenant day', async () => {
-    const f = facts({ missing: [{ id: 4, title: 'First aid' }, { id: 5, title: 'Ladder' }] });
+    const f = facts({
+      missing: [
+        { id: 4, title: 'First aid' },
+        { id: 5, title: 'Ladder' },
+      ],
+    });
     const r = await checkJoin(f, event(), ola, tenantConfig(), clockAt(NOW));
     expect(r.texts.prerequisites).toBe('Requires a valid "First aid", "Ladder" first.');
     expect(f.asked).toContain('prerequisites 7 1 2030-11-20');
@@ -85,7 +96,9 @@ describe('check_join rules', () => {
 
   it('age counts on the day of the check; without a birthdate the limit does not block', async () => {
     const teen = { ...ola, birthdate: '2013-11-21' };
-    expect((await checkJoin(facts(), event({ min_age: 17 }), teen, tenantConfig(), clockAt(NOW))).texts.age).toBe('The event requires an age of at least 17; ola is 16.');
+    expect((await checkJoin(facts(), event({ min_age: 17 }), teen, tenantConfig(), clockAt(NOW))).texts.age).toBe(
+      'The event requires an age of at least 17; ola is 16.',
+    );
     expect((await checkJoin(facts(), event({ min_age: 17 }), { ...teen, birthdate: '2013-11-20' }, tenantConfig(), clockAt(NOW))).reason).toEqual([]);
     expect((await checkJoin(facts(), event({ min_age: 99 }), { ...ola, birthdate: null }, tenantConfig(), clockAt(NOW))).reason).toEqual([]);
   });
@@ -108,7 +121,9 @@ describe('check_join rules', () => {
 
   it('already joined says seat or wait list', async () => {
     expect((await checkJoin(facts({ live: 'signed_on' }), event(), ola, tenantConfig(), clockAt(NOW))).texts.already_joined).toBe('ola is already signed on.');
-    expect((await checkJoin(facts({ live: 'waitlist' }), event(), ola, tenantConfig(), clockAt(NOW))).texts.already_joined).toBe('ola is already on the wait list.');
+    expect((await checkJoin(facts({ live: 'waitlist' }), event(), ola, tenantConfig(), clockAt(NOW))).texts.already_joined).toBe(
+      'ola is already on the wait list.',
+    );
   });
 
   it('a full event keeps can_join true (the wait list) and reports 0 places; free seats are counted', async () => {
@@ -120,7 +135,13 @@ describe('check_join rules', () => {
   });
 
   it('reasons come in the fixed order of the spec, and any other reason next to event_full refuses', async () => {
-    const r = await checkJoin(facts({ live: 'waitlist', taken: 1 }), event({ locked: true, max_participants: 1, cancelled: true }), ola, tenantConfig(), clockAt(NOW));
+    const r = await checkJoin(
+      facts({ live: 'waitlist', taken: 1 }),
+      event({ locked: true, max_participants: 1, cancelled: true }),
+      ola,
+      tenantConfig(),
+      clockAt(NOW),
+    );
     expect(r.reason).toEqual(['cancelled', 'locked', 'already_joined', 'event_full']);
     expect(r.can_join).toBe(false);
   });

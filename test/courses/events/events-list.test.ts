@@ -35,7 +35,15 @@ describe('GET /api/events', () => {
     const res = await admin.get('/api/events');
     expect(res.body.events.map((e: any) => e.title)).toEqual([LOCKED, DEC, OVERLAP, SPRING]);
     const dec = res.body.events[1];
-    expect(dec).toMatchObject({ event_id: ev[DEC], competence_title: 'HSE basic course', location_name: 'Oslo HQ, room Fjord', max_participants: 2, participants: 1, places: 1, startdate: '2031-12-10T08:00:00.000Z' });
+    expect(dec).toMatchObject({
+      event_id: ev[DEC],
+      competence_title: 'HSE basic course',
+      location_name: 'Oslo HQ, room Fjord',
+      max_participants: 2,
+      participants: 1,
+      places: 1,
+      startdate: '2031-12-10T08:00:00.000Z',
+    });
     expect(dec.children.map((c: any) => c.title)).toEqual(['Module 1, risk', 'Module 2, first aid']);
     expect(dec.description).toBeUndefined();
   });
@@ -66,7 +74,10 @@ describe('GET /api/events', () => {
     expect(await titles(`/api/events?context_organisation_ids=${hr}`)).toEqual([LOCKED, DEC]);
     expect(await titles(`/api/events?category_ids=${await idOf(t, acme, 'categories', { name: 'Leadership' })}`)).toEqual([OVERLAP, SPRING]);
     expect(await titles(`/api/events?attribute_ids=${await idOf(t, acme, 'attributes', { name: 'Leads to certificate' })}`)).toEqual([LOCKED, DEC]);
-    expect(await titles(`/api/events?competence_group_ids=${await idOf(t, acme, 'competence_groups', { name: 'Health, safety and environment' })}`)).toEqual([LOCKED, DEC]);
+    expect(await titles(`/api/events?competence_group_ids=${await idOf(t, acme, 'competence_groups', { name: 'Health, safety and environment' })}`)).toEqual([
+      LOCKED,
+      DEC,
+    ]);
     expect(await titles('/api/events?term=spring')).toEqual([SPRING]);
     expect(await titles('/api/events?custom_attributes.region=north')).toEqual([DEC]);
     expect(await titles('/api/events?custom_attributes[cost_centre]=CC-17')).toEqual([DEC]);

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('POST /api/files', () => {
-  it("ola uploads a file for the December HSE course; he and the instructor kari see it, per does not", async () => {
+  it('ola uploads a file for the December HSE course; he and the instructor kari see it, per does not', async () => {
     const ola = await asAcme(t, acme.host, 'ola');
     const up = await ola
       .post('/api/files')
@@ -30,7 +30,14 @@ describe('POST /api/files', () => {
       .attach('file', Buffer.from('hello certificate'), { filename: 'cert.pdf', contentType: 'application/pdf' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     const f = up.body.files[0];
-    expect(f).toMatchObject({ user_name: 'ola', filetitle: 'My certificate', file_name: 'cert.pdf', mime_type: 'application/pdf', size: 17, event_id: ev['HSE basic course, December'] });
+    expect(f).toMatchObject({
+      user_name: 'ola',
+      filetitle: 'My certificate',
+      file_name: 'cert.pdf',
+      mime_type: 'application/pdf',
+      size: 17,
+      event_id: ev['HSE basic course, December'],
+    });
     expect(readdirSync(join(dataDir, 'files', acme.schema))).toHaveLength(1);
 
     const kari = await asAcme(t, acme.host, 'kari');

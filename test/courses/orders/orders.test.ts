@@ -47,8 +47,24 @@ describe('GET /api/orders', () => {
     expect(nilsView).toMatchObject({ order_id: nilsOrder, reference: 'PO-NILS', user_name: 'nils' });
     expect(typeof nilsView.created_at).toBe('string');
     expect(nilsView.personevents).toEqual([
-      { person_event_id: expect.any(Number), event_id: a, event_title: 'Order run A', startdate: '2033-05-05T08:00:00.000Z', enddate: '2033-05-05T15:00:00.000Z', user_name: 'nils', status: 'signed_on' },
-      { person_event_id: expect.any(Number), event_id: b, event_title: 'Order run B', startdate: '2033-06-06T08:00:00.000Z', enddate: '2033-06-06T15:00:00.000Z', user_name: 'nils', status: 'signed_off' },
+      {
+        person_event_id: expect.any(Number),
+        event_id: a,
+        event_title: 'Order run A',
+        startdate: '2033-05-05T08:00:00.000Z',
+        enddate: '2033-05-05T15:00:00.000Z',
+        user_name: 'nils',
+        status: 'signed_on',
+      },
+      {
+        person_event_id: expect.any(Number),
+        event_id: b,
+        event_title: 'Order run B',
+        startdate: '2033-06-06T08:00:00.000Z',
+        enddate: '2033-06-06T15:00:00.000Z',
+        user_name: 'nils',
+        status: 'signed_off',
+      },
     ]);
     expect(res.body.orders[0].personevents).toMatchObject([{ event_id: a, user_name: 'ola', status: 'signed_on' }]);
   });
@@ -66,7 +82,7 @@ describe('GET /api/orders', () => {
     expect((await admin.get('/api/orders?limit=0')).body).toMatchObject({ errorcode: 420, parameter: 'limit' });
   });
 
-  it('is for superusers only (403 for a manager and for the order\'s own person)', async () => {
+  it("is for superusers only (403 for a manager and for the order's own person)", async () => {
     expect((await kari.get('/api/orders')).body).toMatchObject({ valid: false, errorcode: 403 });
     expect((await nils.get('/api/orders?user_name=nils')).body.errorcode).toBe(403);
     expect((await client(t, acme.host).get('/api/orders')).status).toBe(401);
@@ -75,12 +91,15 @@ describe('GET /api/orders', () => {
 });
 
 describe('GET /api/orders/[order_id]', () => {
-  it('answers one order with its sign-ons; unknown and another tenant\'s order 404; others 403', async () => {
+  it("answers one order with its sign-ons; unknown and another tenant's order 404; others 403", async () => {
     const res = await admin.get(`/api/orders/${nilsOrder}`);
     expect(res.status).toBe(200);
     expect(res.body.orders).toHaveLength(1);
     expect(res.body.orders[0]).toMatchObject({ order_id: nilsOrder, reference: 'PO-NILS', user_name: 'nils' });
-    expect(res.body.orders[0].personevents.map((s: any) => [s.event_id, s.status])).toEqual([[a, 'signed_on'], [b, 'signed_off']]);
+    expect(res.body.orders[0].personevents.map((s: any) => [s.event_id, s.status])).toEqual([
+      [a, 'signed_on'],
+      [b, 'signed_off'],
+    ]);
     expect((await admin.get('/api/orders/999999')).body.errorcode).toBe(404);
     expect((await globexAdmin.get(`/api/orders/${nilsOrder}`)).body.errorcode).toBe(404);
     expect((await kari.get(`/api/orders/${nilsOrder}`)).body.errorcode).toBe(403);

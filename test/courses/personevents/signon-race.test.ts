@@ -31,12 +31,20 @@ async function newEvents(count: number, seats: number, title: string): Promise<n
 async function persons(prefix: string, n: number): Promise<string[]> {
   const org = await idOf(t, acme, 'organisations', { name: 'Operations North' });
   const names = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-  await tenantDb(t, acme).table('persons').insert(names.map((user_name) => ({ user_name, email: `${user_name}@acme.example`, organisation_id: org })));
+  await tenantDb(t, acme)
+    .table('persons')
+    .insert(names.map((user_name) => ({ user_name, email: `${user_name}@acme.example`, organisation_id: org })));
   return names;
 }
 
 async function seats(eventIds: number[]): Promise<Map<number, { signed_on: number; waitlist: number }>> {
-  const rows = await tenantDb(t, acme).table('person_events').whereIn('event_id', eventIds).whereNot('status', 'signed_off').groupBy('event_id', 'status').select('event_id', 'status').count('* as n');
+  const rows = await tenantDb(t, acme)
+    .table('person_events')
+    .whereIn('event_id', eventIds)
+    .whereNot('status', 'signed_off')
+    .groupBy('event_id', 'status')
+    .select('event_id', 'status')
+    .count('* as n');
   const out = new Map(eventIds.map((id) => [id, { signed_on: 0, waitlist: 0 }]));
   for (const r of rows as { event_id: number; status: 'signed_on' | 'waitlist'; n: string }[]) out.get(r.event_id)![r.status] = Number(r.n);
   return out;

@@ -15,7 +15,13 @@ import { clockAt, fakeUnitOfWork, tenantConfig } from '../../support/fakes';
 
 /** Sign-on and wait-list promotion on in-memory repositories (the SQL and the row lock are the integration tests'). */
 
-interface Row { id: number; person_id: number; event_id: number; status: 'signed_on' | 'waitlist' | 'signed_off'; order_id: number | null }
+interface Row {
+  id: number;
+  person_id: number;
+  event_id: number;
+  status: 'signed_on' | 'waitlist' | 'signed_off';
+  order_id: number | null;
+}
 
 /** person_events and orders in memory, answering as PersonEventsRepository and JoinCheckRepository do. */
 class Store {
@@ -30,7 +36,8 @@ class Store {
   }
 
   readonly personEvents = {
-    liveId: async (personId: number, eventId: number) => this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.id,
+    liveId: async (personId: number, eventId: number) =>
+      this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.id,
     insert: async (row: Omit<Row, 'id'>) => {
       const created = { id: this.next++, ...row };
       this.rows.push(created);
@@ -39,7 +46,8 @@ class Store {
     signOff: async (id: number) => void (this.rows.find((r) => r.id === id)!.status = 'signed_off'),
     seatsTaken: async (eventId: number) => this.rows.filter((r) => r.event_id === eventId && r.status === 'signed_on').length,
     // in the order they signed on, as created_at, id orders them
-    waiting: async (eventId: number, limit: number | null) => this.rows.filter((r) => r.event_id === eventId && r.status === 'waitlist').slice(0, limit ?? undefined),
+    waiting: async (eventId: number, limit: number | null) =>
+      this.rows.filter((r) => r.event_id === eventId && r.status === 'waitlist').slice(0, limit ?? undefined),
     promote: async (id: number) => void (this.rows.find((r) => r.id === id)!.status = 'signed_on'),
     orderOf: async (orderId: number, personId: number) => {
       const found = this.orders.find((o) => o.id === orderId && o.person_id === personId);
@@ -58,7 +66,8 @@ class Store {
   readonly joinFacts = {
     missingPrerequisites: async () => [],
     clash: async () => undefined,
-    liveStatus: async (personId: number, eventId: number) => this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.status,
+    liveStatus: async (personId: number, eventId: number) =>
+      this.rows.find((r) => r.person_id === personId && r.event_id === eventId && r.status !== 'signed_off')?.status,
     seatsTaken: (eventId: number) => this.personEvents.seatsTaken(eventId),
     // the repository reads every fact in one statement; in memory they are read as asked
     prefetch: async () => this.joinFacts,
@@ -77,14 +86,37 @@ class Store {
 }
 
 const event = (over: Partial<EventRow> = {}): EventRow => ({
-  id: 7, parent_id: null, competence_id: 3, title: 'HSE December', description: null, location_id: null,
-  location_name: null, host_organisation_id: null, instructor_id: null,
-  starts_at: new Date('2030-12-01T08:00:00Z'), ends_at: new Date('2030-12-01T16:00:00Z'), signon_opens: null, signon_closes: null,
-  max_participants: 2, min_age: null, cancelled: false, locked: false, custom_attributes: {}, ...over,
+  id: 7,
+  parent_id: null,
+  competence_id: 3,
+  title: 'HSE December',
+  description: null,
+  location_id: null,
+  location_name: null,
+  host_organisation_id: null,
+  instructor_id: null,
+  starts_at: new Date('2030-12-01T08:00:00Z'),
+  ends_at: new Date('2030-12-01T16:00:00Z'),
+  signon_opens: null,
+  signon_closes: null,
+  max_participants: 2,
+  min_age: null,
+  cancelled: false,
+  locked: false,
+  custom_attributes: {},
+  ...over,
 });
 
 const person = (id: number, user_name: string) => ({ id, user_name, email: `${user_name}@acme.example`, mobile: null, birthdate: null });
-const caller = (over: Partial<Principal> = {}): Principal => ({ personId: 99, userName: 'kari', superuser: false, organisationId: 1, mustChangePassword: null, via: 'session', ...over });
+const caller = (over: Partial<Principal> = {}): Principal => ({
+  personId: 99,
+  userName: 'kari',
+  superuser: false,
+  organisationId: 1,
+  mustChangePassword: null,
+  via: 'session',
+  ...over,
+});
 
 /** The contact people's PersonDirectory gives the flow for the notice. */
 const contacts = new Map([1, 2, 3, 4, 5, 6].map((id) => [id, { id, email: `p${id}@acme.example`, mobile: null }]));
@@ -96,13 +128,25 @@ function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
   const invites: { to: number; method: string | undefined }[] = [];
   const uow = fakeUnitOfWork([
     [TENANT, { hosts: ['acme.test'], slug: 'acme', name: 'Acme', config: tenantConfig({ 'mail.from': 'Acme <training@acme.example>' }) }],
-    [CalendarRepository, {
-      courseOf: async (id: number) => (id === ev.id ? ev.id : undefined),
-      entries: async () => [{ id: ev.id, title: ev.title, description: null, starts_at: ev.starts_at, ends_at: ev.ends_at, location: null, sequence: 0, cancelled: ev.cancelled }],
-      hasSeat: async (personId: number, eventId: number) => store.rows.some((r) => r.person_id === personId && r.event_id === eventId && r.status === 'signed_on'),
-    }],
+    [
+      CalendarRepository,
+      {
+        courseOf: async (id: number) => (id === ev.id ? ev.id : undefined),
+        entries: async () => [
+          { id: ev.id, title: ev.title, description: null, starts_at: ev.starts_at, ends_at: ev.ends_at, location: null, sequence: 0, cancelled: ev.cancelled },
+        ],
+        hasSeat: async (personId: number, eventId: number) =>
+          store.rows.some((r) => r.person_id === personId && r.event_id === eventId && r.status === 'signed_on'),
+      },
+    ],
     [PersonManagers, { contacts: async (ids: number[]) => new Map(ids.map((id) => [id, contacts.get(id)!])) }],
-    [CalendarNotice, { write: async (items: CalendarNoticeItem[]) => void invites.push(...items.map((i) => ({ to: i.recipient.id, method: /METHOD:(\w+)/.exec(i.calendar)?.[1] }))) }],
+    [
+      CalendarNotice,
+      {
+        write: async (items: CalendarNoticeItem[]) =>
+          void invites.push(...items.map((i) => ({ to: i.recipient.id, method: /METHOD:(\w+)/.exec(i.calendar)?.[1] }))),
+      },
+    ],
     [EventsRepository, { findForUpdate: async (id: number) => (id === ev.id ? ev : undefined) }],
     [PersonEventsRepository, store.personEvents],
     [JoinCheckRepository, store.joinFacts],
@@ -114,7 +158,11 @@ function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
   return { store, service, told, invites };
 }
 
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: ApiError) => ({ errorcode: e.errorcode, message: e.message, extra: e.extra }));
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: ApiError) => ({ errorcode: e.errorcode, message: e.message, extra: e.extra }),
+  );
 
 describe('sign-on rules', () => {
   it('takes a free seat, then puts the next person on the wait list with a note', async () => {
@@ -122,13 +170,19 @@ describe('sign-on rules', () => {
     expect((await service.signOn(person(1, 'ola'), 7, {})).message).toBe('ola is signed on');
     const full = await service.signOn(person(2, 'nils'), 7, {});
     expect(full.message).toBe('nils is on the wait list; the event is full: placed on the wait list');
-    expect(store.rows.map((r) => [r.person_id, r.status])).toEqual([[1, 'signed_on'], [2, 'waitlist']]);
+    expect(store.rows.map((r) => [r.person_id, r.status])).toEqual([
+      [1, 'signed_on'],
+      [2, 'waitlist'],
+    ]);
     // the seat's confirmation carries the invite; the wait list gets none
     expect(invites).toEqual([{ to: 1, method: 'REQUEST' }]);
   });
 
   it('refuses a module event and an event check_join refuses, naming the reasons (409)', async () => {
-    expect(await refusal(setUp(event({ parent_id: 6 })).service.signOn(person(1, 'ola'), 7, {}))).toMatchObject({ errorcode: 409, message: expect.stringContaining('module of event 6') });
+    expect(await refusal(setUp(event({ parent_id: 6 })).service.signOn(person(1, 'ola'), 7, {}))).toMatchObject({
+      errorcode: 409,
+      message: expect.stringContaining('module of event 6'),
+    });
     const cancelled = await refusal(setUp(event({ cancelled: true })).service.signOn(person(1, 'ola'), 7, {}));
     expect(cancelled).toMatchObject({ errorcode: 409, extra: { can_join: false, reason: ['cancelled'] } });
     expect(await refusal(setUp(event()).service.signOn(person(1, 'ola'), 8, {}))).toMatchObject({ errorcode: 404 });
@@ -158,7 +212,14 @@ describe('wait-list promotion rules', () => {
     expect(r.message).toBe('ola is signed off; 1 person(s) moved from the wait list to a seat');
     expect(store.rows.find((x) => x.id === first.id)!.status).toBe('signed_on');
     expect(store.rows.filter((x) => x.status === 'waitlist').map((x) => x.person_id)).toEqual([4]);
-    expect(told).toEqual([{ recipient: contacts.get(3), eventTitle: 'HSE December', startsAt: new Date('2030-12-01T08:00:00Z'), calendar: expect.stringContaining('METHOD:REQUEST') }]);
+    expect(told).toEqual([
+      {
+        recipient: contacts.get(3),
+        eventTitle: 'HSE December',
+        startsAt: new Date('2030-12-01T08:00:00Z'),
+        calendar: expect.stringContaining('METHOD:REQUEST'),
+      },
+    ]);
     expect(told[0].calendar).toContain('UID:event-7-person-3@acme.test');
     // the seat given up: its invite withdrawn
     expect(invites).toEqual([{ to: 1, method: 'CANCEL' }]);
@@ -188,6 +249,9 @@ describe('wait-list promotion rules', () => {
     locked.store.add(1, 7, 'signed_on');
     expect(await refusal(locked.service.signOff(caller(), person(1, 'ola'), 7))).toMatchObject({ errorcode: 409 });
     expect((await locked.service.signOff(caller({ superuser: true }), person(1, 'ola'), 7)).message).toBe('ola is signed off');
-    expect(await refusal(setUp(event()).service.signOff(caller(), person(1, 'ola'), 7))).toMatchObject({ errorcode: 404, message: 'sign-on of ola to event 7 not found' });
+    expect(await refusal(setUp(event()).service.signOff(caller(), person(1, 'ola'), 7))).toMatchObject({
+      errorcode: 404,
+      message: 'sign-on of ola to event 7 not found',
+    });
   });
 });

@@ -82,7 +82,7 @@ describe('POST /api/personevents/[event_id]', () => {
     expect(twice.body.reason).toEqual(['already_joined']);
   });
 
-  it("with the order system on, order_reference creates an order and order_id must be an existing order of that person", async () => {
+  it('with the order system on, order_reference creates an order and order_id must be an existing order of that person', async () => {
     const event = await newEvent(10, 'Order day');
     const admin = await asAcme(t, acme.host, 'admin');
     const created = await admin.post(`/api/personevents/${event}`).send({ user_name: 'nils', order_reference: 'PO-77' });
@@ -179,7 +179,9 @@ describe('wait-list promotion notification', () => {
     const notices = () => tenantDb(t, acme).table('messages').where({ recipient_id: nils, title: 'You have a seat: Notify day' }).select('text', 'send_medium');
     expect(await notices()).toEqual([]);
     await admin.put(`/api/personevents/${event}`).send({ user_name: 'kari', action: 'off' });
-    expect(await notices()).toEqual([{ text: expect.stringContaining('"Notify day", starting 5 May 2034 at 08:00 UTC'), send_medium: expect.stringMatching(/^(email|sms)$/) }]);
+    expect(await notices()).toEqual([
+      { text: expect.stringContaining('"Notify day", starting 5 May 2034 at 08:00 UTC'), send_medium: expect.stringMatching(/^(email|sms)$/) },
+    ]);
     const competences = await admin.get('/api/competences/999999/events');
     expect(competences.body.errorcode).toBe(404);
   });

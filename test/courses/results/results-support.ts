@@ -53,7 +53,12 @@ export function useResultsBed(): ResultsBed {
         });
         doc.requirements.push({ role: 'res-role', competence: 'res-course', mandatory: true });
         const person = (user_name: string, organisation: string, extra: Record<string, unknown> = {}) => ({
-          user_name, firstname: user_name, lastname: 'Result', email: `${user_name}@acme.example`, organisation, ...extra,
+          user_name,
+          firstname: user_name,
+          lastname: 'Result',
+          email: `${user_name}@acme.example`,
+          organisation,
+          ...extra,
         });
         doc.persons.push(
           person('olga', 'acme-hr', { password: PASSWORDS.olga }),
@@ -64,7 +69,13 @@ export function useResultsBed(): ResultsBed {
         );
         doc.events.push(
           {
-            ref: 'res-run', competence: 'res-course', title: RUN, instructor: 'ivar', start: '2026-10-14T06:00:00Z', end: '2026-10-15T22:30:00Z', max_participants: 4,
+            ref: 'res-run',
+            competence: 'res-course',
+            title: RUN,
+            instructor: 'ivar',
+            start: '2026-10-14T06:00:00Z',
+            end: '2026-10-15T22:30:00Z',
+            max_participants: 4,
             children: [
               { ref: 'res-run-m1', competence: 'res-m1', title: 'Results module 1, October', start: '2026-10-14T06:00:00Z', end: '2026-10-14T15:00:00Z' },
               { ref: 'res-run-m2', competence: 'res-m2', title: 'Results module 2, October', start: '2026-10-15T06:00:00Z', end: '2026-10-15T21:45:00Z' },

@@ -8,7 +8,11 @@ const bed = useResultsBed();
 
 /** A webhook endpoint for the types results write (to a port nobody listens on: what counts is that the event is written). */
 async function subscribe(admin: Api): Promise<void> {
-  ok(await admin.post('/api/webhooks').send({ url: 'http://127.0.0.1:9/results', events: ['personcompetence.registered', 'personcompetence.deleted', 'personevent.result_recorded'] }));
+  ok(
+    await admin
+      .post('/api/webhooks')
+      .send({ url: 'http://127.0.0.1:9/results', events: ['personcompetence.registered', 'personcompetence.deleted', 'personevent.result_recorded'] }),
+  );
 }
 
 async function hooks(type: string): Promise<any[]> {
@@ -18,8 +22,14 @@ async function hooks(type: string): Promise<any[]> {
 
 /** The person's current registrations (not superseded, not deleted), by competence title. */
 async function current(userName: string): Promise<Record<string, { date: string; valid_until: string | null; passed: number }>> {
-  const rows = await bed.db().table('person_competences as pc').join('persons as p', 'p.id', 'pc.person_id').join('competences as c', 'c.id', 'pc.competence_id')
-    .where('p.user_name', userName).whereNull('pc.superseded_at').whereNull('pc.deleted_at')
+  const rows = await bed
+    .db()
+    .table('person_competences as pc')
+    .join('persons as p', 'p.id', 'pc.person_id')
+    .join('competences as c', 'c.id', 'pc.competence_id')
+    .where('p.user_name', userName)
+    .whereNull('pc.superseded_at')
+    .whereNull('pc.deleted_at')
     .select('c.title', bed.db().raw('pc.date::text as date'), bed.db().raw('pc.valid_until::text as valid_until'), 'pc.passed');
   return Object.fromEntries(rows.map((r: any) => [r.title, { date: r.date, valid_until: r.valid_until, passed: r.passed }]));
 }
@@ -59,7 +69,10 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     ok(res);
     expect(res.body.message).toBe('4 result(s) recorded; 9 registration(s) made, 0 removed');
     expect(res.body.participants.map((p: any) => [p.user_name, p.met, p.passed, p.pass_reached])).toEqual([
-      ['r1', true, 100, true], ['r2', true, 100, true], ['r3', true, 100, true], ['r4', false, 0, false],
+      ['r1', true, 100, true],
+      ['r2', true, 100, true],
+      ['r3', true, 100, true],
+      ['r4', false, 0, false],
     ]);
     expect(res.body.participants[0]).toMatchObject({ grade: 5.5, comments: null, result_recorded_by: 'ivar', holds_competence: true });
     expect(res.body.participants[2].comments).toBe('well done');
@@ -79,13 +92,27 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     expect(await level(admin, unit)).toMatchObject({ required: 4, fulfilled: 3, competence_level: 75 });
 
     const registered = await hooks('personcompetence.registered');
-    expect(registered.filter((d) => d.competence_id === course).map((d) => d.user_name).sort()).toEqual(['r1', 'r2', 'r3']);
+    expect(
+      registered
+        .filter((d) => d.competence_id === course)
+        .map((d) => d.user_name)
+        .sort(),
+    ).toEqual(['r1', 'r2', 'r3']);
     expect(registered.filter((d) => d.competence_id === cm1 || d.competence_id === cm2)).toHaveLength(6);
-    expect(registered.find((d) => d.user_name === 'r1' && d.competence_id === course)).toMatchObject({ date: '2026-10-16', valid_until: '2028-10-16', registered_by: 'ivar' });
+    expect(registered.find((d) => d.user_name === 'r1' && d.competence_id === course)).toMatchObject({
+      date: '2026-10-16',
+      valid_until: '2028-10-16',
+      registered_by: 'ivar',
+    });
     expect(await hooks('personevent.result_recorded')).toHaveLength(4);
     const feed = await admin.get(`/api/changes?Type=personcompetences&startdate=${encodeURIComponent(since)}&limit=100`);
     ok(feed);
-    expect(feed.body.changes.filter((c: any) => c.competence_id === course && !c.deleted).map((c: any) => c.user_name).sort()).toEqual(['r1', 'r2', 'r3']);
+    expect(
+      feed.body.changes
+        .filter((c: any) => c.competence_id === course && !c.deleted)
+        .map((c: any) => c.user_name)
+        .sort(),
+    ).toEqual(['r1', 'r2', 'r3']);
 
     // the read side shows what was written, and its filters follow it
     const passedOnes = await admin.get(`/api/participants/${run}?passed=1`);
@@ -93,7 +120,12 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     expect((await admin.get(`/api/participants/${run}?passed=0&waitlist=0`)).body.participants.map((p: any) => p.user_name)).toEqual(['r4']);
     expect((await admin.get(`/api/participants/${run}?met=0`)).body.participants.map((p: any) => p.user_name)).toEqual(['r4', 'rw']);
     // a module event's participants: the course event's signed-on persons
-    expect((await admin.get(`/api/participants/${m1}`)).body.participants.map((p: any) => [p.user_name, p.passed])).toEqual([['r1', null], ['r2', null], ['r3', null], ['r4', null]]);
+    expect((await admin.get(`/api/participants/${m1}`)).body.participants.map((p: any) => [p.user_name, p.passed])).toEqual([
+      ['r1', null],
+      ['r2', null],
+      ['r3', null],
+      ['r4', null],
+    ]);
 
     // the same again changes nothing
     const again = await ivar.put(`/api/participants/${run}`).send({ results });
@@ -107,12 +139,25 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     const fix = await ivar.put(`/api/participants/${run}/r3`).send({ passed: 0 });
     ok(fix);
     expect(fix.body.message).toBe('1 result(s) recorded; 0 registration(s) made, 3 removed');
-    expect(fix.body.participants[0]).toMatchObject({ user_name: 'r3', passed: 0, pass_reached: false, met: true, comments: 'well done', holds_competence: false });
+    expect(fix.body.participants[0]).toMatchObject({
+      user_name: 'r3',
+      passed: 0,
+      pass_reached: false,
+      met: true,
+      comments: 'well done',
+      holds_competence: false,
+    });
     expect(await current('r3')).toEqual({});
     expect(Object.keys(await current('r2'))).toHaveLength(3);
     expect(await level(admin, unit)).toMatchObject({ fulfilled: 2, competence_level: 50 });
     const deleted = await hooks('personcompetence.deleted');
-    expect(deleted.map((d) => [d.user_name, d.competence_id]).sort()).toEqual([['r3', course], ['r3', cm1], ['r3', cm2]].sort());
+    expect(deleted.map((d) => [d.user_name, d.competence_id]).sort()).toEqual(
+      [
+        ['r3', course],
+        ['r3', cm1],
+        ['r3', cm2],
+      ].sort(),
+    );
     expect(deleted[0].restored_personcompetence_id).toBeNull();
     const feed2 = await admin.get(`/api/changes?Type=personcompetences&startdate=${encodeURIComponent(since)}&limit=100`);
     expect(feed2.body.changes.filter((c: any) => c.deleted).map((c: any) => c.user_name)).toEqual(['r3', 'r3', 'r3']);
@@ -120,7 +165,10 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     const r3 = (audit.body.auditlog as any[]).filter((e) => e.subject === 'r3');
     expect(r3).toHaveLength(2);
     const correction = r3.find((e) => e.details.fields.length === 1);
-    expect(correction, JSON.stringify(r3)).toMatchObject({ actor: 'ivar', details: { fields: ['passed'], score: 0, mark_reached: false, was: { score: 100, comments: 'well done' } } });
+    expect(correction, JSON.stringify(r3)).toMatchObject({
+      actor: 'ivar',
+      details: { fields: ['passed'], score: 0, mark_reached: false, was: { score: 100, comments: 'well done' } },
+    });
     expect([...correction.details.removed].sort()).toEqual([course, cm1, cm2].sort());
   });
 
@@ -135,7 +183,10 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     const authored = await admin.put(`/api/competences/${cm1}`).send({ competence_data: { pass_mark: 30 } });
     ok(authored);
     expect(authored.body.competences[0].pass_mark).toBe(30);
-    expect((await admin.put(`/api/competences/${cm1}`).send({ competence_data: { pass_mark: 101 } })).body).toMatchObject({ errorcode: 420, parameter: 'competence_data[pass_mark]' });
+    expect((await admin.put(`/api/competences/${cm1}`).send({ competence_data: { pass_mark: 101 } })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'competence_data[pass_mark]',
+    });
     const reached = await olga.put(`/api/participants/${m1}/r1`).send({ passed: 40 });
     ok(reached);
     expect(reached.body.participants[0].pass_reached).toBe(true);
@@ -146,15 +197,51 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     const { run } = await ids();
     const ivar = await bed.as('ivar');
     const before = await bed.db().table('event_results').count('* as n').first();
-    const bad = await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { user_name: 'r2', met: 1 }, { user_name: 'r3', passed: 150 }, { user_name: 'r1', passed: 'x' }] });
+    const bad = await ivar.put(`/api/participants/${run}`).send({
+      results: [
+        { user_name: 'r4', passed: 90 },
+        { user_name: 'r2', met: 1 },
+        { user_name: 'r3', passed: 150 },
+        { user_name: 'r1', passed: 'x' },
+      ],
+    });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420, parameter: 'results[2].passed' });
-    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { passed: 1 }] })).body).toMatchObject({ errorcode: 419, parameter: 'results[1].user_name' });
-    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90, colour: 'red' }] })).body).toMatchObject({ errorcode: 420, parameter: 'results[0].colour' });
-    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { user_name: 'r4', met: 1 }] })).body).toMatchObject({ errorcode: 420, parameter: 'results[1].user_name' });
-    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { user_name: 'nobody', met: 1 }] })).body).toMatchObject({ errorcode: 404, parameter: 'results[1].user_name' });
+    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { passed: 1 }] })).body).toMatchObject({
+      errorcode: 419,
+      parameter: 'results[1].user_name',
+    });
+    expect((await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90, colour: 'red' }] })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'results[0].colour',
+    });
+    expect(
+      (
+        await ivar.put(`/api/participants/${run}`).send({
+          results: [
+            { user_name: 'r4', passed: 90 },
+            { user_name: 'r4', met: 1 },
+          ],
+        })
+      ).body,
+    ).toMatchObject({ errorcode: 420, parameter: 'results[1].user_name' });
+    expect(
+      (
+        await ivar.put(`/api/participants/${run}`).send({
+          results: [
+            { user_name: 'r4', passed: 90 },
+            { user_name: 'nobody', met: 1 },
+          ],
+        })
+      ).body,
+    ).toMatchObject({ errorcode: 404, parameter: 'results[1].user_name' });
     expect((await ivar.put(`/api/participants/${run}`).send({ results: 'not json' })).body).toMatchObject({ errorcode: 420, parameter: 'results' });
     expect((await ivar.put(`/api/participants/${run}`)).body).toMatchObject({ errorcode: 419, parameter: 'results' });
-    const waiting = await ivar.put(`/api/participants/${run}`).send({ results: [{ user_name: 'r4', passed: 90 }, { user_name: 'rw', passed: 100 }] });
+    const waiting = await ivar.put(`/api/participants/${run}`).send({
+      results: [
+        { user_name: 'r4', passed: 90 },
+        { user_name: 'rw', passed: 100 },
+      ],
+    });
     expect(waiting.body).toMatchObject({ errorcode: 409, parameter: 'results[1].user_name' });
     expect(waiting.body.message).toContain('rw is on the wait list');
     expect((await ivar.put(`/api/participants/${run}/rw`).send({ passed: 100 })).body).toMatchObject({ errorcode: 409, user_name: 'rw' });
@@ -201,10 +288,12 @@ describe('PUT /api/participants/[event_id]: results and attendance', () => {
     const doc: any = await admin.export(bed.acme.slug);
     const r1 = doc.person_events.find((pe: any) => pe.person === 'r1' && pe.event === 'res-run');
     expect(r1.passed).toBe(true);
-    expect(r1.results).toEqual(expect.arrayContaining([
-      { event: 'res-run', met: true, passed: 100, reached: true, grade: 5.5 },
-      { event: 'res-run-m1', passed: 40, reached: true },
-    ]));
+    expect(r1.results).toEqual(
+      expect.arrayContaining([
+        { event: 'res-run', met: true, passed: 100, reached: true, grade: 5.5 },
+        { event: 'res-run-m1', passed: 40, reached: true },
+      ]),
+    );
     expect(doc.competences.find((c: any) => c.ref === 'res-course').children.find((c: any) => c.ref === 'res-m1').pass_mark).toBe(30);
     const slug = `results-copy-${Date.now().toString(36)}`;
     await admin.import(doc, { slug, hosts: [`${slug}.test`] });

@@ -27,7 +27,13 @@ afterAll(async () => t?.close());
 const answer = (value: string) => ({
   items: [
     { competence_id: q.satisfaction, value },
-    { competence_id: q.documents, value: 'attached', file_data: Buffer.from('signed contract').toString('base64'), file_name: 'contract.txt', children: [{ competence_id: q.comment, value: 'all fine' }] },
+    {
+      competence_id: q.documents,
+      value: 'attached',
+      file_data: Buffer.from('signed contract').toString('base64'),
+      file_name: 'contract.txt',
+      children: [{ competence_id: q.comment, value: 'all fine' }],
+    },
   ],
 });
 
@@ -54,7 +60,14 @@ describe('survey answers', () => {
     expect(refused.body.message).toContain('POST /api/surveyanswer');
 
     expect((await kari.put(`/api/surveyanswers/${a.surveyanswer_id}/unlock`)).body.surveyanswers[0].locked).toBe(false);
-    const replaced = await ola.put(`/api/surveyanswers/${a.surveyanswer_id}`).send({ data: JSON.stringify({ items: [{ competence_id: q.satisfaction, value: '3' }, { competence_id: q.documents, file_id: a.items[1].file_id }] }) });
+    const replaced = await ola.put(`/api/surveyanswers/${a.surveyanswer_id}`).send({
+      data: JSON.stringify({
+        items: [
+          { competence_id: q.satisfaction, value: '3' },
+          { competence_id: q.documents, file_id: a.items[1].file_id },
+        ],
+      }),
+    });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect(replaced.body.surveyanswers[0].items[0].value).toBe('3');
     const again = await ola.get(`/api/surveyanswer/${a.surveyanswer_id}`);
@@ -97,7 +110,9 @@ describe('survey answers', () => {
     expect((await client(t, acme.host).get(`/api/surveyanswer/${mine.surveyanswer_id}`)).status).toBe(401);
     const per = await asAcme(t, acme.host, 'per');
     expect((await per.get(`/api/surveyanswer/${mine.surveyanswer_id}`)).status).toBe(403);
-    expect((await per.put(`/api/surveyanswers/${mine.surveyanswer_id}`).send({ data: { items: [{ competence_id: q.satisfaction, value: '1' }] } })).status).toBe(403);
+    expect(
+      (await per.put(`/api/surveyanswers/${mine.surveyanswer_id}`).send({ data: { items: [{ competence_id: q.satisfaction, value: '1' }] } })).status,
+    ).toBe(403);
     expect((await ola.put(`/api/surveyanswers/${mine.surveyanswer_id}/lock`)).status).toBe(403);
     expect((await per.post('/api/surveyanswer').send({ user_name: 'ola', data: { items: [{ competence_id: q.satisfaction }] } })).status).toBe(403);
     const admin = await asAcme(t, acme.host, 'admin');

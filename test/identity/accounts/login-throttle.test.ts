@@ -100,7 +100,9 @@ describe('login throttling', () => {
   it('counts old_password checks in PUT /api/persons against the same limits', async () => {
     const cookie = await loginCookie(t, acme.host, 'kari', ACME_PASSWORDS.kari);
     const put = (old: string) =>
-      client(t, acme.host, cookie).put('/api/persons/kari').send({ person_data: { password: 'Kari-New-Pass-2' }, password_match: 'Kari-New-Pass-2', old_password: old });
+      client(t, acme.host, cookie)
+        .put('/api/persons/kari')
+        .send({ person_data: { password: 'Kari-New-Pass-2' }, password_match: 'Kari-New-Pass-2', old_password: old });
     for (let i = 0; i < 5; i++) expect((await put('not-it')).body).toMatchObject({ errorcode: 420, parameter: 'old_password' });
     expectThrottled(await put(ACME_PASSWORDS.kari));
     expectThrottled(await login(t, acme.host, 'kari', ACME_PASSWORDS.kari));

@@ -14,7 +14,10 @@ afterAll(async () => t?.close());
 
 describe('POST /api/login', () => {
   it('logs admin in on acme and globex with their own passwords', async () => {
-    const res = await client(t, acme.host).post('/api/login').type('form').send({ user_name: 'admin', password: ACME_PASSWORDS.admin, login: '1', forward_url: 'https://x.example/' });
+    const res = await client(t, acme.host)
+      .post('/api/login')
+      .type('form')
+      .send({ user_name: 'admin', password: ACME_PASSWORDS.admin, login: '1', forward_url: 'https://x.example/' });
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(true);
     const [login] = res.body.login;
@@ -52,7 +55,10 @@ describe('POST /api/login', () => {
     const cookie = await loginCookie(t, acme.host, 'admin', ACME_PASSWORDS.admin);
     const own = await client(t, acme.host, cookie).get('/api/configitems/cors.origins');
     expect(own.status).toBe(200);
-    expect(own.body.configitems[0]).toMatchObject({ config_item_id: 'cors.origins', value: ['http://portal.acme.localhost:5173', 'https://portal.acme.example'] });
+    expect(own.body.configitems[0]).toMatchObject({
+      config_item_id: 'cors.origins',
+      value: ['http://portal.acme.localhost:5173', 'https://portal.acme.example'],
+    });
     const other = await client(t, globex.host, cookie).get('/api/configitems/cors.origins');
     expect(other.status).toBe(401);
   });

@@ -36,7 +36,9 @@ describe('a mailed password ends when the credentials change', () => {
     // nils is logged in (with the old password), someone asks for a password mail, then nils sets a new password
     const nils = client(bed.t, bed.acme.host, await loginCookie(bed.t, bed.acme.host, 'nils', ACME_PASSWORDS.nils));
     const mailed = await mailedPassword('nils', 'nils@acme.example');
-    const changed = await nils.put('/api/persons/nils').send({ person_data: { password: 'Nils-Newer-Pass-2' }, old_password: ACME_PASSWORDS.nils, password_match: 'Nils-Newer-Pass-2' });
+    const changed = await nils
+      .put('/api/persons/nils')
+      .send({ person_data: { password: 'Nils-Newer-Pass-2' }, old_password: ACME_PASSWORDS.nils, password_match: 'Nils-Newer-Pass-2' });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect((await login('nils', mailed)).body.errorcode).toBe(401);
     const newer = await login('nils', 'Nils-Newer-Pass-2');

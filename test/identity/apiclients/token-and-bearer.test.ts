@@ -84,7 +84,9 @@ describe('Authorization: Bearer on /api', () => {
 
   it('api.write writes as the run-as person; last_used_at is recorded', async () => {
     const token = await accessToken(bed.t, bed.acme.host, writer);
-    const write = await bearer(bed.t, bed.acme.host, token).post('/api/organisations').send({ organisation_data: { name: 'By token' } });
+    const write = await bearer(bed.t, bed.acme.host, token)
+      .post('/api/organisations')
+      .send({ organisation_data: { name: 'By token' } });
     expect(write.status, JSON.stringify(write.body)).toBe(200);
     expect(write.body.organisations[0].name).toBe('By token');
     const admin = await asAcme(bed.t, bed.acme.host, 'admin');

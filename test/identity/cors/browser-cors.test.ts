@@ -16,7 +16,6 @@ import { readDemoDocument } from '../../../seeds/demo-tenants';
  * tenant's cors.origins logs in and reads with credentials; a page elsewhere is blocked.
  */
 
-
 // The page calls the API the way a customer's intranet script would.
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>cors probe</title></head>
 <body><pre id="out">not run</pre><script>
@@ -91,10 +90,10 @@ afterAll(async () => {
 async function probe(pageOrigin: string, shot: string) {
   const page = await context.newPage();
   await page.goto(`${pageOrigin}/`);
-  const out = await page.evaluate(
-    ([apiBase, creds]) => (globalThis as any).probe(apiBase, creds),
-    [api, { user_name: 'ola', password: ACME_PASSWORDS.ola, login: 1 }] as const,
-  );
+  const out = await page.evaluate(([apiBase, creds]) => (globalThis as any).probe(apiBase, creds), [
+    api,
+    { user_name: 'ola', password: ACME_PASSWORDS.ola, login: 1 },
+  ] as const);
   fs.mkdirSync('.test-results', { recursive: true });
   await page.screenshot({ path: path.join('.test-results', shot) });
   await page.close();
@@ -119,7 +118,7 @@ describe('CORS in headless Chromium', () => {
     expect(out.simpleGetError).toBe('TypeError');
   });
 
-  it("the tenant admin adds an origin to cors.origins and a page there can call the API at once", async () => {
+  it('the tenant admin adds an origin to cors.origins and a page there can call the API at once', async () => {
     const host = new URL(api).hostname;
     const admin = client(t, host, await loginCookie(t, host, 'admin', ACME_PASSWORDS.admin));
     const put = await admin.put('/api/configitems/cors.origins').send({ value: [allowedPage, blockedPage] });

@@ -79,7 +79,12 @@ describe('login CSRF (issue 40): POST /api/login from a browser on another site'
   };
 
   it('is refused with 403 in the envelope and opens no session: a foreign Origin, another tenant, a null Origin, a foreign Referer', async () => {
-    for (const headers of <Record<string, string>[]>[{ Origin: 'https://evil.example' }, { Origin: `http://${globex.host}` }, { Origin: 'null' }, { Referer: 'https://evil.example/login-trap' }]) {
+    for (const headers of <Record<string, string>[]>[
+      { Origin: 'https://evil.example' },
+      { Origin: `http://${globex.host}` },
+      { Origin: 'null' },
+      { Referer: 'https://evil.example/login-trap' },
+    ]) {
       const res = await login(headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.body).toMatchObject({ valid: false, errorcode: 403, message: expect.stringContaining('cross-site login refused') });
@@ -88,7 +93,12 @@ describe('login CSRF (issue 40): POST /api/login from a browser on another site'
   });
 
   it('works without Origin (scripts and servers), from the tenant itself and from an origin in cors.origins', async () => {
-    for (const headers of <Record<string, string>[]>[{}, { Origin: `http://${acme.host}` }, { Referer: `https://${acme.host}/admin` }, { Origin: 'https://portal.acme.example' }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { Origin: `http://${acme.host}` },
+      { Referer: `https://${acme.host}/admin` },
+      { Origin: 'https://portal.acme.example' },
+    ]) {
       const res = await login(headers);
       expect(res.status, JSON.stringify(headers)).toBe(200);
       expect(res.headers['set-cookie']).toBeDefined();

@@ -54,7 +54,10 @@ describe('authentication', () => {
     expectScimError(wrong, 401);
     expect(wrong.headers['www-authenticate']).toMatch(/^Basic/);
     const reader = await createClient(admin, { name: 'basic reader', scopes: ['api.read'], run_as_user_name: 'admin' });
-    const noScope = await request(bed.t.app).get('/scim/v2/Users').set('Host', bed.acme.host).set('Authorization', `Basic ${Buffer.from(`${reader.client_id}:${reader.client_secret}`).toString('base64')}`);
+    const noScope = await request(bed.t.app)
+      .get('/scim/v2/Users')
+      .set('Host', bed.acme.host)
+      .set('Authorization', `Basic ${Buffer.from(`${reader.client_id}:${reader.client_secret}`).toString('base64')}`);
     expectScimError(noScope, 403);
   });
 
@@ -82,14 +85,31 @@ describe('errors in the SCIM error schema', () => {
     expectScimError(await api.get(`/Users?filter=${encodeURIComponent('userName eq')}`), 400, 'invalidFilter');
     expectScimError(await api.get(`/Users?filter=${encodeURIComponent('userName xx "a"')}`), 400, 'invalidFilter');
     expectScimError(await api.get(`/Users?filter=${encodeURIComponent('nickName eq "a"')}`), 400, 'invalidFilter');
-    const bad = await request(bed.t.app).post('/scim/v2/Users').set('Host', bed.acme.host).set('Authorization', `Bearer ${scimToken}`).set('Content-Type', 'application/scim+json').send('{"userName": ');
+    const bad = await request(bed.t.app)
+      .post('/scim/v2/Users')
+      .set('Host', bed.acme.host)
+      .set('Authorization', `Bearer ${scimToken}`)
+      .set('Content-Type', 'application/scim+json')
+      .send('{"userName": ');
     expectScimError(bad, 400, 'invalidSyntax');
     expectScimError(await api.post('/Users', { name: { givenName: 'No user name' } }), 400, 'invalidValue');
     expectScimError(await api.post('/Users', { userName: 'bad mobile', phoneNumbers: [{ type: 'mobile', value: 'call me' }] }), 400, 'invalidValue');
     const ola = json(await api.get(`/Users?filter=${encodeURIComponent('userName eq "ola"')}`)).Resources[0];
-    expectScimError(await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'jump', path: 'title', value: 'x' }] }), 400, 'invalidSyntax');
-    expectScimError(await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq', value: 'x' }] }), 400, 'invalidPath');
-    expectScimError(await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: 'maybe' }] }), 400, 'invalidValue');
+    expectScimError(
+      await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'jump', path: 'title', value: 'x' }] }),
+      400,
+      'invalidSyntax',
+    );
+    expectScimError(
+      await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq', value: 'x' }] }),
+      400,
+      'invalidPath',
+    );
+    expectScimError(
+      await api.patch(`/Users/${ola.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: 'maybe' }] }),
+      400,
+      'invalidValue',
+    );
     expectScimError(await api.post('/Groups', { displayName: 'Welder' }), 409, 'uniqueness');
     expectScimError(await api.get('/Nothing'), 404);
   });

@@ -19,7 +19,13 @@ let groupId: string;
 
 beforeAll(async () => {
   api = scim(bed.t, bed.acme.host, (await scimClient(bed.t, bed.acme)).token);
-  await tenantDb(bed.t, bed.acme).table('webhook_endpoints').insert({ url: 'https://hooks.example/in', events: ['person.created', 'person.updated', 'person.deactivated'], secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' });
+  await tenantDb(bed.t, bed.acme)
+    .table('webhook_endpoints')
+    .insert({
+      url: 'https://hooks.example/in',
+      events: ['person.created', 'person.updated', 'person.deactivated'],
+      secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+    });
 });
 
 async function personView(user: string) {
@@ -98,7 +104,13 @@ describe('Entra ID provisioning replay', () => {
       [ENTERPRISE]: { department: 'Operations North', manager: { value: 'manager-object-id-1' } },
     });
     const person = await personView(userName);
-    expect(person).toMatchObject({ firstname: 'Ingrid Marie', lastname: 'Hansen-Berg', email: 'ingrid.hansen@contoso.example', mobile: '+4790000123', jobtitle: 'Welding engineer' });
+    expect(person).toMatchObject({
+      firstname: 'Ingrid Marie',
+      lastname: 'Hansen-Berg',
+      email: 'ingrid.hansen@contoso.example',
+      mobile: '+4790000123',
+      jobtitle: 'Welding engineer',
+    });
     expect(person.organisation.name).toBe('Operations North');
   });
 
@@ -125,7 +137,12 @@ describe('Entra ID provisioning replay', () => {
   it('6. groups: look up by displayName, create, check membership, add and remove a member (roles follow)', async () => {
     const lookup = await api.get(`/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "Entra Welders"')}`);
     expect(json(lookup).totalResults).toBe(0);
-    const created = await api.post('/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], externalId: 'f1a2b3c4-group', displayName: 'Entra Welders', members: [] });
+    const created = await api.post('/Groups', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      externalId: 'f1a2b3c4-group',
+      displayName: 'Entra Welders',
+      members: [],
+    });
     expect(created.status, created.text).toBe(201);
     groupId = json(created).id;
     expect(json(created)).toMatchObject({ displayName: 'Entra Welders', externalId: 'f1a2b3c4-group', members: [] });

@@ -59,15 +59,22 @@ describe('Okta provisioning replay', () => {
   });
 
   it('3. PUT replaces the profile (Okta updates with PUT)', async () => {
-    const res = await api.put(`/Users/${userId}`, oktaUser({
-      id: userId,
+    const res = await api.put(
+      `/Users/${userId}`,
+      oktaUser({
+        id: userId,
+        name: { givenName: 'Oktavia', familyName: 'Usersen' },
+        title: 'Safety officer',
+        phoneNumbers: [{ value: '+4791234567', type: 'mobile' }],
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Operations South', employeeNumber: '4711' },
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(json(res)).toMatchObject({
       name: { givenName: 'Oktavia', familyName: 'Usersen' },
       title: 'Safety officer',
-      phoneNumbers: [{ value: '+4791234567', type: 'mobile' }],
-      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Operations South', employeeNumber: '4711' },
-    }));
-    expect(res.status, res.text).toBe(200);
-    expect(json(res)).toMatchObject({ name: { givenName: 'Oktavia', familyName: 'Usersen' }, title: 'Safety officer', phoneNumbers: [{ value: '+4791234567' }] });
+      phoneNumbers: [{ value: '+4791234567' }],
+    });
     const person = await personView(userName);
     expect(person).toMatchObject({ firstname: 'Oktavia', lastname: 'Usersen', jobtitle: 'Safety officer', mobile: '+4791234567', employee_code: '4711' });
     expect(person.organisation.name).toBe('Operations South');
@@ -94,7 +101,10 @@ describe('Okta provisioning replay', () => {
     const created = await api.post('/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Okta Safety', members: [] });
     expect(created.status, created.text).toBe(201);
     groupId = json(created).id;
-    const add = await api.patch(`/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: userName }] }] });
+    const add = await api.patch(`/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: userName }] }],
+    });
     expect(add.status, add.text).toBe(200);
     expect(json(add).members).toEqual([expect.objectContaining({ value: userId, display: userName })]);
     expect((await personView(userName)).roles.map((r: any) => r.name)).toContain('Okta Safety');
@@ -103,10 +113,17 @@ describe('Okta provisioning replay', () => {
     expect(remove.status, remove.text).toBe(200);
     expect((await personView(userName)).roles.map((r: any) => r.name)).not.toContain('Okta Safety');
 
-    const rename = await api.patch(`/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Okta Safety Team' } }] });
+    const rename = await api.patch(`/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Okta Safety Team' } }],
+    });
     expect(json(rename).displayName).toBe('Okta Safety Team');
 
-    const put = await api.put(`/Groups/${groupId}`, { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Okta Safety Team', members: [{ value: userId }] });
+    const put = await api.put(`/Groups/${groupId}`, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Okta Safety Team',
+      members: [{ value: userId }],
+    });
     expect(put.status, put.text).toBe(200);
     expect((await personView(userName)).roles.map((r: any) => r.name)).toContain('Okta Safety Team');
 

@@ -6,18 +6,33 @@ describe('parseFilter', () => {
   it('reads comparisons, and/or/not with precedence, parentheses, value filters and URN-qualified names', () => {
     expect(parseFilter('userName eq "a@b.c"')).toEqual({ op: 'eq', attr: 'username', value: 'a@b.c' });
     expect(parseFilter('a eq 1 or b eq true and c pr')).toEqual({
-      op: 'or', left: { op: 'eq', attr: 'a', value: 1 }, right: { op: 'and', left: { op: 'eq', attr: 'b', value: true }, right: { op: 'pr', attr: 'c' } },
+      op: 'or',
+      left: { op: 'eq', attr: 'a', value: 1 },
+      right: { op: 'and', left: { op: 'eq', attr: 'b', value: true }, right: { op: 'pr', attr: 'c' } },
     });
     expect(parseFilter('not (active eq false)')).toEqual({ op: 'not', filter: { op: 'eq', attr: 'active', value: false } });
     expect(parseFilter('emails[type eq "work" and value co "@x"]')).toEqual({
-      op: 'has', attr: 'emails', filter: { op: 'and', left: { op: 'eq', attr: 'emails.type', value: 'work' }, right: { op: 'co', attr: 'emails.value', value: '@x' } },
+      op: 'has',
+      attr: 'emails',
+      filter: { op: 'and', left: { op: 'eq', attr: 'emails.type', value: 'work' }, right: { op: 'co', attr: 'emails.value', value: '@x' } },
     });
-    expect(parseFilter('urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber eq "7"')).toMatchObject({ attr: 'enterprise:employeenumber' });
+    expect(parseFilter('urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber eq "7"')).toMatchObject({
+      attr: 'enterprise:employeenumber',
+    });
     expect(parseFilter('displayName eq "a \\"quoted\\" name"')).toMatchObject({ value: 'a "quoted" name' });
   });
 
   it('refuses what is malformed with invalidFilter', () => {
-    for (const bad of ['userName eq', 'userName zz "a"', '(userName eq "a"', 'userName eq "a" extra', 'emails[type eq "a"', 'eq "a"', 'urn:x:y eq "a"', 'a eq unquoted']) {
+    for (const bad of [
+      'userName eq',
+      'userName zz "a"',
+      '(userName eq "a"',
+      'userName eq "a" extra',
+      'emails[type eq "a"',
+      'eq "a"',
+      'urn:x:y eq "a"',
+      'a eq unquoted',
+    ]) {
       expect(() => parseFilter(bad), bad).toThrow(ScimError);
       try {
         parseFilter(bad);

@@ -32,11 +32,20 @@ describe('discovery', () => {
   it('ServiceProviderConfig, ResourceTypes and Schemas answer application/scim+json', async () => {
     const spc = await api.get('/ServiceProviderConfig');
     expect(spc.headers['content-type']).toMatch(/^application\/scim\+json/);
-    expect(json(spc)).toMatchObject({ patch: { supported: true }, filter: { supported: true, maxResults: 200 }, bulk: { supported: false }, authenticationSchemes: [{ type: 'oauthbearertoken' }] });
+    expect(json(spc)).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 200 },
+      bulk: { supported: false },
+      authenticationSchemes: [{ type: 'oauthbearertoken' }],
+    });
     const types = json(await api.get('/ResourceTypes'));
     expect(types.Resources.map((r: any) => r.endpoint)).toEqual(['/Users', '/Groups']);
     const schemas = json(await api.get('/Schemas'));
-    expect(schemas.Resources.map((s: any) => s.id)).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', ENTERPRISE, 'urn:ietf:params:scim:schemas:core:2.0:Group']);
+    expect(schemas.Resources.map((s: any) => s.id)).toEqual([
+      'urn:ietf:params:scim:schemas:core:2.0:User',
+      ENTERPRISE,
+      'urn:ietf:params:scim:schemas:core:2.0:Group',
+    ]);
     expect(json(await api.get(`/Schemas/${ENTERPRISE}`)).attributes.map((a: any) => a.name)).toContain('manager');
   });
 });
@@ -50,7 +59,10 @@ describe('filters', () => {
     expect((await filter('userName sw "pager"')).totalResults).toBe(5);
     expect(names(await filter('userName co "ger5"'))).toEqual(['pager5@acme.example']);
     expect(names(await filter('userName sw "pager" and externalId eq "ext-3"'))).toEqual(['pager3@acme.example']);
-    expect(names(await filter('userName sw "pager" and (externalId eq "ext-1" or externalId eq "ext-2")'))).toEqual(['pager1@acme.example', 'pager2@acme.example']);
+    expect(names(await filter('userName sw "pager" and (externalId eq "ext-1" or externalId eq "ext-2")'))).toEqual([
+      'pager1@acme.example',
+      'pager2@acme.example',
+    ]);
     expect((await filter('externalId pr and userName sw "pager"')).totalResults).toBe(5);
     expect((await filter('userName sw "pager" and active eq true')).totalResults).toBe(5);
     expect((await filter('userName sw "pager" and active eq false')).totalResults).toBe(0);

@@ -32,7 +32,10 @@ async function createProvider(c: ReturnType<typeof client>, data: Record<string,
 
 /** /login → the provider → the callback URL it sends the browser to (not yet followed). */
 async function throughProvider(host: string, providerId: string, forwardUrl?: string): Promise<URL> {
-  const start = await client(t, host).get(`/api/sso/${providerId}/login`).query(forwardUrl ? { forward_url: forwardUrl } : {}).redirects(0);
+  const start = await client(t, host)
+    .get(`/api/sso/${providerId}/login`)
+    .query(forwardUrl ? { forward_url: forwardUrl } : {})
+    .redirects(0);
   expect(start.status, JSON.stringify(start.body)).toBe(302);
   const auth = new URL(start.headers.location);
   expect(auth.origin).toBe(op.issuer);
@@ -41,7 +44,10 @@ async function throughProvider(host: string, providerId: string, forwardUrl?: st
   return op.authorize(start.headers.location);
 }
 
-const callback = (host: string, url: URL) => client(t, host).get(url.pathname + url.search).redirects(0);
+const callback = (host: string, url: URL) =>
+  client(t, host)
+    .get(url.pathname + url.search)
+    .redirects(0);
 
 beforeAll(async () => {
   t = await createTestApp({ IDENTITY_PROVIDERS_ALLOW_HTTP: '1' });
@@ -53,19 +59,35 @@ beforeAll(async () => {
   const roles = await admin.get('/api/roles');
   const orgId = orgs.body.organisations[0].organisation_id ?? orgs.body.organisations[0].id;
   const roleId = roles.body.roles[0].role_id ?? roles.body.roles[0].id;
-  ids.byEmail = (await createProvider(admin, { name: 'Test OP', type: 'oidc', issuer: op.issuer, client_id: 'acme-app', client_secret: SECRET })).identityprovider_id;
+  ids.byEmail = (
+    await createProvider(admin, { name: 'Test OP', type: 'oidc', issuer: op.issuer, client_id: 'acme-app', client_secret: SECRET })
+  ).identityprovider_id;
   ids.jit = (
     await createProvider(admin, {
-      name: 'Test OP jit', type: 'oidc', issuer: op.issuer, client_id: 'acme-jit', client_secret: SECRET,
-      match_claim: 'preferred_username', match_field: 'user_name', jit: 1, jit_organisation_id: orgId, jit_role_ids: [roleId],
+      name: 'Test OP jit',
+      type: 'oidc',
+      issuer: op.issuer,
+      client_id: 'acme-jit',
+      client_secret: SECRET,
+      match_claim: 'preferred_username',
+      match_field: 'user_name',
+      jit: 1,
+      jit_organisation_id: orgId,
+      jit_role_ids: [roleId],
     })
   ).identityprovider_id;
   const globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
-  ids.globex = (await createProvider(globexAdmin, { name: 'Globex OP', type: 'oidc', issuer: op.issuer, client_id: 'globex-app', client_secret: SECRET })).identityprovider_id;
+  ids.globex = (
+    await createProvider(globexAdmin, { name: 'Globex OP', type: 'oidc', issuer: op.issuer, client_id: 'globex-app', client_secret: SECRET })
+  ).identityprovider_id;
   op.register([
     { client_id: 'acme-app', client_secret: SECRET, redirect_uris: [`https://${acme.host}/api/sso/${ids.byEmail}/callback`] },
     { client_id: 'acme-jit', client_secret: SECRET, redirect_uris: [`https://${acme.host}/api/sso/${ids.jit}/callback`] },
-    { client_id: 'globex-app', client_secret: SECRET, redirect_uris: [`https://${globex.host}/api/sso/${ids.globex}/callback`, `https://${acme.host}/api/sso/${ids.globex}/callback`] },
+    {
+      client_id: 'globex-app',
+      client_secret: SECRET,
+      redirect_uris: [`https://${globex.host}/api/sso/${ids.globex}/callback`, `https://${acme.host}/api/sso/${ids.globex}/callback`],
+    },
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -159,7 +181,10 @@ describe('OIDC sign-in through a real OpenID provider', () => {
   it("refuses another tenant's provider id on this tenant's host (401), and a forward_url on a foreign host (420)", async () => {
     const res = await client(t, acme.host).get(`/api/sso/${ids.globex}/login`).redirects(0);
     expect(res.status).toBe(401);
-    const back = await client(t, acme.host).get(`/api/sso/${ids.globex}/callback`).query({ state: 'x'.repeat(32), code: 'y', session_state: 'z' }).redirects(0);
+    const back = await client(t, acme.host)
+      .get(`/api/sso/${ids.globex}/callback`)
+      .query({ state: 'x'.repeat(32), code: 'y', session_state: 'z' })
+      .redirects(0);
     expect(back.status).toBe(401);
     const evil = await client(t, acme.host).get(`/api/sso/${ids.byEmail}/login`).query({ forward_url: 'https://evil.example/' }).redirects(0);
     expect(evil.status).toBe(400);
@@ -197,16 +222,24 @@ describe('identity provider administration', () => {
   it('PUT and DELETE change and remove (Idempotency-Key replays); OIDC fields on a saml provider are 420; ordinary users get 403', async () => {
     const p = await createProvider(admin, { name: 'Temp', type: 'oidc', issuer: 'https://login.example.com/tenant/v2.0', client_id: 'c' });
     expect(p.client_secret_set).toBe(false);
-    const put = await admin.put(`/api/identityproviders/${p.identityprovider_id}`).set('Idempotency-Key', 'idp-put-1').send({ identityprovider_data: { client_secret: 'new-secret-xyz', name: 'Renamed' } });
+    const put = await admin
+      .put(`/api/identityproviders/${p.identityprovider_id}`)
+      .set('Idempotency-Key', 'idp-put-1')
+      .send({ identityprovider_data: { client_secret: 'new-secret-xyz', name: 'Renamed' } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body.identityproviders[0]).toMatchObject({ name: 'Renamed', client_secret_set: true });
     expect(JSON.stringify(put.body)).not.toContain('new-secret-xyz');
-    const again = await admin.put(`/api/identityproviders/${p.identityprovider_id}`).set('Idempotency-Key', 'idp-put-1').send({ identityprovider_data: { client_secret: 'new-secret-xyz', name: 'Renamed' } });
+    const again = await admin
+      .put(`/api/identityproviders/${p.identityprovider_id}`)
+      .set('Idempotency-Key', 'idp-put-1')
+      .send({ identityprovider_data: { client_secret: 'new-secret-xyz', name: 'Renamed' } });
     expect(again.status).toBe(200);
     expect((await admin.delete(`/api/identityproviders/${p.identityprovider_id}`)).status).toBe(200);
     expect((await admin.get(`/api/identityproviders/${p.identityprovider_id}`)).status).toBe(404);
 
-    const saml = await admin.post('/api/identityproviders').send({ identityprovider_data: { name: 'S', type: 'saml', issuer: 'https://x.example', client_id: 'c' } });
+    const saml = await admin
+      .post('/api/identityproviders')
+      .send({ identityprovider_data: { name: 'S', type: 'saml', issuer: 'https://x.example', client_id: 'c' } });
     expect(saml.body).toMatchObject({ errorcode: 420 });
     const ola = await asAcme(t, acme.host, 'ola');
     expect((await ola.get('/api/identityproviders')).status).toBe(403);
@@ -229,7 +262,9 @@ describe('identity provider administration', () => {
 
   it('refuses an http issuer unless IDENTITY_PROVIDERS_ALLOW_HTTP=1', async () => {
     const c = client(strict, acme.host, await loginCookie(strict, acme.host, 'admin', 'Acme-Admin-Pass-1'));
-    const res = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Plain', type: 'oidc', issuer: 'http://idp.example', client_id: 'c' } });
+    const res = await c
+      .post('/api/identityproviders')
+      .send({ identityprovider_data: { name: 'Plain', type: 'oidc', issuer: 'http://idp.example', client_id: 'c' } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errorcode: 420 });
     expect(res.body.message).toContain('https');
@@ -247,7 +282,9 @@ describe('identity provider administration', () => {
     await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
     try {
       const port = (trap.address() as AddressInfo).port;
-      const made = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Inside', type: 'oidc', issuer: `https://127.0.0.1:${port}`, client_id: 'c' } });
+      const made = await c
+        .post('/api/identityproviders')
+        .send({ identityprovider_data: { name: 'Inside', type: 'oidc', issuer: `https://127.0.0.1:${port}`, client_id: 'c' } });
       expect(made.status).toBe(201);
       const login = await client(strict, acme.host).get(`/api/sso/${made.body.identityproviders[0].identityprovider_id}/login`).redirects(0);
       expect(login.status).toBe(503);

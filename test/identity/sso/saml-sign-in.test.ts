@@ -29,11 +29,14 @@ async function createProvider(c: ReturnType<typeof client>, data: Record<string,
 
 /** Our SP metadata, handed to the IdP as an admin would upload it. */
 async function trust(host: string, providerId: string) {
-  const res = await client(t, host).get(`/api/sso/${providerId}/metadata`).buffer(true).parse((r, cb) => {
-    let text = '';
-    r.on('data', (d: Buffer) => (text += d.toString('utf8')));
-    r.on('end', () => cb(null, text));
-  });
+  const res = await client(t, host)
+    .get(`/api/sso/${providerId}/metadata`)
+    .buffer(true)
+    .parse((r, cb) => {
+      let text = '';
+      r.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      r.on('end', () => cb(null, text));
+    });
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toContain('application/samlmetadata+xml');
   idp.trust(res.body as string);
@@ -42,7 +45,10 @@ async function trust(host: string, providerId: string) {
 
 /** /login → the IdP → the form its page posts back (not yet posted). */
 async function throughIdp(host: string, providerId: string, forwardUrl?: string): Promise<PostedForm> {
-  const start = await client(t, host).get(`/api/sso/${providerId}/login`).query(forwardUrl ? { forward_url: forwardUrl } : {}).redirects(0);
+  const start = await client(t, host)
+    .get(`/api/sso/${providerId}/login`)
+    .query(forwardUrl ? { forward_url: forwardUrl } : {})
+    .redirects(0);
   expect(start.status, JSON.stringify(start.body)).toBe(302);
   const sso = new URL(start.headers.location);
   expect(sso.origin + sso.pathname).toBe(`${idp.base}/sso`);
@@ -53,7 +59,12 @@ async function throughIdp(host: string, providerId: string, forwardUrl?: string)
 /** The browser posts the IdP's form: from the IdP's origin, cross-site. */
 function post(host: string, form: PostedForm, cookie?: string) {
   const path = new URL(form.action).pathname;
-  return client(t, host, cookie).post(path).set('Origin', idp.base).type('form').send({ SAMLResponse: form.SAMLResponse, ...(form.RelayState ? { RelayState: form.RelayState } : {}) }).redirects(0);
+  return client(t, host, cookie)
+    .post(path)
+    .set('Origin', idp.base)
+    .type('form')
+    .send({ SAMLResponse: form.SAMLResponse, ...(form.RelayState ? { RelayState: form.RelayState } : {}) })
+    .redirects(0);
 }
 
 beforeAll(async () => {
@@ -70,8 +81,14 @@ beforeAll(async () => {
   ids.byEmail = byEmail.identityprovider_id;
   ids.jit = (
     await createProvider(admin, {
-      name: 'Test IdP jit', type: 'saml', metadata_xml: idp.metadataXml,
-      match_claim: 'uid', match_field: 'user_name', jit: 1, jit_organisation_id: orgId, jit_role_ids: [roleId],
+      name: 'Test IdP jit',
+      type: 'saml',
+      metadata_xml: idp.metadataXml,
+      match_claim: 'uid',
+      match_field: 'user_name',
+      jit: 1,
+      jit_organisation_id: orgId,
+      jit_role_ids: [roleId],
     })
   ).identityprovider_id;
   const globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
@@ -91,8 +108,16 @@ describe('SAML sign-in through samlify as the IdP', () => {
     const one = (await admin.get(`/api/identityproviders/${ids.byEmail}`)).body.identityproviders[0];
     const base = `https://${acme.host}/api/sso/${ids.byEmail}`;
     expect(one).toMatchObject({
-      type: 'saml', issuer: idp.entityId, client_id: null, metadata_url: idp.metadataUrl, sso_url: `${idp.base}/sso`,
-      match_claim: 'nameid', match_field: 'email', sp_entity_id: `${base}/metadata`, sp_acs_url: `${base}/acs`, sp_metadata_url: `${base}/metadata`,
+      type: 'saml',
+      issuer: idp.entityId,
+      client_id: null,
+      metadata_url: idp.metadataUrl,
+      sso_url: `${idp.base}/sso`,
+      match_claim: 'nameid',
+      match_field: 'email',
+      sp_entity_id: `${base}/metadata`,
+      sp_acs_url: `${base}/acs`,
+      sp_metadata_url: `${base}/metadata`,
     });
     expect(one.certificates_not_after).toHaveLength(1);
     expect(one.redirect_uri).toBeUndefined();
@@ -124,7 +149,7 @@ describe('SAML sign-in through samlify as the IdP', () => {
     expect(JSON.stringify(log.body)).toContain('login.sso');
   });
 
-  it('accepts a response signed as a whole (Keycloak\'s default) or signed twice', async () => {
+  it("accepts a response signed as a whole (Keycloak's default) or signed twice", async () => {
     idp.signInAs({ nameId: 'ola@acme.example' });
     for (const sign of ['response', 'both'] as const) {
       idp.tamper({ sign });
@@ -160,7 +185,7 @@ describe('SAML sign-in through samlify as the IdP', () => {
     }
   });
 
-  it('refuses an unknown person without jit, and a response to another provider\'s request', async () => {
+  it("refuses an unknown person without jit, and a response to another provider's request", async () => {
     idp.signInAs({ nameId: 'stranger@elsewhere.example' });
     const res = await post(acme.host, await throughIdp(acme.host, ids.byEmail));
     expect(res.status).toBe(401);
@@ -177,7 +202,12 @@ describe('SAML sign-in through samlify as the IdP', () => {
     await db.table('webhook_endpoints').insert({ url: 'https://hooks.example/in', events: ['person.created'], secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' });
     idp.signInAs({
       nameId: 'samlnew@acme.example',
-      attributes: { uid: 'samlnew', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress': 'samlnew@acme.example', givenName: 'Sam', surname: 'Lnew' },
+      attributes: {
+        uid: 'samlnew',
+        'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress': 'samlnew@acme.example',
+        givenName: 'Sam',
+        surname: 'Lnew',
+      },
     });
     const res = await post(acme.host, await throughIdp(acme.host, ids.jit));
     expect(res.status, JSON.stringify(res.body)).toBe(302);
@@ -235,7 +265,9 @@ describe('SAML provider administration', () => {
     expect(xml.body).toMatchObject({ errorcode: 420 });
     expect(xml.body.message).toMatch(/metadata_xml.*SSO URL must be https/);
     // https, but to a loopback address: the SSRF filter refuses it at connect time
-    const local = await c.post('/api/identityproviders').send({ identityprovider_data: { name: 'Local', type: 'saml', metadata_url: 'https://127.0.0.1:9/metadata' } });
+    const local = await c
+      .post('/api/identityproviders')
+      .send({ identityprovider_data: { name: 'Local', type: 'saml', metadata_url: 'https://127.0.0.1:9/metadata' } });
     expect(local.body).toMatchObject({ errorcode: 420 });
     expect(local.body.message).toMatch(/metadata_url.*not a public address/);
   });

@@ -123,7 +123,9 @@ export async function startTestIdp(): Promise<TestIdp> {
     }));
     let context = String(made.context);
     if (sign === 'none') {
-      const xml = Buffer.from(context, 'base64').toString('utf8').replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
+      const xml = Buffer.from(context, 'base64')
+        .toString('utf8')
+        .replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
       context = Buffer.from(xml, 'utf8').toString('base64');
     }
     return { action: acs, SAMLResponse: context, RelayState: query.RelayState };
@@ -169,7 +171,12 @@ export async function startTestIdp(): Promise<TestIdp> {
       const html = await res.text();
       if (res.status !== 200) throw new Error(`the IdP answered ${res.status}: ${html}`);
       const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-      const field = (n: string) => new RegExp(`name="${n}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
+      const field = (n: string) =>
+        new RegExp(`name="${n}" value="([^"]*)"`)
+          .exec(html)?.[1]
+          ?.replace(/&quot;/g, '"')
+          .replace(/&lt;/g, '<')
+          .replace(/&amp;/g, '&');
       if (!action) throw new Error(`no form in the IdP's page: ${html.slice(0, 300)}`);
       return { action: action.replace(/&amp;/g, '&'), SAMLResponse: field('SAMLResponse')!, RelayState: field('RelayState') };
     },

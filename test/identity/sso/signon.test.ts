@@ -97,7 +97,9 @@ describe('GET /api/validate_auth_token', () => {
 
   it('answers invalid for another user_id or an unknown hash, and 419/420 for bad parameters', async () => {
     const { hash, person_id } = await login('siri');
-    const other = await client(t, acme.host).get('/api/validate_auth_token').query({ user_id: person_id + 1, hash });
+    const other = await client(t, acme.host)
+      .get('/api/validate_auth_token')
+      .query({ user_id: person_id + 1, hash });
     expect(other.status).toBe(401);
     expect(other.body).toEqual({ valid: false, errorcode: 401, message: 'the sign-on hash was not issued to this user_id' });
     expect((await client(t, acme.host).get('/api/validate_auth_token').query({ hash })).body.errorcode).toBe(419);

@@ -55,7 +55,14 @@ describe('SWT key rotation and token lifetime', () => {
 
   it('verifySwt: the lifetime allows the clock skew and no more', () => {
     const key = Buffer.from('k'.repeat(20));
-    const at = (expiresOn: number) => signSwt([['ExpiresOn', String(expiresOn)], ['username', 'ola']], key);
+    const at = (expiresOn: number) =>
+      signSwt(
+        [
+          ['ExpiresOn', String(expiresOn)],
+          ['username', 'ola'],
+        ],
+        key,
+      );
     const checks = { secret: 'k'.repeat(20), encoding: 'text' as const, issuer: null, clockSkewSeconds: 60, maxLifetimeSeconds: 3600, nowSeconds: 1_000_000 };
     expect(verifySwt(at(1_000_000 + 3660), checks).get('username')).toBe('ola');
     expect(() => verifySwt(at(1_000_000 + 3661), checks)).toThrow(SwtRejected);

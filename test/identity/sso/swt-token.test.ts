@@ -58,7 +58,14 @@ describe('SWT signature (test vectors)', () => {
 
 describe('SWT refusals name the failed check', () => {
   const checks = { secret: 'correct horse battery staple', encoding: 'text' as const, issuer: 'snapper', clockSkewSeconds: 60, nowSeconds: 1_000_000 };
-  const good = signSwt([['Issuer', 'snapper'], ['ExpiresOn', '1000100'], ['username', 'ola']], TEXT_KEY);
+  const good = signSwt(
+    [
+      ['Issuer', 'snapper'],
+      ['ExpiresOn', '1000100'],
+      ['username', 'ola'],
+    ],
+    TEXT_KEY,
+  );
 
   it('accepts a token built by signSwt', () => {
     expect(verifySwt(good, checks).get('username')).toBe('ola');
@@ -76,30 +83,71 @@ describe('SWT refusals name the failed check', () => {
   });
 
   it('a duplicated parameter is refused even when signed', () => {
-    const dup = signSwt([['username', 'ola'], ['username', 'kari']], TEXT_KEY);
+    const dup = signSwt(
+      [
+        ['username', 'ola'],
+        ['username', 'kari'],
+      ],
+      TEXT_KEY,
+    );
     expect(rejection(() => verifySwt(dup, checks)).message).toContain('more than once');
   });
 
   it('with an expected Issuer, a token without one is refused by the issuer check (issue 40)', () => {
-    const none = signSwt([['ExpiresOn', '1000100'], ['username', 'ola']], TEXT_KEY);
+    const none = signSwt(
+      [
+        ['ExpiresOn', '1000100'],
+        ['username', 'ola'],
+      ],
+      TEXT_KEY,
+    );
     const err = rejection(() => verifySwt(none, checks));
     expect([err.check, err.message]).toEqual(['issuer', expect.stringContaining('no Issuer')]);
     expect(verifySwt(none, { ...checks, issuer: null }).get('username')).toBe('ola');
   });
 
   it('a foreign Issuer, a past ExpiresOn beyond the clock skew, or a non-numeric ExpiresOn are refused', () => {
-    const foreign = signSwt([['Issuer', 'mallory'], ['username', 'ola']], TEXT_KEY);
+    const foreign = signSwt(
+      [
+        ['Issuer', 'mallory'],
+        ['username', 'ola'],
+      ],
+      TEXT_KEY,
+    );
     expect(rejection(() => verifySwt(foreign, checks)).check).toBe('issuer');
-    const expired = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 61)], ['username', 'ola']], TEXT_KEY);
+    const expired = signSwt(
+      [
+        ['Issuer', 'snapper'],
+        ['ExpiresOn', String(1_000_000 - 61)],
+        ['username', 'ola'],
+      ],
+      TEXT_KEY,
+    );
     expect(rejection(() => verifySwt(expired, checks)).check).toBe('expiry');
-    const withinSkew = signSwt([['Issuer', 'snapper'], ['ExpiresOn', String(1_000_000 - 59)], ['username', 'ola']], TEXT_KEY);
+    const withinSkew = signSwt(
+      [
+        ['Issuer', 'snapper'],
+        ['ExpiresOn', String(1_000_000 - 59)],
+        ['username', 'ola'],
+      ],
+      TEXT_KEY,
+    );
     expect(verifySwt(withinSkew, checks).get('username')).toBe('ola');
-    const garbled = signSwt([['Issuer', 'snapper'], ['ExpiresOn', 'tomorrow'], ['username', 'ola']], TEXT_KEY);
+    const garbled = signSwt(
+      [
+        ['Issuer', 'snapper'],
+        ['ExpiresOn', 'tomorrow'],
+        ['username', 'ola'],
+      ],
+      TEXT_KEY,
+    );
     expect(rejection(() => verifySwt(garbled, checks)).check).toBe('expiry');
   });
 
   it('no message contains the secret', () => {
-    const messages = [`${good}&x=1`, good.replace('ola', 'kari'), signSwt([['Issuer', 'x']], TEXT_KEY)].map((tok) => rejection(() => verifySwt(tok, checks)).message);
+    const messages = [`${good}&x=1`, good.replace('ola', 'kari'), signSwt([['Issuer', 'x']], TEXT_KEY)].map(
+      (tok) => rejection(() => verifySwt(tok, checks)).message,
+    );
     for (const m of messages) expect(m).not.toContain('horse');
   });
 

@@ -48,10 +48,15 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
   const env = loadEnv(vars);
   const container = buildContainer(env, { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl }, pino({ level: 'silent' }));
   await container.resolve(TenantResolver).start();
-  const t: TestApp = { app: buildApp(container), container, env, close: async () => {
-    await container.resolve(TenantResolver).stop();
-    await closeContainer(container);
-  } };
+  const t: TestApp = {
+    app: buildApp(container),
+    container,
+    env,
+    close: async () => {
+      await container.resolve(TenantResolver).stop();
+      await closeContainer(container);
+    },
+  };
   let worker: ChildProcess | null = null;
   const startWorker = () => {
     worker = spawnWorkerProcess(vars);
@@ -65,7 +70,11 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
   };
   try {
     const tenants: { tenant: DemoTenant; cookie: string }[] = [];
-    for (const [which, password] of [['acme', ACME_PASSWORDS.admin], ['globex', GLOBEX_PASSWORDS.admin], ['acme', ACME_PASSWORDS.admin]] as const) {
+    for (const [which, password] of [
+      ['acme', ACME_PASSWORDS.admin],
+      ['globex', GLOBEX_PASSWORDS.admin],
+      ['acme', ACME_PASSWORDS.admin],
+    ] as const) {
       const tenant = await importDemoTenant(t, which);
       tenants.push({ tenant, cookie: await loginCookie(t, tenant.host, 'admin', password) });
     }
@@ -102,7 +111,8 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosFigures> {
     const drainSeconds = (Date.now() - started) / 1000;
     log(`${smtp.mails.length} mails received`);
     const bySubject = new Map<string, string[]>();
-    for (const m of smtp.mails) if (titles.includes(m.headers.subject)) bySubject.set(m.headers.subject, [...(bySubject.get(m.headers.subject) ?? []), m.headers['message-id']]);
+    for (const m of smtp.mails)
+      if (titles.includes(m.headers.subject)) bySubject.set(m.headers.subject, [...(bySubject.get(m.headers.subject) ?? []), m.headers['message-id']]);
     const copies = [...bySubject.values()];
     return {
       messages: titles.length,

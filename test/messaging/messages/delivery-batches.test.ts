@@ -59,7 +59,11 @@ it('one recipient refused for good (5xx) fails alone: the others are sent once e
   } finally {
     smtp.refuse.clear();
   }
-  expect(received('Batch permanent').map((m) => m.rcptTo[0]).sort()).toEqual(['kari@acme.example', 'nils@acme.example', 'ola@acme.example']);
+  expect(
+    received('Batch permanent')
+      .map((m) => m.rcptTo[0])
+      .sort(),
+  ).toEqual(['kari@acme.example', 'nils@acme.example', 'ola@acme.example']);
   const after = await states(ids);
   expect(after.map((r) => [r.address, r.state, r.attempts])).toEqual([
     ['kari@acme.example', 'sent', 1],
@@ -80,7 +84,11 @@ it('one recipient refused for now (4xx) is set back and retried alone, once; the
   } finally {
     smtp.refuse.clear();
   }
-  expect(received('Batch temporary').map((m) => m.rcptTo[0]).sort()).toEqual(['kari@acme.example', 'nils@acme.example', 'siri@acme.example']);
+  expect(
+    received('Batch temporary')
+      .map((m) => m.rcptTo[0])
+      .sort(),
+  ).toEqual(['kari@acme.example', 'nils@acme.example', 'siri@acme.example']);
   const between = await states(ids);
   expect(between.map((r) => [r.address, r.state])).toEqual([
     ['kari@acme.example', 'sent'],
@@ -90,7 +98,11 @@ it('one recipient refused for now (4xx) is set back and retried alone, once; the
   ]);
   expect(between[1].last_error).toMatch(/^SMTP 451/);
   await run(ids); // BullMQ's retry of the same job
-  expect(received('Batch temporary').map((m) => m.rcptTo[0]).sort()).toEqual(['kari@acme.example', 'nils@acme.example', 'ola@acme.example', 'siri@acme.example']);
+  expect(
+    received('Batch temporary')
+      .map((m) => m.rcptTo[0])
+      .sort(),
+  ).toEqual(['kari@acme.example', 'nils@acme.example', 'ola@acme.example', 'siri@acme.example']);
   expect((await states(ids)).map((r) => [r.state, r.attempts])).toEqual([
     ['sent', 1],
     ['sent', 2],
@@ -106,11 +118,15 @@ it('a batch cut off after sending (its worker killed) is sent again with the sam
   expect(first).toHaveLength(4);
   // as a worker killed between the SMTP answers and the UPDATE leaves them: sending, long ago
   const db = await tenantDb();
-  await db.table('message_deliveries').whereIn('id', ids).update({ state: 'sending', updated_at: db.raw("now() - interval '1 hour'") });
+  await db
+    .table('message_deliveries')
+    .whereIn('id', ids)
+    .update({ state: 'sending', updated_at: db.raw("now() - interval '1 hour'") });
   await run(ids);
   const all = received('Batch redelivered');
   expect(all).toHaveLength(8);
-  const idsOf = (mails: typeof all) => Object.fromEntries(RECIPIENTS.map((u) => [u, mails.filter((m) => m.rcptTo[0] === `${u}@acme.example`).map((m) => m.headers['message-id'])]));
+  const idsOf = (mails: typeof all) =>
+    Object.fromEntries(RECIPIENTS.map((u) => [u, mails.filter((m) => m.rcptTo[0] === `${u}@acme.example`).map((m) => m.headers['message-id'])]));
   const byRecipient = idsOf(all);
   for (const u of RECIPIENTS) {
     expect(byRecipient[u]).toHaveLength(2);

@@ -30,7 +30,9 @@ async function metric(series: string): Promise<number | undefined> {
 describe('delivery failures metric', () => {
   it('counts a delivery that ended failed, by tenant and medium', async () => {
     const cookie = await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin);
-    const sent = await client(t, globex.host, cookie).post('/api/messages').send({ user_name: 'homer', title: 'Shift', text: 'See the plan.', send_medium: 'sms' });
+    const sent = await client(t, globex.host, cookie)
+      .post('/api/messages')
+      .send({ user_name: 'homer', title: 'Shift', text: 'See the plan.', send_medium: 'sms' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const series = `message_delivery_failures_total{tenant="${globex.slug}",medium="sms"}`;
     expect(await waitFor('the failed SMS delivery', () => metric(series))).toBe(1);

@@ -29,7 +29,12 @@ function parseMail(raw: string): { headers: Record<string, string>; body: string
     if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
   }
   // quoted-printable soft breaks and the few escapes our plain ASCII texts can produce
-  const body = rest.join('\n\n').replace(/=\r?\n/g, '').replace(/=3D/g, '=').replace(/\r\n/g, '\n').trim();
+  const body = rest
+    .join('\n\n')
+    .replace(/=\r?\n/g, '')
+    .replace(/=3D/g, '=')
+    .replace(/\r\n/g, '\n')
+    .trim();
   return { headers, body };
 }
 

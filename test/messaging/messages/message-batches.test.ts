@@ -26,9 +26,14 @@ afterAll(async () => t?.close());
 
 /** The TenantDb the API's requests of `tenant` get (its connection group). */
 const apiDb = (tenant: DemoTenant) => new TenantDb(t.container.resolve(CLUSTERS).forTenant({ id: tenant.tenantId }), tenant.schema);
-const idOf = async (tenant: DemoTenant, userName: string) => (await tenantDb(t, tenant).table('persons').where({ user_name: userName }).first('id')).id as number;
+const idOf = async (tenant: DemoTenant, userName: string) =>
+  (await tenantDb(t, tenant).table('persons').where({ user_name: userName }).first('id')).id as number;
 const rowsTitled = (tenant: DemoTenant, prefix: string) =>
-  tenantDb(t, tenant).table('messages as m').join('persons as p', 'p.id', 'm.recipient_id').where('m.title', 'like', `${prefix}%`).select('m.id', 'm.title', 'p.user_name');
+  tenantDb(t, tenant)
+    .table('messages as m')
+    .join('persons as p', 'p.id', 'm.recipient_id')
+    .where('m.title', 'like', `${prefix}%`)
+    .select('m.id', 'm.title', 'p.user_name');
 const counted = () => ({ ...batcher.counts });
 
 function request(userName: string, title: string, senderId: number, media: ToUserName['media'] = ['email']): ToUserName {
@@ -45,7 +50,14 @@ async function burstOnBusyTable(admin: Awaited<ReturnType<typeof asAcme>>, sent:
   const knex = t.container.resolve(KNEX);
   const hold = await knex.transaction();
   await hold.raw('lock table ??.messages in exclusive mode', [acme.schema]);
-  const answering = Promise.all(sent.map((body) => admin.post('/api/messages').send(body).then((res) => res)));
+  const answering = Promise.all(
+    sent.map((body) =>
+      admin
+        .post('/api/messages')
+        .send(body)
+        .then((res) => res),
+    ),
+  );
   for (let waited = 0; waited < 5000; waited += 50) {
     const { rows } = await knex.raw('select count(*)::int as n from pg_locks where not granted and relation = ?::regclass', [`${acme.schema}.messages`]);
     if (rows[0].n > 0) break;
@@ -56,13 +68,18 @@ async function burstOnBusyTable(admin: Awaited<ReturnType<typeof asAcme>>, sent:
   return answering;
 }
 
-describe('group commit of a superuser\'s messages', () => {
+describe("group commit of a superuser's messages", () => {
   it('30 POSTs at once: each answered with its own message, in fewer statements than messages', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     expect((await admin.get('/api/person')).status).toBe(200);
     const names = ['ola', 'kari', 'siri', 'nils', 'admin'];
     const before = counted();
-    const sent = Array.from({ length: 30 }, (_, i) => ({ user_name: names[i % names.length], title: `Burst ${i}`, text: `text ${i}`, cc: i % 3 === 0 ? 'kari@acme.example' : undefined }));
+    const sent = Array.from({ length: 30 }, (_, i) => ({
+      user_name: names[i % names.length],
+      title: `Burst ${i}`,
+      text: `text ${i}`,
+      cc: i % 3 === 0 ? 'kari@acme.example' : undefined,
+    }));
     const answers = await burstOnBusyTable(admin, sent);
     const after = counted();
     answers.forEach((res, i) => {
@@ -104,9 +121,18 @@ describe('group commit of a superuser\'s messages', () => {
     expect(after.statements - before.statements).toBe(2);
     expect(after.batches - before.batches).toBe(1);
     expect(results.map((r) => [r.person?.user_name, r.stored?.message.title])).toEqual([
-      ['ola', 'Mixed 0'], [undefined, undefined], ['siri', undefined], ['kari', 'Mixed 3'], ['per', 'Mixed 4'], [undefined, undefined], ['ola', 'Mixed 6'],
+      ['ola', 'Mixed 0'],
+      [undefined, undefined],
+      ['siri', undefined],
+      ['kari', 'Mixed 3'],
+      ['per', 'Mixed 4'],
+      [undefined, undefined],
+      ['ola', 'Mixed 6'],
     ]);
-    expect(results[3].stored!.deliveries.map((d) => [d.medium, d.address])).toEqual([['email', 'kari@acme.example'], ['sms', '+4790000011']]);
+    expect(results[3].stored!.deliveries.map((d) => [d.medium, d.address])).toEqual([
+      ['email', 'kari@acme.example'],
+      ['sms', '+4790000011'],
+    ]);
     expect(results[4].stored!.deliveries.map((d) => [d.medium, d.address])).toEqual([['sms', '+4790000014']]);
     // the batch answers as the one-message statement does, field for field (but ids and times)
     const alone = await insertOneToUserName(db, RECIPIENTS_BY_USER_NAME, request('kari', 'Mixed 3', adminId, ['email', 'sms']));
@@ -125,9 +151,11 @@ describe('group commit of a superuser\'s messages', () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const before = counted();
     const sent = Array.from({ length: 24 }, (_, i) =>
-      i % 4 === 1 ? { user_name: `nobody${i}`, title: `Mix ${i}`, text: 'x' }
-      : i % 4 === 2 ? { user_name: 'siri', title: `Mix ${i}`, text: 'x', send_medium: 'both' }
-      : { user_name: 'ola', title: `Mix ${i}`, text: 'x', send_medium: i % 4 === 3 ? 'both' : 'email' },
+      i % 4 === 1
+        ? { user_name: `nobody${i}`, title: `Mix ${i}`, text: 'x' }
+        : i % 4 === 2
+          ? { user_name: 'siri', title: `Mix ${i}`, text: 'x', send_medium: 'both' }
+          : { user_name: 'ola', title: `Mix ${i}`, text: 'x', send_medium: i % 4 === 3 ? 'both' : 'email' },
     );
     const answers = await Promise.all(sent.map((body) => admin.post('/api/messages').send(body)));
     answers.forEach((res, i) => {
@@ -135,7 +163,12 @@ describe('group commit of a superuser\'s messages', () => {
       else if (i % 4 === 2) expect(res.body).toMatchObject({ valid: false, errorcode: 420, message: expect.stringMatching(/siri has no mobile number/) });
       else expect(res.body.messages[0]).toMatchObject({ user_name: 'ola', title: sent[i].title, send_medium: sent[i].send_medium });
     });
-    expect((await rowsTitled(acme, 'Mix ')).map((r: any) => r.title).sort()).toEqual(sent.filter((_, i) => i % 4 === 0 || i % 4 === 3).map((s) => s.title).sort());
+    expect((await rowsTitled(acme, 'Mix ')).map((r: any) => r.title).sort()).toEqual(
+      sent
+        .filter((_, i) => i % 4 === 0 || i % 4 === 3)
+        .map((s) => s.title)
+        .sort(),
+    );
     expect(counted().batches).toBeGreaterThan(before.batches);
   });
 
@@ -144,7 +177,12 @@ describe('group commit of a superuser\'s messages', () => {
     const globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
     const before = counted();
     const toAcme = Array.from({ length: 15 }, (_, i) => ({ user_name: i === 7 ? 'homer' : 'ola', title: `Both tenants acme ${i}`, text: 'x' }));
-    const toGlobex = Array.from({ length: 15 }, (_, i) => ({ user_name: i === 7 ? 'ola' : 'homer', title: `Both tenants globex ${i}`, text: 'x', send_medium: 'sms' }));
+    const toGlobex = Array.from({ length: 15 }, (_, i) => ({
+      user_name: i === 7 ? 'ola' : 'homer',
+      title: `Both tenants globex ${i}`,
+      text: 'x',
+      send_medium: 'sms',
+    }));
     const [a, g] = await Promise.all([
       Promise.all(toAcme.map((body) => acmeAdmin.post('/api/messages').send(body))),
       Promise.all(toGlobex.map((body) => globexAdmin.post('/api/messages').send(body))),
@@ -179,10 +217,19 @@ describe('group commit of a superuser\'s messages', () => {
     const answers = await burstOnBusyTable(admin, sent);
     const after = counted();
     answers.forEach((res, i) => {
-      if (i === 5 || i === 9) expect({ status: res.status, body: res.body }).toEqual({ status: 500, body: { valid: false, errorcode: 500, message: expect.stringMatching(/^internal server error/) } });
+      if (i === 5 || i === 9)
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 500,
+          body: { valid: false, errorcode: 500, message: expect.stringMatching(/^internal server error/) },
+        });
       else expect(res.body.messages[0]).toMatchObject({ title: sent[i].title, text: sent[i].text });
     });
-    expect((await rowsTitled(acme, 'Fallback ')).map((r: any) => r.title).sort()).toEqual(sent.filter((_, i) => i !== 5 && i !== 9).map((s) => s.title).sort());
+    expect((await rowsTitled(acme, 'Fallback ')).map((r: any) => r.title).sort()).toEqual(
+      sent
+        .filter((_, i) => i !== 5 && i !== 9)
+        .map((s) => s.title)
+        .sort(),
+    );
     // the same through the batcher, where what goes together is certain: the first alone, then a batch
     // of 7 that fails and goes again one by one
     const adminId = await idOf(acme, 'admin');
@@ -191,9 +238,16 @@ describe('group commit of a superuser\'s messages', () => {
     const last = counted();
     expect(last.fallbacks - after.fallbacks).toBe(1);
     expect(last.statements - after.statements).toBe(1 + 1 + 7);
-    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.stored?.message.title : (o.reason as { code: string }).code))).toEqual(
-      ['Fallback b0', 'Fallback b1', 'Fallback b2', 'P0001', 'Fallback b4', 'Fallback b5', 'P0001', 'Fallback b7'],
-    );
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.stored?.message.title : (o.reason as { code: string }).code))).toEqual([
+      'Fallback b0',
+      'Fallback b1',
+      'Fallback b2',
+      'P0001',
+      'Fallback b4',
+      'Fallback b5',
+      'P0001',
+      'Fallback b7',
+    ]);
     expect(await rowsTitled(acme, 'Poison')).toEqual([]);
   });
 
@@ -202,12 +256,16 @@ describe('group commit of a superuser\'s messages', () => {
     await poison(acme, 'Unreachable', '08006');
     const lone = await admin.post('/api/messages').send({ user_name: 'ola', title: 'Unreachable alone', text: 'x' });
     expect(lone.status).toBe(503);
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => admin.post('/api/messages').send({ user_name: 'ola', title: `Unreachable ${i}`, text: 'x' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => admin.post('/api/messages').send({ user_name: 'ola', title: `Unreachable ${i}`, text: 'x' })),
+    );
     for (const res of answers) expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: lone.body });
     // through the batcher: the first alone, then one batch of 9, whose error each of the 9 gets as it is
     const adminId = await idOf(acme, 'admin');
     const before = counted();
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.insertToUserName(apiDb(acme), RECIPIENTS_BY_USER_NAME, request('ola', `Unreachable b${i}`, adminId))));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => batcher.insertToUserName(apiDb(acme), RECIPIENTS_BY_USER_NAME, request('ola', `Unreachable b${i}`, adminId))),
+    );
     const after = counted();
     expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as { code: string }).code)).toEqual(Array(10).fill('08006'));
     expect(after.statements - before.statements).toBe(2);
@@ -221,5 +279,7 @@ async function poison(tenant: DemoTenant, prefix: string, code: string): Promise
   const fn = db.ref(`refuse_${prefix.toLowerCase()}`);
   await db.raw(`create function ${fn}() returns trigger language plpgsql as $$
     begin raise exception 'refused by the test' using errcode = '${code}'; end $$`);
-  await db.raw(`create trigger refuse_${prefix.toLowerCase()} before insert on ?? for each row when (new.title like '${prefix}%') execute function ${fn}()`, [db.ref('messages')]);
+  await db.raw(`create trigger refuse_${prefix.toLowerCase()} before insert on ?? for each row when (new.title like '${prefix}%') execute function ${fn}()`, [
+    db.ref('messages'),
+  ]);
 }

@@ -42,7 +42,10 @@ describe('POST /api/messages delivers by e-mail and SMS', () => {
     expect(res.body.valid).toBe(true);
     const msg = res.body.messages[0];
     expect(msg.user_name).toBe('ola');
-    expect(msg.deliveries.map((d: any) => [d.medium, d.state])).toEqual([['email', 'queued'], ['sms', 'queued']]);
+    expect(msg.deliveries.map((d: any) => [d.medium, d.state])).toEqual([
+      ['email', 'queued'],
+      ['sms', 'queued'],
+    ]);
 
     const done = await waitFor('both deliveries sent', async () => {
       const r = await admin.get(`/api/messages?user_name=ola`);
@@ -105,7 +108,11 @@ describe('POST /api/messages checks its input at request time', () => {
   });
 
   it('a cc entry that is not an e-mail address is a 420 naming cc', async () => {
-    const res = await (await asAcme(t, acme.host, 'admin')).post('/api/messages').send({ user_name: 'ola', title: 'x', text: 'y', cc: 'kari@acme.example,not-an-address' });
+    const res = await (
+      await asAcme(t, acme.host, 'admin')
+    )
+      .post('/api/messages')
+      .send({ user_name: 'ola', title: 'x', text: 'y', cc: 'kari@acme.example,not-an-address' });
     expect(res.body.errorcode).toBe(420);
     expect(res.body.message).toMatch(/cc.*not-an-address/);
   });
@@ -124,7 +131,7 @@ describe('POST /api/messages checks its input at request time', () => {
   });
 });
 
-describe('Security: superuser, person\'s manager, self', () => {
+describe("Security: superuser, person's manager, self", () => {
   it('anonymous callers get 401 on every call', async () => {
     const anon = client(t, acme.host);
     expect((await anon.get('/api/messages')).body.errorcode).toBe(401);

@@ -35,10 +35,15 @@ beforeAll(async () => {
   queueRedis.on('error', () => {});
   container.register(QUEUE_REDIS, { useValue: queueRedis });
   await container.resolve(TenantResolver).start();
-  t = { app: buildApp(container), container, env, close: async () => {
-    await container.resolve(TenantResolver).stop();
-    await closeContainer(container);
-  } };
+  t = {
+    app: buildApp(container),
+    container,
+    env,
+    close: async () => {
+      await container.resolve(TenantResolver).stop();
+      await closeContainer(container);
+    },
+  };
   acme = await importDemoTenant(t, 'acme');
   workers = await startTestWorkers(t.container, [acme.tenantId]);
 });

@@ -20,7 +20,10 @@ describe('OutboxAge (outbox_oldest_undelivered_age_seconds)', () => {
     const db = tenantDb(t, acme);
     const ola = await db.table('persons').whereNotNull('email').orderBy('id').first('id', 'email');
     const deliveryId = await db.transaction(async (trx) => {
-      const [m] = await trx.table('messages').insert({ recipient_id: ola.id, title: 'Waiting', text: 'In the outbox.', send_medium: 'email', created_at: new Date(Date.now() - 60_000) }).returning('id');
+      const [m] = await trx
+        .table('messages')
+        .insert({ recipient_id: ola.id, title: 'Waiting', text: 'In the outbox.', send_medium: 'email', created_at: new Date(Date.now() - 60_000) })
+        .returning('id');
       const [d] = await trx.table('message_deliveries').insert({ message_id: m.id, medium: 'email', address: ola.email }).returning('id');
       return d.id as number;
     });

@@ -41,7 +41,10 @@ describe('the outbox wakes the relay', () => {
     await waitFor('sent', async () => (await db.table('message_deliveries').where({ message_id: messageId }).first()).state === 'sent');
     // as after a Redis flush: relayed long ago, still queued (test/messages/redelivery.test.ts waits for a
     // reconciliation pass; here the default pass is 2 minutes away, so only the notification can do it)
-    await db.table('message_deliveries').where({ message_id: messageId }).update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
+    await db
+      .table('message_deliveries')
+      .where({ message_id: messageId })
+      .update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
     await waitFor('second copy', () => bed.smtp.mails.filter((m) => m.headers.subject === 'Back to queued').length === 2, 20_000);
   });
 });

@@ -33,7 +33,11 @@ describe('operators see the queues', () => {
       expect(res.headers['content-security-policy']).toBeUndefined();
       expect(res.headers['x-frame-options']).toBeUndefined();
     }
-    for (const [app, path] of [[withToken.app, '/platform/queuesx'], [withToken.app, '/platform/tenants'], [without.app, '/platform/queues']] as const) {
+    for (const [app, path] of [
+      [withToken.app, '/platform/queuesx'],
+      [withToken.app, '/platform/tenants'],
+      [without.app, '/platform/queues'],
+    ] as const) {
       const res = await request(app).get(path);
       expect(res.headers['content-security-policy'], path).toContain("default-src 'self'");
       expect(res.headers['x-frame-options'], path).toBe('SAMEORIGIN');

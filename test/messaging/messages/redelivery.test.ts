@@ -33,7 +33,10 @@ it('a delivery whose job finished or vanished without sending it is relayed agai
   const { mail, messageId } = await sendAndWait('Lost job');
   const db = (await tenantScope()).resolve(TENANT_DB);
   // as after a Redis flush or a job that used up its attempts: relayed long ago, still queued
-  await db.table('message_deliveries').where({ message_id: messageId }).update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
+  await db
+    .table('message_deliveries')
+    .where({ message_id: messageId })
+    .update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
   await waitFor('the resend', () => copies('Lost job').length >= 2);
   expect(copies('Lost job').map((m) => m.headers['message-id'])).toEqual([mail.headers['message-id'], mail.headers['message-id']]);
   await waitFor('sent again', async () => (await db.table('message_deliveries').where({ message_id: messageId }).first()).state === 'sent');
@@ -53,8 +56,14 @@ it('a row left sending by a killed worker is sent again, not failed', async () =
 it('an undelivered message older than MESSAGE_DELIVERY_MAX_AGE_HOURS fails with the reason expired', async () => {
   const { messageId, admin } = await sendAndWait('Too old');
   const db = (await tenantScope()).resolve(TENANT_DB);
-  await db.table('messages').where({ id: messageId }).update({ created_at: db.raw("now() - interval '49 hours'") });
-  await db.table('message_deliveries').where({ message_id: messageId }).update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
+  await db
+    .table('messages')
+    .where({ id: messageId })
+    .update({ created_at: db.raw("now() - interval '49 hours'") });
+  await db
+    .table('message_deliveries')
+    .where({ message_id: messageId })
+    .update({ state: 'queued', relayed_at: db.raw("now() - interval '1 hour'") });
   const d = await waitFor('expired', async () => {
     const row = (await admin.get(`/api/messages/${messageId}`)).body.messages[0].deliveries[0];
     return row.state === 'failed' ? row : null;

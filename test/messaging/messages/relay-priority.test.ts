@@ -31,11 +31,26 @@ it('password mail written behind a backlog larger than the batch goes in the fir
   const ola = await db.table('persons').whereNotNull('email').orderBy('id').first('id', 'email');
   const repo = openTenantScope(t.container, (await t.container.resolve(TenantResolver).byTenantId(acme.tenantId))!).resolve(MessagesRepository);
   const message = (kind: 'message' | 'password', title: string) =>
-    repo.insert({ kind, sender_id: null, recipient_id: ola.id, title, text: 'x', cc: [], reply_to: null, send_medium: 'email', deliveries: [{ medium: 'email', address: ola.email }] });
+    repo.insert({
+      kind,
+      sender_id: null,
+      recipient_id: ola.id,
+      title,
+      text: 'x',
+      cc: [],
+      reply_to: null,
+      send_medium: 'email',
+      deliveries: [{ medium: 'email', address: ola.email }],
+    });
   const bulk = [];
   for (let i = 0; i < 120; i++) bulk.push((await message('message', `Bulk ${i}`)).deliveries[0].id);
   const password = (await message('password', 'Your new password')).deliveries[0].id;
-  expect(await db.table('message_deliveries').whereIn('id', [...bulk, password]).pluck('priority')).toEqual([...bulk.map(() => 0), 1]);
+  expect(
+    await db
+      .table('message_deliveries')
+      .whereIn('id', [...bulk, password])
+      .pluck('priority'),
+  ).toEqual([...bulk.map(() => 0), 1]);
 
   const relay = t.container.resolve(OutboxRelays).create(recordMessageFailed);
   await relay.start();
@@ -44,7 +59,12 @@ it('password mail written behind a backlog larger than the batch goes in the fir
   } finally {
     await relay.stop();
   }
-  const relayed: number[] = await db.table('message_deliveries').whereNotNull('relayed_at').whereIn('id', [...bulk, password]).orderBy('id').pluck('id');
+  const relayed: number[] = await db
+    .table('message_deliveries')
+    .whereNotNull('relayed_at')
+    .whereIn('id', [...bulk, password])
+    .orderBy('id')
+    .pluck('id');
   expect(relayed).toEqual([...bulk.slice(0, 50), password]);
   const queues = t.container.resolve(QueueRegistry);
   const priorityJobs = await queues.get('mail-priority').getJobs(['waiting', 'prioritized'], 0, 100);

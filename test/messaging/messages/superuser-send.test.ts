@@ -21,7 +21,8 @@ async function statementsOf(schema: string, fn: () => Promise<void>): Promise<st
   return all.filter((sql) => sql.includes(`"${schema}".`) && /"(persons|messages|message_deliveries)"/.test(sql));
 }
 
-const countMessages = async (tenant: DemoTenant, title: string) => Number((await tenantDb(t, tenant).table('messages').where({ title }).count({ n: '*' }))[0].n);
+const countMessages = async (tenant: DemoTenant, title: string) =>
+  Number((await tenantDb(t, tenant).table('messages').where({ title }).count({ n: '*' }))[0].n);
 
 describe("a superuser's POST /api/messages (recipient lookup and insert in one statement)", () => {
   it('finds the recipient and stores the message and its deliveries in one statement', async () => {
@@ -36,7 +37,10 @@ describe("a superuser's POST /api/messages (recipient lookup and insert in one s
     expect(sql, sql.join('\n')).toHaveLength(1);
     const msg = res.body.messages[0];
     expect(msg).toMatchObject({ user_name: 'ola', title: 'One statement', cc: 'kari@acme.example', send_medium: 'both', sender_user_name: 'admin' });
-    expect(msg.deliveries.map((d: any) => [d.medium, d.address, d.state])).toEqual([['email', 'ola@acme.example', 'queued'], ['sms', '+4790000012', 'queued']]);
+    expect(msg.deliveries.map((d: any) => [d.medium, d.address, d.state])).toEqual([
+      ['email', 'ola@acme.example', 'queued'],
+      ['sms', '+4790000012', 'queued'],
+    ]);
     const ola = await tenantDb(t, acme).table('persons').where({ user_name: 'ola' }).first('id');
     const stored = await tenantDb(t, acme).table('messages').where({ id: msg.message_id }).first();
     expect(stored).toMatchObject({ recipient_id: ola.id, title: 'One statement' });

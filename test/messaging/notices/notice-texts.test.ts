@@ -62,7 +62,9 @@ describe('shipped notice texts (i18next resource files, Liquid)', () => {
     expect((await fail("{% layout 'x' %}")).message).toMatch(/file access/);
     expect((await fail('a\nb\n{{ nope }}')).message).toMatch(/undefined variable: nope.*line 3/);
     expect((await fail('{% for i in (1..1000000000) %}x{% endfor %}')).message).toMatch(/limit/);
-    expect((await fail('{% for i in (1..2000) %}{% for j in (1..2000) %}{% for k in (1..2000) %}{{ k }}{% endfor %}{% endfor %}{% endfor %}')).message).toMatch(/limit|too long/);
+    expect((await fail('{% for i in (1..2000) %}{% for j in (1..2000) %}{% for k in (1..2000) %}{{ k }}{% endfor %}{% endfor %}{% endfor %}')).message).toMatch(
+      /limit|too long/,
+    );
     expect((await fail('{{ a.constructor }}')).message).toMatch(/undefined variable/);
   });
 });

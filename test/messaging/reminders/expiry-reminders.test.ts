@@ -84,7 +84,9 @@ describe('a registration reminded once per threshold, by e-mail with the manager
       [30, 5, validUntil, reminder.message_id],
     ]);
 
-    const mail = await waitFor('the reminder mail', () => smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && m.headers.subject === reminder.title));
+    const mail = await waitFor('the reminder mail', () =>
+      smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && m.headers.subject === reminder.title),
+    );
     expect(mail.headers.cc).toBe('kari@acme.example');
     expect(mail.rcptTo.sort()).toEqual(['kari@acme.example', 'ola@acme.example']);
     expect(mail.body).toContain(longDate(validUntil));
@@ -152,7 +154,10 @@ describe('medium: e-mail, SMS when only a mobile, skipped and logged when neithe
     await scan();
     expect(await remindersOf(admin, 'nocontact')).toEqual([]);
     const rows = await reminderRows(t, acme, 'nocontact', comps['hse-basic']);
-    expect(rows.map((r) => [r.threshold_days, r.message_id])).toEqual([[7, null], [30, null]]);
+    expect(rows.map((r) => [r.threshold_days, r.message_id])).toEqual([
+      [7, null],
+      [30, null],
+    ]);
     const warned = logs.filter((l) => l.user_name === 'nocontact');
     expect(warned).toHaveLength(1);
     expect(warned[0].msg).toBe('expiry reminder skipped: the person has neither e-mail nor mobile');
@@ -226,17 +231,15 @@ describe('one reminder however scans overlap', () => {
       .insert(Array.from({ length: 40 }, (_, i) => ({ user_name: `bulk${i}`, email: `bulk${i}@acme.example` })))
       .returning('id')
       .then((rows) => rows.map((r: { id: number }) => r.id));
-    await db.table('person_competences').insert(ids.map((id) => ({ person_id: id, competence_id: comps['welding-cert'], date: dayAfter(now, -100), valid_until: dayAfter(now, 3) })));
+    await db
+      .table('person_competences')
+      .insert(ids.map((id) => ({ person_id: id, competence_id: comps['welding-cert'], date: dayAfter(now, -100), valid_until: dayAfter(now, 3) })));
     const tenant = (await t.container.resolve(TenantResolver).byTenantId(acme.tenantId))!;
     const scanTenant = () => openTenantScope(t.container, tenant).resolve(SendExpiryRemindersFlow).scan();
     const [a, b] = await Promise.all([scanTenant(), scanTenant()]);
     expect(a.email + b.email).toBe(40);
 
-    const perPerson = await db
-      .table('messages')
-      .whereIn('recipient_id', ids)
-      .groupBy('recipient_id')
-      .select('recipient_id', db.raw('count(*)::int as n'));
+    const perPerson = await db.table('messages').whereIn('recipient_id', ids).groupBy('recipient_id').select('recipient_id', db.raw('count(*)::int as n'));
     expect(perPerson).toHaveLength(40);
     expect(perPerson.every((r: { n: number }) => r.n === 1)).toBe(true);
     await waitFor('40 reminder mails', () => smtp.mails.filter((m) => /^bulk\d+@/.test(m.rcptTo[0])).length >= 40);
@@ -264,6 +267,12 @@ describe('one reminder however scans overlap', () => {
     await scanNow(scannerFor(t.container, [globex.tenantId]));
     expect(await remindersOf(globexAdmin, 'homer')).toHaveLength(before + 1);
     // acme's reminder table knows nothing of globex's registrations
-    expect(await tenantDb(t, acme).table('expiry_reminders').whereNotIn('person_competence_id', tenantDb(t, acme).table('person_competences').select('id')).count('* as n').first()).toEqual({ n: '0' });
+    expect(
+      await tenantDb(t, acme)
+        .table('expiry_reminders')
+        .whereNotIn('person_competence_id', tenantDb(t, acme).table('person_competences').select('id'))
+        .count('* as n')
+        .first(),
+    ).toEqual({ n: '0' });
   });
 });

@@ -38,11 +38,17 @@ describe('a worker killed in the middle of a reminder scan', () => {
     const db = tenantDb(t, acme);
     const comps = await idsByRef(t, acme, 'competences');
     const persons: number[] = (
-      await db.table('persons').insert(Array.from({ length: N }, (_, i) => ({ user_name: `kill${i}`, email: `kill${i}@acme.example` }))).returning('id')
-    ).map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
+      await db
+        .table('persons')
+        .insert(Array.from({ length: N }, (_, i) => ({ user_name: `kill${i}`, email: `kill${i}@acme.example` })))
+        .returning('id')
+    )
+      .map((r: { id: number }) => r.id)
+      .sort((a: number, b: number) => a - b);
     const today = dayAfter(new Date(), 0);
     // one registration each, in person order: the scan goes through them in this order
-    for (const id of persons) await db.table('person_competences').insert({ person_id: id, competence_id: comps['fire-ecourse'], date: today, valid_until: dayAfter(new Date(), 5) });
+    for (const id of persons)
+      await db.table('person_competences').insert({ person_id: id, competence_id: comps['fire-ecourse'], date: today, valid_until: dayAfter(new Date(), 5) });
 
     // Hold the 15th person's row: the child's 15th reminder transaction (threshold rows already
     // written) waits on it when its message references that person.
@@ -65,13 +71,16 @@ describe('a worker killed in the middle of a reminder scan', () => {
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     const messagesToThem = async () => Number((await db.table('messages').whereIn('recipient_id', persons).count('* as n').first())!.n);
 
-    await waitFor('the child blocked inside its 15th reminder', async () => {
-      const { rows } = await knex.raw(
-        "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like ? and query like '%insert into%'",
-        [`%${acme.schema}%messages%`],
-      );
-      return rows.length > 0;
-    }, 60_000);
+    await waitFor(
+      'the child blocked inside its 15th reminder',
+      async () => {
+        const { rows } = await knex.raw("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like ? and query like '%insert into%'", [
+          `%${acme.schema}%messages%`,
+        ]);
+        return rows.length > 0;
+      },
+      60_000,
+    );
     expect(await messagesToThem()).toBe(14);
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');

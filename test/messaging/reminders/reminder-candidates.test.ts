@@ -30,7 +30,12 @@ async function registerExpiring(tenant: DemoTenant, validUntil: string): Promise
 
 beforeAll(async () => {
   t = await createTestApp();
-  [due, calm, off, kiritimati] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'acme'), importDemoTenant(t, 'globex'), importDemoTenant(t, 'acme')]);
+  [due, calm, off, kiritimati] = await Promise.all([
+    importDemoTenant(t, 'acme'),
+    importDemoTenant(t, 'acme'),
+    importDemoTenant(t, 'globex'),
+    importDemoTenant(t, 'acme'),
+  ]);
   await registerExpiring(due, addDays(todayIn('UTC', NOW), 5));
   await registerExpiring(off, addDays(todayIn('UTC', NOW), 5));
   await setConfig(t, off, 'reminders.days_before', []);
@@ -43,16 +48,29 @@ const all = () => [due, calm, off, kiritimati].map((x) => ({ id: x.tenantId, sch
 
 describe('tenantsWithDueReminders', () => {
   it('names the tenants with a registration due; every other migrated tenant is settled as nothing due', async () => {
-    const r = await tenantsWithDueReminders(t.container.resolve(TenantStore), t.container.resolve(CLUSTERS), [...all(), { id: -1, schema: 'tenant_not_there' }], NOW);
+    const r = await tenantsWithDueReminders(
+      t.container.resolve(TenantStore),
+      t.container.resolve(CLUSTERS),
+      [...all(), { id: -1, schema: 'tenant_not_there' }],
+      NOW,
+    );
     expect([...r.due].sort()).toEqual([due.tenantId, kiritimati.tenantId].sort());
-    expect([...r.checked].sort()).toEqual(all().map((x) => x.id).sort());
+    expect([...r.checked].sort()).toEqual(
+      all()
+        .map((x) => x.id)
+        .sort(),
+    );
   });
 
   it("agrees with the scan's own query for each tenant, today and on the days around the thresholds", async () => {
     for (const days of [0, 1, 2, 20, 25, 40]) {
       const now = new Date(NOW.getTime() + days * 86_400_000);
       const r = await tenantsWithDueReminders(t.container.resolve(TenantStore), t.container.resolve(CLUSTERS), all(), now);
-      for (const [tenant, thresholds, zone] of [[due, [30, 7], 'UTC'], [calm, [30, 7], 'UTC'], [kiritimati, [30, 7], 'Pacific/Kiritimati']] as const) {
+      for (const [tenant, thresholds, zone] of [
+        [due, [30, 7], 'UTC'],
+        [calm, [30, 7], 'UTC'],
+        [kiritimati, [30, 7], 'Pacific/Kiritimati'],
+      ] as const) {
         const rows = await readDueRegistrations(tenantDb(t, tenant), todayIn(zone, now), thresholds, 0, 1);
         expect({ days, tenant: tenant.slug, due: r.due.has(tenant.tenantId) }).toEqual({ days, tenant: tenant.slug, due: rows.length > 0 });
       }

@@ -83,7 +83,7 @@ describe('webhooks: bounded and fair between tenants (issue 40 item 5)', () => {
     // A: 10 changes x 20 endpoints = 200 deliveries, every one held for the whole timeout by the tarpit.
     for (let i = 0; i < 10; i++) expect((await adminA.put('/api/persons/nils').send({ person_data: { jobtitle: `Flood ${i}` } })).status).toBe(200);
     const dbA = tenantDb(t, acme);
-    await waitFor('all of A\'s deliveries queued', async () => {
+    await waitFor("all of A's deliveries queued", async () => {
       const [{ n }] = await dbA.table('webhook_deliveries').whereNull('relayed_at').count<{ n: string }[]>('* as n');
       const [{ all }] = await dbA.table('webhook_deliveries').count<{ all: string }[]>('* as all');
       return Number(all) === 200 && Number(n) === 0;

@@ -36,7 +36,11 @@ export async function startWebhookReceiver() {
     req.on('end', () => {
       const path = req.url ?? '';
       const raw = Buffer.concat(chunks).toString('utf8');
-      const headers = { 'webhook-id': String(req.headers['webhook-id'] ?? ''), 'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''), 'webhook-signature': String(req.headers['webhook-signature'] ?? '') };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      };
       const verifiedWith: string[] = [];
       for (const [label, secret] of secrets.get(path) ?? []) {
         try {
@@ -56,7 +60,17 @@ export async function startWebhookReceiver() {
       const key = `${path} ${headers['webhook-id']}`;
       const n = (seen.get(key) ?? 0) + 1;
       seen.set(key, n);
-      const record = (status: number) => received.push({ path, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], raw, body, verifiedWith, status });
+      const record = (status: number) =>
+        received.push({
+          path,
+          id: headers['webhook-id'],
+          timestamp: headers['webhook-timestamp'],
+          signature: headers['webhook-signature'],
+          raw,
+          body,
+          verifiedWith,
+          status,
+        });
       const answer = (status: number, extra: Record<string, string> = {}) => {
         record(status);
         res.writeHead(status, { 'content-type': 'text/plain', ...extra }).end(status === 200 ? 'ok' : `refused (${status})`);

@@ -44,19 +44,35 @@ async function deliveries(db: TenantDb, endpointId: number, n: number, columns: 
 }
 
 const relayedSince = (db: TenantDb, since: Date): Promise<number[]> =>
-  db.table('webhook_deliveries').where('relayed_at', '>=', since).orderBy('id').pluck('id').then((ids) => ids.map(Number));
+  db
+    .table('webhook_deliveries')
+    .where('relayed_at', '>=', since)
+    .orderBy('id')
+    .pluck('id')
+    .then((ids) => ids.map(Number));
 
 it('a pass takes the lost retry behind thousands of waiting ones and the oldest new deliveries, in id order; the waiting ones stay', async () => {
   const db = tenantDb(t, acme);
-  const [ep] = await db.table('webhook_endpoints').insert({ url: 'http://127.0.0.1:9/down', events: ['person.updated'], secret: 'whsec_x' }).returning('id');
-  const waitingColumns = { attempts: '3', relayed_at: "now() - interval '5 minutes'", next_attempt_at: "now() + interval '10 minutes'", last_error: "'connect ECONNREFUSED'" };
+  const [ep] = await db
+    .table('webhook_endpoints')
+    .insert({ url: 'http://127.0.0.1:9/down', events: ['person.updated'], secret: 'whsec_x' })
+    .returning('id');
+  const waitingColumns = {
+    attempts: '3',
+    relayed_at: "now() - interval '5 minutes'",
+    next_attempt_at: "now() + interval '10 minutes'",
+    last_error: "'connect ECONNREFUSED'",
+  };
   const waiting = await deliveries(db, ep.id, WAITING, waitingColumns);
   // relayed two hours ago, its retry an hour overdue (OUTBOX_REDELIVER_AFTER_SECONDS: 5 minutes): its job was lost
   const [lost] = await deliveries(db, ep.id, 1, { ...waitingColumns, relayed_at: "now() - interval '2 hours'", next_attempt_at: "now() - interval '1 hour'" });
   const fresh = await deliveries(db, ep.id, NEW);
   // the other tenant, same ids: none of it moves with acme's pass and the other way round
   const otherDb = tenantDb(t, other);
-  const [otherEp] = await otherDb.table('webhook_endpoints').insert({ url: 'http://127.0.0.1:9/other', events: ['person.updated'], secret: 'whsec_y' }).returning('id');
+  const [otherEp] = await otherDb
+    .table('webhook_endpoints')
+    .insert({ url: 'http://127.0.0.1:9/other', events: ['person.updated'], secret: 'whsec_y' })
+    .returning('id');
   const otherFresh = await deliveries(otherDb, otherEp.id, 3);
   await db.raw('analyze ??', [db.ref('webhook_deliveries')]);
 
@@ -71,7 +87,10 @@ it('a pass takes the lost retry behind thousands of waiting ones and the oldest 
   const start = new Date(Date.now() - 1000);
   await relay.start();
   try {
-    await waitFor('the new deliveries relayed', async () => (await relayedSince(db, start)).length === NEW + 1 && (await relayedSince(otherDb, start)).length === 3);
+    await waitFor(
+      'the new deliveries relayed',
+      async () => (await relayedSince(db, start)).length === NEW + 1 && (await relayedSince(otherDb, start)).length === 3,
+    );
   } finally {
     await relay.stop();
   }
@@ -87,10 +106,18 @@ it('a pass takes the lost retry behind thousands of waiting ones and the oldest 
   expect(passes).toEqual([[lost, ...fresh.slice(0, BATCH - 1)], fresh.slice(BATCH - 1, 2 * BATCH - 1), fresh.slice(2 * BATCH - 1)]);
   const queue = t.container.resolve(QueueRegistry).get(WEBHOOK_QUEUE.name);
   const jobs = async (tenantId: number) =>
-    (await queue.getJobs(['waiting', 'prioritized'], 0, 1000)).filter((j) => j.data.tenantId === tenantId).map((j) => j.data.deliveryId).sort((a, b) => a - b);
+    (await queue.getJobs(['waiting', 'prioritized'], 0, 1000))
+      .filter((j) => j.data.tenantId === tenantId)
+      .map((j) => j.data.deliveryId)
+      .sort((a, b) => a - b);
   expect(await jobs(acme.tenantId)).toEqual([lost, ...fresh]);
   // the deliveries waiting for their retry were never touched
-  const untouched = await db.table('webhook_deliveries').whereIn('id', waiting).where('relayed_at', '<', start).where('next_attempt_at', '>', new Date()).count();
+  const untouched = await db
+    .table('webhook_deliveries')
+    .whereIn('id', waiting)
+    .where('relayed_at', '<', start)
+    .where('next_attempt_at', '>', new Date())
+    .count();
   expect(Number(untouched[0].count)).toBe(WAITING);
   // the other tenant (same ids) had its own deliveries relayed, as its own jobs
   expect(await relayedSince(otherDb, start)).toEqual(otherFresh);

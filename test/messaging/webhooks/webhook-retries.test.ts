@@ -43,7 +43,10 @@ describe('webhook retries and failures', () => {
     const w = await createEndpoint(admin, '/fail/old', ['person.updated']);
     expect((await admin.post(`/api/webhooks/${w.webhook_id}/test`)).body.message).toMatch(/^test event msg_\w+ queued$/);
     await waitFor('first attempt', async () => (await attempts(admin, w.webhook_id)).length > 0);
-    await tenantDb(t, acme).table('webhook_deliveries').where({ endpoint_id: w.webhook_id }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
+    await tenantDb(t, acme)
+      .table('webhook_deliveries')
+      .where({ endpoint_id: w.webhook_id })
+      .update({ created_at: new Date(Date.now() - 25 * 3600_000) });
     const last = await waitFor('given up', async () => {
       const a = await attempts(admin, w.webhook_id);
       return a[0]?.delivery_state === 'failed' ? a[0] : null;
@@ -59,7 +62,10 @@ describe('webhook retries and failures', () => {
     const w = await createEndpoint(admin, '/fail/dead', ['person.updated']);
     const db = tenantDb(t, acme);
     // every attempt has failed since six days ago
-    await db.table('webhook_endpoints').where({ id: w.webhook_id }).update({ failing_since: new Date(Date.now() - 6 * 86_400_000) });
+    await db
+      .table('webhook_endpoints')
+      .where({ id: w.webhook_id })
+      .update({ failing_since: new Date(Date.now() - 6 * 86_400_000) });
     await admin.post(`/api/webhooks/${w.webhook_id}/test`);
     const disabled = await waitFor('disabled', async () => {
       const e = (await admin.get(`/api/webhooks/${w.webhook_id}`)).body.webhooks[0];
@@ -107,7 +113,10 @@ describe('webhook retries and failures', () => {
 
     // as if a worker died an hour ago in the middle of attempt 1
     const dead = await db.transaction((trx) => writeWebhookEvent(trx, { slug: acme.slug }, 'person.updated', { user_name: 'kari' }, [w.webhook_id]));
-    await db.table('webhook_deliveries').where({ event_id: dead.eventId }).update({ state: 'sending', attempts: 1, updated_at: past, relayed_at: past, next_attempt_at: past });
+    await db
+      .table('webhook_deliveries')
+      .where({ event_id: dead.eventId })
+      .update({ state: 'sending', attempts: 1, updated_at: past, relayed_at: past, next_attempt_at: past });
     const resent = await waitFor('claimed again', () => receiver.at(path).find((r) => r.id === dead.uid));
     expect(resent).toMatchObject({ status: 200, verifiedWith: ['current'] });
     const listed = await waitFor('listed', async () => (await attempts(admin, w.webhook_id)).find((a) => a.event_id === dead.uid));

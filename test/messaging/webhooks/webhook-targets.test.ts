@@ -56,8 +56,19 @@ describe('webhook targets without WEBHOOKS_ALLOW_PRIVATE_TARGETS', () => {
   it('refuses http and non-public addresses when an endpoint is saved', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const refused = async (url: string) => (await admin.post('/api/webhooks').send({ url, events: ['person.updated'] })).body;
-    expect(await refused(`http://rebind.example.test:${trapPort}/hook`)).toMatchObject({ errorcode: 420, parameter: 'url', message: expect.stringContaining('must be https') });
-    for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://100.64.0.1/x']) {
+    expect(await refused(`http://rebind.example.test:${trapPort}/hook`)).toMatchObject({
+      errorcode: 420,
+      parameter: 'url',
+      message: expect.stringContaining('must be https'),
+    });
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://10.1.2.3/x',
+      'https://169.254.169.254/latest',
+      'https://[::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://100.64.0.1/x',
+    ]) {
       expect(await refused(url), url).toMatchObject({ errorcode: 420, parameter: 'url', message: expect.stringContaining('is a non-public address') });
     }
     // a name is resolved: localhost answers 127.0.0.1
@@ -110,7 +121,21 @@ describe('webhook targets without WEBHOOKS_ALLOW_PRIVATE_TARGETS', () => {
 describe('address ranges and the retry schedule', () => {
   it('only routable unicast addresses count as public', () => {
     for (const a of ['93.184.216.34', '2606:4700::1111', '::ffff:93.184.216.34']) expect(isPublicAddress(a), a).toBe(true);
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '224.0.0.1', '192.0.2.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+      '192.0.2.1',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
   });

@@ -92,7 +92,10 @@ describe('the webhook relay at rest', () => {
     expect([...(await a.due())]).toEqual([]); // the first pass sweeps: nothing pending
     expect(a.sleepMs()).toBeGreaterThan(HOUR - 60_000);
     const db = tenantDb(t, quiet);
-    const [endpoint] = await db.table('webhook_endpoints').insert({ url: 'https://hooks.example.com/x', events: ['person.updated'], secret: 'whsec_x' }).returning('id');
+    const [endpoint] = await db
+      .table('webhook_endpoints')
+      .insert({ url: 'https://hooks.example.com/x', events: ['person.updated'], secret: 'whsec_x' })
+      .returning('id');
     await writeBySql(db, quiet.slug, endpoint.id, 'ola');
     expect([...(await a.due())]).toEqual([]); // no notification reached this agenda; the sweep is an hour away
     a.requestSweep();
@@ -111,7 +114,10 @@ describe('the webhook relay at rest', () => {
     const endpoint = await db.table('webhook_endpoints').first('id');
     const old = await writeBySql(db, quiet.slug, endpoint.id, 'kari');
     const recent = await writeBySql(db, quiet.slug, endpoint.id, 'nils');
-    await db.table('webhook_events').where({ id: old.eventId }).update({ created_at: new Date(Date.now() - 31 * 24 * HOUR) });
+    await db
+      .table('webhook_events')
+      .where({ id: old.eventId })
+      .update({ created_at: new Date(Date.now() - 31 * 24 * HOUR) });
     const tenants = [
       { id: quiet.tenantId, schema: quiet.schema },
       { id: -1, schema: 'tenant_not_there' },

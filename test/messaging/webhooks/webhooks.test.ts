@@ -26,10 +26,18 @@ afterAll(async () => bed?.stop());
 describe('webhook endpoints', () => {
   it('superusers manage them; others get 403; the secret is shown only on create and rotation', async () => {
     const [admin, kari, ola] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'ola')]);
-    const created = await admin.post('/api/webhooks').send({ url: receiver.url('/ok/crud'), events: ['person.created', 'person.updated'], description: 'HR system' });
+    const created = await admin
+      .post('/api/webhooks')
+      .send({ url: receiver.url('/ok/crud'), events: ['person.created', 'person.updated'], description: 'HR system' });
     expect(created.status).toBe(200);
     const w = created.body.webhooks[0];
-    expect(w).toMatchObject({ url: receiver.url('/ok/crud'), events: ['person.created', 'person.updated'], description: 'HR system', enabled: true, disabled_reason: null });
+    expect(w).toMatchObject({
+      url: receiver.url('/ok/crud'),
+      events: ['person.created', 'person.updated'],
+      description: 'HR system',
+      enabled: true,
+      disabled_reason: null,
+    });
     expect(w.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(w.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
 
@@ -54,7 +62,12 @@ describe('webhook endpoints', () => {
     expect((await admin.get(`/api/webhooks/${id}`)).body.webhooks[0]).not.toHaveProperty('secret');
 
     const changed = await admin.put(`/api/webhooks/${id}`).send({ events: ['personevent.signed_on'], description: 'LMS', enabled: 0 });
-    expect(changed.body.webhooks[0]).toMatchObject({ events: ['personevent.signed_on'], description: 'LMS', enabled: false, disabled_reason: 'disabled by admin' });
+    expect(changed.body.webhooks[0]).toMatchObject({
+      events: ['personevent.signed_on'],
+      description: 'LMS',
+      enabled: false,
+      disabled_reason: 'disabled by admin',
+    });
     expect(changed.body.webhooks[0]).not.toHaveProperty('secret');
 
     const rotated = await admin.post(`/api/webhooks/${id}/rotate_secret`);
@@ -64,17 +77,31 @@ describe('webhook endpoints', () => {
     expect(overlap).toBeGreaterThan(23 * 3600_000);
     expect(overlap).toBeLessThanOrEqual(24 * 3600_000);
 
-    expect((await admin.post('/api/webhooks').send({ url: 'ftp://example.com/x', events: ['person.created'] })).body).toMatchObject({ errorcode: 420, parameter: 'url' });
-    expect((await admin.post('/api/webhooks').send({ url: receiver.url('/ok/x'), events: ['person.deleted'] })).body).toMatchObject({ errorcode: 420, parameter: 'events[0]', message: expect.stringContaining('must be event types: person.created') });
+    expect((await admin.post('/api/webhooks').send({ url: 'ftp://example.com/x', events: ['person.created'] })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'url',
+    });
+    expect((await admin.post('/api/webhooks').send({ url: receiver.url('/ok/x'), events: ['person.deleted'] })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'events[0]',
+      message: expect.stringContaining('must be event types: person.created'),
+    });
     expect((await admin.post('/api/webhooks').send({ url: receiver.url('/ok/x') })).body).toMatchObject({ errorcode: 419, parameter: 'events' });
-    expect((await admin.post('/api/webhooks').send({ url: 'https://user:pw@example.com/x', events: ['person.created'] })).body).toMatchObject({ errorcode: 420 });
+    expect((await admin.post('/api/webhooks').send({ url: 'https://user:pw@example.com/x', events: ['person.created'] })).body).toMatchObject({
+      errorcode: 420,
+    });
 
     expect((await admin.delete(`/api/webhooks/${id}`)).body.webhooks[0].webhook_id).toBe(id);
     expect((await admin.get(`/api/webhooks/${id}`)).body).toMatchObject({ errorcode: 404 });
     expect((await admin.post(`/api/webhooks/${id}/rotate_secret`)).body).toMatchObject({ errorcode: 404 });
 
     const log = await admin.get('/api/auditlog?type=webhook.created,webhook.updated,webhook.secret_rotated,webhook.deleted');
-    expect(log.body.auditlog.filter((e: any) => e.subject === String(id)).map((e: any) => e.type).sort()).toEqual(['webhook.created', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.updated']);
+    expect(
+      log.body.auditlog
+        .filter((e: any) => e.subject === String(id))
+        .map((e: any) => e.type)
+        .sort(),
+    ).toEqual(['webhook.created', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.updated']);
   });
 });
 
@@ -114,7 +141,10 @@ describe('webhook deliveries', () => {
     const org = await idOf(t, acme, 'organisations', { name: 'Operations North' });
     const role = await idOf(t, acme, 'roles', { ref: 'office' });
     const course = await idOf(t, acme, 'competences', { title: 'Leadership 101' });
-    const [row] = await db.table('events').insert({ competence_id: course, title: 'Webhook day', starts_at: '2034-03-01T08:00:00Z', ends_at: '2034-03-01T15:00:00Z', max_participants: 1 }).returning('id');
+    const [row] = await db
+      .table('events')
+      .insert({ competence_id: course, title: 'Webhook day', starts_at: '2034-03-01T08:00:00Z', ends_at: '2034-03-01T15:00:00Z', max_participants: 1 })
+      .returning('id');
 
     const ok = (res: any) => expect(res.status, JSON.stringify(res.body)).toBe(200);
     ok(await admin.post('/api/persons').send({ organisation_id: org, role_id: role, person_data: { user_name: 'wendy', email: 'wendy@acme.example' } }));
@@ -128,12 +158,16 @@ describe('webhook deliveries', () => {
     // no SMTP_URL: the mail fails for good ("not configured")
     ok(await admin.post('/api/messages').send({ user_name: 'siri', title: 'Webhook check', text: 'hello', send_medium: 'email' }));
     // the calendar's (issue 35): created, updated, cancelled, and another one deleted
-    const created = await admin.post('/api/events').send({ event_data: { competence_id: course, title: 'Webhook run', startdate: '2034-04-01T08:00Z', enddate: '2034-04-01T15:00Z' } });
+    const created = await admin
+      .post('/api/events')
+      .send({ event_data: { competence_id: course, title: 'Webhook run', startdate: '2034-04-01T08:00Z', enddate: '2034-04-01T15:00Z' } });
     ok(created);
     const calendarEvent = created.body.events[0].event_id;
     ok(await admin.put(`/api/events/${calendarEvent}`).send({ event_data: { title: 'Webhook run, renamed' } }));
     ok(await admin.put(`/api/events/${calendarEvent}/cancel`).send({ reason: 'webhook check' }));
-    const doomed = await admin.post('/api/events').send({ event_data: { competence_id: course, title: 'Webhook gone', startdate: '2034-05-01T08:00Z', enddate: '2034-05-01T15:00Z' } });
+    const doomed = await admin
+      .post('/api/events')
+      .send({ event_data: { competence_id: course, title: 'Webhook gone', startdate: '2034-05-01T08:00Z', enddate: '2034-05-01T15:00Z' } });
     ok(await admin.delete(`/api/events/${doomed.body.events[0].event_id}`));
 
     // the catalogue's (issue 35): created, updated, deleted
@@ -144,7 +178,10 @@ describe('webhook deliveries', () => {
     ok(await admin.delete(`/api/competences/${competenceId}`));
 
     // issue 36 (results): a result recorded for a participant of a started event
-    const [past] = await db.table('events').insert({ competence_id: course, title: 'Webhook results', starts_at: '2020-03-01T08:00:00Z', ends_at: '2020-03-01T15:00:00Z' }).returning('id');
+    const [past] = await db
+      .table('events')
+      .insert({ competence_id: course, title: 'Webhook results', starts_at: '2020-03-01T08:00:00Z', ends_at: '2020-03-01T15:00:00Z' })
+      .returning('id');
     await db.table('person_events').insert({ person_id: await idOf(t, acme, 'persons', { user_name: 'siri' }), event_id: past.id, status: 'signed_on' });
     ok(await admin.put(`/api/participants/${past.id}/siri`).send({ met: 1, passed: 40 }));
 
@@ -177,22 +214,55 @@ describe('webhook deliveries', () => {
     expect(one('person.updated')).toMatchObject({ user_name: 'wendy', firstname: 'Wendy', changed: ['firstname'] });
     expect(one('person.deactivated')).toMatchObject({ user_name: 'wendy', organisation_id: org, deactivated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     expect(one('person.reactivated')).toMatchObject({ user_name: 'wendy', organisation_id: org });
-    expect(one('personcompetence.registered')).toMatchObject({ user_name: 'ola', competence_id: course, title: 'Leadership 101', date: '2030-01-15', registered_by: 'admin' });
+    expect(one('personcompetence.registered')).toMatchObject({
+      user_name: 'ola',
+      competence_id: course,
+      title: 'Leadership 101',
+      date: '2030-01-15',
+      registered_by: 'admin',
+    });
     expect(one('personcompetence.deleted')).toMatchObject({ user_name: 'ola', competence_id: course });
     // deliveries run in parallel: arrival order is not creation order
-    expect(got.filter((r) => r.body.type === 'personevent.signed_on').map((r) => [r.body.data.user_name, r.body.data.status]).sort()).toEqual([['nils', 'signed_on'], ['ola', 'waitlist']]);
+    expect(
+      got
+        .filter((r) => r.body.type === 'personevent.signed_on')
+        .map((r) => [r.body.data.user_name, r.body.data.status])
+        .sort(),
+    ).toEqual([
+      ['nils', 'signed_on'],
+      ['ola', 'waitlist'],
+    ]);
     // the sign-on's webhook carries the very object its answer showed (built once, not read back)
     expect(got.find((r) => r.body.type === 'personevent.signed_on' && r.body.data.user_name === 'nils')!.body.data).toEqual(nilsOn.body.personevents[0]);
     expect(one('personevent.signed_off')).toMatchObject({ user_name: 'nils', event_id: row.id, status: 'signed_off' });
-    expect(one('personevent.result_recorded')).toMatchObject({ user_name: 'siri', event_id: past.id, met: true, passed: 40, pass_reached: false, recorded_by: 'admin', registered_competence_ids: [] });
+    expect(one('personevent.result_recorded')).toMatchObject({
+      user_name: 'siri',
+      event_id: past.id,
+      met: true,
+      passed: 40,
+      pass_reached: false,
+      recorded_by: 'admin',
+      registered_competence_ids: [],
+    });
     expect(one('personevent.promoted')).toMatchObject({ user_name: 'ola', event_id: row.id, status: 'signed_on', waitlist: false });
-    expect(got.filter((r) => r.body.type === 'event.created').map((r) => r.body.data.title).sort()).toEqual(['Webhook gone', 'Webhook run']);
-    expect(got.find((r) => r.body.type === 'event.created' && r.body.data.event_id === calendarEvent)!.body.data).toMatchObject({ title: 'Webhook run', competence_id: course, cancelled: false });
+    expect(
+      got
+        .filter((r) => r.body.type === 'event.created')
+        .map((r) => r.body.data.title)
+        .sort(),
+    ).toEqual(['Webhook gone', 'Webhook run']);
+    expect(got.find((r) => r.body.type === 'event.created' && r.body.data.event_id === calendarEvent)!.body.data).toMatchObject({
+      title: 'Webhook run',
+      competence_id: course,
+      cancelled: false,
+    });
     expect(one('event.updated')).toMatchObject({ event_id: calendarEvent, title: 'Webhook run, renamed' });
     expect(one('event.cancelled')).toMatchObject({ event_id: calendarEvent, cancelled: true, reason: 'webhook check' });
     expect(one('event.deleted')).toMatchObject({ event_id: doomed.body.events[0].event_id, title: 'Webhook gone', deleted: true });
     // the seat notice to ola fails too
-    const failed = await waitFor('siri\'s failed message', () => receiver.at(path).find((r) => r.body.type === 'message.failed' && r.body.data.user_name === 'siri'));
+    const failed = await waitFor("siri's failed message", () =>
+      receiver.at(path).find((r) => r.body.type === 'message.failed' && r.body.data.user_name === 'siri'),
+    );
     expect(failed.body.data).toMatchObject({ title: 'Webhook check', medium: 'email', address: expect.stringContaining('@') });
     expect(failed.body.data.error).toContain('not configured');
   });
@@ -235,14 +305,16 @@ describe('webhook deliveries', () => {
     expect(first.verifiedWith.sort()).toEqual(['current', 'old']);
 
     // the 24 h have passed
-    await tenantDb(t, acme).table('webhook_endpoints').where({ id: w.webhook_id }).update({ previous_secret_until: new Date(Date.now() - 1000) });
+    await tenantDb(t, acme)
+      .table('webhook_endpoints')
+      .where({ id: w.webhook_id })
+      .update({ previous_secret_until: new Date(Date.now() - 1000) });
     expect((await admin.get(`/api/webhooks/${w.webhook_id}`)).body.webhooks[0].previous_secret_until).toBeNull();
     await admin.put('/api/persons/siri').send({ person_data: { jobtitle: 'Rotation two' } });
     const second = await waitFor('second event', () => receiver.at(path)[1]);
     expect(second.signature.split(' ')).toHaveLength(1);
     expect(second.verifiedWith).toEqual(['current']);
   });
-
 });
 
 describe('tenant isolation', () => {

@@ -62,7 +62,7 @@ describe('PUT /api/persons/[user_name]/deactivate and /reactivate', () => {
     for (const name of ['per', 'boss', 'kari', 'admin', 'nils']) expect(full(await admin.get(`/api/persons/${name}`)).deactivated, name).toBe(false);
   });
 
-  it("a manager cannot deactivate a superuser in their subtree; boss (a manager above kari) may deactivate kari", async () => {
+  it('a manager cannot deactivate a superuser in their subtree; boss (a manager above kari) may deactivate kari', async () => {
     const db = t.container.resolve(KNEX).withSchema(acme.schema);
     await db.table('persons').where({ user_name: 'siri' }).update({ superuser: true });
     try {

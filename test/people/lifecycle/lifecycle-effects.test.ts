@@ -35,7 +35,13 @@ afterAll(async () => t?.close());
 const db = () => tenantDb(t, acme);
 const personId = async (userName: string) => (await db().table('persons').where({ user_name: userName }).first('id')).id as number;
 const statusOf = async (userName: string, eventId: number) =>
-  (await db().table('person_events').where({ person_id: await personId(userName), event_id: eventId }).orderBy('id', 'desc').first('status'))?.status;
+  (
+    await db()
+      .table('person_events')
+      .where({ person_id: await personId(userName), event_id: eventId })
+      .orderBy('id', 'desc')
+      .first('status')
+  )?.status;
 const ok = (res: { status: number; body: unknown }) => expect(res.status, JSON.stringify(res.body)).toBe(200);
 
 describe('deactivating nils', () => {
@@ -50,7 +56,9 @@ describe('deactivating nils', () => {
     const waiting = await admin.post(`/api/personevents/${full}`).send({ user_name: 'ola' });
     expect(waiting.body.personevents[0].status).toBe('waitlist');
     // nils took part in the 2024 course: history
-    await db().table('person_events').insert({ person_id: await personId('nils'), event_id: events['hse-basic-2024'], status: 'signed_on', passed: true });
+    await db()
+      .table('person_events')
+      .insert({ person_id: await personId('nils'), event_id: events['hse-basic-2024'], status: 'signed_on', passed: true });
     expect(await statusOf('nils', events['hse-basic-dec'])).toBe('signed_on');
 
     const res = await admin.put('/api/persons/nils/deactivate');
@@ -60,7 +68,9 @@ describe('deactivating nils', () => {
     expect(await statusOf('nils', events['hse-basic-dec'])).toBe('signed_off');
     expect(await statusOf('nils', events['hse-basic-2024'])).toBe('signed_on');
     expect(await statusOf('ola', full)).toBe('signed_on');
-    const notice = await db().table('messages').where({ recipient_id: await personId('ola'), title: 'You have a seat: Lifecycle day' });
+    const notice = await db()
+      .table('messages')
+      .where({ recipient_id: await personId('ola'), title: 'You have a seat: Lifecycle day' });
     expect(notice).toHaveLength(1);
     const log = await admin.get('/api/auditlog?type=person.deactivated&user_name=nils');
     expect(log.body.auditlog[0].details).toMatchObject({ signons_ended: 2, promoted: 1, via: 'api' });

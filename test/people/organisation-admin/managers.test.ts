@@ -37,9 +37,17 @@ describe('GET /api/organisations/[id]/managers', () => {
     const res = await admin.get(managersPath(org['acme-ops']));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(managerNames(res.body)).toEqual(['kari', 'vera']);
-    expect(Object.keys(res.body.managers[0]).sort()).toEqual(
-      ['email', 'employee_code', 'firstname', 'jobtitle', 'lastname', 'mobile', 'organisation_id', 'person_id', 'user_name'],
-    );
+    expect(Object.keys(res.body.managers[0]).sort()).toEqual([
+      'email',
+      'employee_code',
+      'firstname',
+      'jobtitle',
+      'lastname',
+      'mobile',
+      'organisation_id',
+      'person_id',
+      'user_name',
+    ]);
     expect(res.body.managers[0]).toMatchObject({ user_name: 'kari', firstname: 'Kari', organisation_id: org['acme-ops'] });
     // boss manages Acme (above): not listed for Operations
     expect(managerNames((await admin.get(managersPath(org.acme))).body)).toEqual(['boss']);
@@ -54,7 +62,7 @@ describe('GET /api/organisations/[id]/managers', () => {
 });
 
 describe('PUT and DELETE /api/organisations/[id]/managers', () => {
-  it('a manager added over the API lists the organisation\'s persons on their very next request, and loses it on removal', async () => {
+  it("a manager added over the API lists the organisation's persons on their very next request, and loses it on removal", async () => {
     const north = org['acme-ops-north'];
     // per is logged in and has been seen (his principal is cached in this process) before he becomes a manager
     expect((await per.get('/api/person')).status).toBe(200);
@@ -138,7 +146,7 @@ describe('PUT and DELETE /api/organisations/[id]/managers', () => {
     expect((await boss.delete(managersPath(north)).send({ user_name: 'boss' })).status).toBe(200);
   });
 
-  it('a superuser may make anyone a manager anywhere, themself too; another tenant\'s organisation is a 404', async () => {
+  it("a superuser may make anyone a manager anywhere, themself too; another tenant's organisation is a 404", async () => {
     expect((await admin.put(managersPath(org.acme)).send({ user_name: 'admin' })).status).toBe(200);
     expect((await admin.delete(managersPath(org.acme)).send({ user_name: 'admin' })).status).toBe(200);
     expect((await globexAdmin.put(managersPath(acmeOnly())).send({ user_name: 'admin' })).body.errorcode).toBe(404);

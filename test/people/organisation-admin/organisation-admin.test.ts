@@ -39,15 +39,24 @@ describe('PUT /api/organisations/[id]', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.message).toBe('organisation updated');
     expect(res.body.organisations[0]).toMatchObject({
-      organisation_id: id, name: 'Quality and Safety', email: 'qs@acme.example', phone: '+47 22 00 00 00', address: null, parent_id: org.acme,
-      parent: { organisation_id: org.acme, name: 'Acme Industries' }, children: [],
+      organisation_id: id,
+      name: 'Quality and Safety',
+      email: 'qs@acme.example',
+      phone: '+47 22 00 00 00',
+      address: null,
+      parent_id: org.acme,
+      parent: { organisation_id: org.acme, name: 'Acme Industries' },
+      children: [],
     });
     const bracket = await admin.put(`/api/organisations/${id}`).type('form').send('organisation_data[extern_organisation_id]=1300&organisation_data[phone]=');
     expect(bracket.body.organisations[0]).toMatchObject({ extern_organisation_id: '1300', phone: null, name: 'Quality and Safety' });
     const same = await put(admin, id, { name: 'Quality and Safety' });
     expect(same.body.message).toBe('nothing changed');
     const entries = await auditOf('organisation.updated', String(id));
-    expect(entries.map((e) => e.details.fields.sort())).toEqual([['extern_organisation_id', 'phone'], ['email', 'name', 'phone']]);
+    expect(entries.map((e) => e.details.fields.sort())).toEqual([
+      ['extern_organisation_id', 'phone'],
+      ['email', 'name', 'phone'],
+    ]);
     expect(entries[0].actor).toBe('admin');
   });
 
@@ -107,7 +116,9 @@ describe('PUT /api/organisations/[id]', () => {
       const res = await put(kari, id, { name: 'Mine now' });
       expect(res.body, String(id)).toMatchObject({ valid: false, errorcode: 403 });
     }
-    expect((await put(kari, org['acme-ops'], { name: 'x' })).body.message).toContain('a manager never changes the organisation they are assigned to manage itself');
+    expect((await put(kari, org['acme-ops'], { name: 'x' })).body.message).toContain(
+      'a manager never changes the organisation they are assigned to manage itself',
+    );
     // below it: allowed
     const renamed = await put(kari, north, { name: 'Operations North (Tromsø)' });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
@@ -130,9 +141,15 @@ describe('PUT /api/organisations/[id]', () => {
 
   it('an Idempotency-Key replay of a PUT answers the first answer and writes one audit entry', async () => {
     const id = await create('Replayed', org.acme);
-    const first = await admin.put(`/api/organisations/${id}`).set('Idempotency-Key', 'org-rename-1').send({ organisation_data: { name: 'Replayed once' } });
+    const first = await admin
+      .put(`/api/organisations/${id}`)
+      .set('Idempotency-Key', 'org-rename-1')
+      .send({ organisation_data: { name: 'Replayed once' } });
     expect(first.status).toBe(200);
-    const again = await admin.put(`/api/organisations/${id}`).set('Idempotency-Key', 'org-rename-1').send({ organisation_data: { name: 'Replayed once' } });
+    const again = await admin
+      .put(`/api/organisations/${id}`)
+      .set('Idempotency-Key', 'org-rename-1')
+      .send({ organisation_data: { name: 'Replayed once' } });
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await auditOf('organisation.updated', String(id))).toHaveLength(1);
@@ -145,7 +162,10 @@ describe('DELETE /api/organisations/[id]', () => {
     expect((await admin.put(`/api/organisations/${id}/managers`).send({ user_name: 'per' })).status).toBe(200);
     const res = await admin.delete(`/api/organisations/${id}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ message: `organisation ${id} deleted`, organisations: [{ organisation_id: id, name: 'Short-lived', parent_id: org['acme-hr'] }] });
+    expect(res.body).toMatchObject({
+      message: `organisation ${id} deleted`,
+      organisations: [{ organisation_id: id, name: 'Short-lived', parent_id: org['acme-hr'] }],
+    });
     expect((await admin.get(`/api/organisations/${id}`)).body.errorcode).toBe(404);
     const [deleted] = await auditOf('organisation.deleted', String(id));
     expect(deleted.details).toEqual({ name: 'Short-lived', parent_id: org['acme-hr'], managers: ['per'] });

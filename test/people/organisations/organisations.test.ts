@@ -16,7 +16,12 @@ beforeAll(async () => {
   t = await createTestApp();
   [acme, globex] = await Promise.all([importDemoTenant(t, 'acme'), importDemoTenant(t, 'globex')]);
   org = await idsByRef(t, acme, 'organisations');
-  [admin, kari, ola, per] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'ola'), asAcme(t, acme.host, 'per')]);
+  [admin, kari, ola, per] = await Promise.all([
+    asAcme(t, acme.host, 'admin'),
+    asAcme(t, acme.host, 'kari'),
+    asAcme(t, acme.host, 'ola'),
+    asAcme(t, acme.host, 'per'),
+  ]);
   globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
 });
 afterAll(async () => t?.close());
@@ -37,7 +42,7 @@ describe('GET /api/organisations', () => {
     expect(names((await admin.get('/api/organisations?limit=2&offset=1')).body)).toEqual(['Human Resources', 'Operations']);
   });
 
-  it("shows kari only the subtree she manages; her roots are its top", async () => {
+  it('shows kari only the subtree she manages; her roots are its top', async () => {
     expect(names((await kari.get('/api/organisations')).body)).toEqual(['Operations', 'Operations North', 'Operations South']);
     expect(names((await kari.get('/api/organisations?parent_id=0')).body)).toEqual(['Operations']);
     expect(names((await kari.get(`/api/organisations?parent_id=${org.acme}`)).body)).toEqual(['Operations']);
@@ -56,7 +61,7 @@ describe('GET /api/organisations', () => {
     expect((await admin.get('/api/organisations?limit=0')).body).toMatchObject({ errorcode: 420, parameter: 'limit' });
   });
 
-  it("globex sees only its own organisations", async () => {
+  it('globex sees only its own organisations', async () => {
     expect(names((await globexAdmin.get('/api/organisations')).body)).toEqual(['Cypress Creek plant', 'Globex Corporation']);
   });
 });
@@ -66,11 +71,19 @@ describe('GET /api/organisations/[id]', () => {
     const res = await admin.get(`/api/organisations/${org['acme-ops']}`);
     expect(res.body.organisations).toHaveLength(1);
     expect(res.body.organisations[0]).toMatchObject({
-      organisation_id: org['acme-ops'], name: 'Operations', parent_id: org.acme, extern_organisation_id: '1100',
+      organisation_id: org['acme-ops'],
+      name: 'Operations',
+      parent_id: org.acme,
+      extern_organisation_id: '1100',
       parent: { organisation_id: org.acme, name: 'Acme Industries' },
-      children: [{ organisation_id: org['acme-ops-north'], name: 'Operations North' }, { organisation_id: org['acme-ops-south'], name: 'Operations South' }],
+      children: [
+        { organisation_id: org['acme-ops-north'], name: 'Operations North' },
+        { organisation_id: org['acme-ops-south'], name: 'Operations South' },
+      ],
     });
-    expect((await admin.get(`/api/organisations/${org.acme}?fields=name,email,address`)).body.organisations).toEqual([{ name: 'Acme Industries', email: 'post@acme.example', address: 'Storgata 1' }]);
+    expect((await admin.get(`/api/organisations/${org.acme}?fields=name,email,address`)).body.organisations).toEqual([
+      { name: 'Acme Industries', email: 'post@acme.example', address: 'Storgata 1' },
+    ]);
   });
 
   it('lets kari see what she manages and nothing else (403)', async () => {
@@ -105,13 +118,23 @@ describe('GET /api/organisations/[id]/persons', () => {
 
 describe('POST /api/organisations', () => {
   it('lets the superuser create a root (parent_id 0 or absent) and sub-organisations', async () => {
-    const root = await admin.post('/api/organisations').type('form').send(form({ 'organisation_data[name]': 'Acme Labs', 'organisation_data[parent_id]': 0, 'organisation_data[email]': 'labs@acme.example' }));
+    const root = await admin
+      .post('/api/organisations')
+      .type('form')
+      .send(form({ 'organisation_data[name]': 'Acme Labs', 'organisation_data[parent_id]': 0, 'organisation_data[email]': 'labs@acme.example' }));
     expect(root.body).toMatchObject({ valid: true, message: 'organisation created' });
     expect(root.body.organisations[0]).toMatchObject({ name: 'Acme Labs', parent_id: 0, email: 'labs@acme.example', parent: null, children: [] });
     const noParent = await admin.post('/api/organisations').send({ organisation_data: { name: 'Acme Ventures' } });
     expect(noParent.body.organisations[0].parent_id).toBe(0);
-    const sub = await admin.post('/api/organisations').send({ organisation_data: { name: 'Payroll', parent_id: org['acme-hr'], extern_organisation_id: 1210, address: 'Storgata 1' } });
-    expect(sub.body.organisations[0]).toMatchObject({ name: 'Payroll', parent_id: org['acme-hr'], extern_organisation_id: '1210', parent: { name: 'Human Resources' } });
+    const sub = await admin
+      .post('/api/organisations')
+      .send({ organisation_data: { name: 'Payroll', parent_id: org['acme-hr'], extern_organisation_id: 1210, address: 'Storgata 1' } });
+    expect(sub.body.organisations[0]).toMatchObject({
+      name: 'Payroll',
+      parent_id: org['acme-hr'],
+      extern_organisation_id: '1210',
+      parent: { name: 'Human Resources' },
+    });
   });
 
   it('lets kari create below what she manages, and then see it', async () => {
@@ -121,17 +144,32 @@ describe('POST /api/organisations', () => {
   });
 
   it('refuses kari elsewhere and at the root, and non-managers (403)', async () => {
-    expect((await kari.post('/api/organisations').send({ organisation_data: { name: 'X', parent_id: org['acme-hr'] } })).body).toMatchObject({ valid: false, errorcode: 403 });
+    expect((await kari.post('/api/organisations').send({ organisation_data: { name: 'X', parent_id: org['acme-hr'] } })).body).toMatchObject({
+      valid: false,
+      errorcode: 403,
+    });
     expect((await kari.post('/api/organisations').send({ organisation_data: { name: 'X' } })).status).toBe(403);
     expect((await ola.post('/api/organisations').send({ organisation_data: { name: 'X', parent_id: org['acme-ops-north'] } })).status).toBe(403);
   });
 
   it('answers 401 anonymous, 404 for unknown or foreign parents, 419/420 for bad data', async () => {
-    expect((await client(t, acme.host).post('/api/organisations').send({ organisation_data: { name: 'X' } })).status).toBe(401);
+    expect(
+      (
+        await client(t, acme.host)
+          .post('/api/organisations')
+          .send({ organisation_data: { name: 'X' } })
+      ).status,
+    ).toBe(401);
     expect((await admin.post('/api/organisations').send({ organisation_data: { name: 'X', parent_id: 99999 } })).body.errorcode).toBe(404);
     expect((await globexAdmin.post('/api/organisations').send({ organisation_data: { name: 'X', parent_id: org['acme-hr'] } })).status).toBe(404);
-    expect((await admin.post('/api/organisations').send({ organisation_data: { email: 'a@b.example' } })).body).toMatchObject({ errorcode: 419, parameter: 'organisation_data[name]' });
+    expect((await admin.post('/api/organisations').send({ organisation_data: { email: 'a@b.example' } })).body).toMatchObject({
+      errorcode: 419,
+      parameter: 'organisation_data[name]',
+    });
     expect((await admin.post('/api/organisations').send({})).body).toMatchObject({ errorcode: 419, parameter: 'organisation_data' });
-    expect((await admin.post('/api/organisations').send({ organisation_data: { name: 'X', email: 'nope' } })).body).toMatchObject({ errorcode: 420, parameter: 'organisation_data[email]' });
+    expect((await admin.post('/api/organisations').send({ organisation_data: { name: 'X', email: 'nope' } })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'organisation_data[email]',
+    });
   });
 });

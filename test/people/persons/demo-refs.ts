@@ -35,6 +35,11 @@ export type AcmeClient = Awaited<ReturnType<typeof asAcme>>;
 export async function acmeWithKarisManagers(t: TestApp) {
   const acme = await importDemoTenant(t, 'acme', addKarisManagers);
   const as = async (userName: string, password: string) => client(t, acme.host, await loginCookie(t, acme.host, userName, password));
-  const [admin, kari, boss, vera] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), as('boss', BOSS_PASSWORD), as('vera', VERA_PASSWORD)]);
+  const [admin, kari, boss, vera] = await Promise.all([
+    asAcme(t, acme.host, 'admin'),
+    asAcme(t, acme.host, 'kari'),
+    as('boss', BOSS_PASSWORD),
+    as('vera', VERA_PASSWORD),
+  ]);
   return { acme, admin, kari, boss, vera };
 }

@@ -29,7 +29,7 @@ describe('PUT /api/persons/[user_name] role_ids', () => {
     expect(await roleNames('kari')).toEqual(['Operations lead', 'Safety representative']);
   });
 
-  it('kari still updates her own profile (self) and ola\'s roles (her report)', async () => {
+  it("kari still updates her own profile (self) and ola's roles (her report)", async () => {
     expect((await kari.put('/api/persons/kari').send({ person_data: { city: 'Oslo' } })).status).toBe(200);
     expect((await kari.put('/api/persons/ola').send({ role_ids: [role.welder] })).status).toBe(200);
   });
@@ -44,7 +44,7 @@ describe('DELETE /api/persons/[user_name] role_ids', () => {
     expect(await roleNames('kari')).toEqual(['Operations lead']);
   });
 
-  it('kari cannot remove roles of boss, who manages her (403); boss can remove kari\'s (200)', async () => {
+  it("kari cannot remove roles of boss, who manages her (403); boss can remove kari's (200)", async () => {
     expect((await kari.delete(`/api/persons/boss?role_ids=${role['ops-lead']}`)).status).toBe(403);
     expect(await roleNames('boss')).toEqual(['Operations lead']);
     await admin.put('/api/persons/kari').send({ role_ids: [role['ops-lead'], role.office] });
@@ -63,7 +63,7 @@ describe('passwords of managers above', () => {
     expect((await kari.get('/api/persons/boss')).status).toBe(200);
   });
 
-  it('co-managers of Operations cannot reset each other\'s passwords (403 both ways)', async () => {
+  it("co-managers of Operations cannot reset each other's passwords (403 both ways)", async () => {
     expect((await kari.put('/api/persons/vera').send({ person_data: { password: 'Taken-Over-Pass-1' } })).status).toBe(403);
     expect((await vera.put('/api/persons/kari').send({ person_data: { password: 'Taken-Over-Pass-1' } })).status).toBe(403);
   });
@@ -75,7 +75,7 @@ describe('passwords of managers above', () => {
     expect(res.body.message).toContain('old_password');
   });
 
-  it('boss resets kari\'s password (200): the manager above may', async () => {
+  it("boss resets kari's password (200): the manager above may", async () => {
     const res = await boss.put('/api/persons/kari').send({ person_data: { password: 'Kari-Reset-Pass-2' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.persons[0].must_change_password).toBe('changed_by_other');

@@ -71,10 +71,12 @@ describe('GET /api/person from the own-view cache', () => {
 
     const managed = (await knex.withSchema(acme.schema).table('organisations').first('id')).id;
     await knex.withSchema(acme.schema).table('organisation_managers').insert({ person_id: first.person_id, organisation_id: managed });
-    await eventually('the managed organisation shows', async () => (await me(ola)).manages.some((o: { organisation_id: number }) => o.organisation_id === managed));
+    await eventually('the managed organisation shows', async () =>
+      (await me(ola)).manages.some((o: { organisation_id: number }) => o.organisation_id === managed),
+    );
   });
 
-  it("a write request of this process is seen by the next request at once, before any notification", async () => {
+  it('a write request of this process is seen by the next request at once, before any notification', async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const per = await asAcme(t, acme.host, 'per');
     await cachesSettled(t, knex, acme.schema);

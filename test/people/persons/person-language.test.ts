@@ -23,7 +23,14 @@ describe('canonicalLanguageTag', () => {
   it('canonical BCP 47 tags through Intl; not a tag, an extension or private use: null', () => {
     expect(['nb', 'NN', 'sv-se', 'EN-gb', 'zh-hant-tw', 'de'].map(canonicalLanguageTag)).toEqual(['nb', 'nn', 'sv-SE', 'en-GB', 'zh-Hant-TW', 'de']);
     expect(['', 'x', 'en_US', 'english please', 'en-u-ca-buddhist', 'x-klingon', 'nb-NO-x-oslo', '12'].map(canonicalLanguageTag)).toEqual([
-      null, null, null, null, null, null, null, null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
     ]);
   });
 });
@@ -85,11 +92,14 @@ describe('the persons import (CSV) has a language column', () => {
     const { view } = await importAndWait(admin, 'persons', file);
     expect(view).toMatchObject({ state: 'finished', updated: 1, failed: 1 });
     expect(await languageOf('nils')).toBe('nn');
-    const template = await admin.get('/api/imports/templates/persons').buffer(true).parse((r: any, cb: any) => {
-      let s = '';
-      r.on('data', (c: Buffer) => (s += c.toString('utf8')));
-      r.on('end', () => cb(null, s));
-    });
+    const template = await admin
+      .get('/api/imports/templates/persons')
+      .buffer(true)
+      .parse((r: any, cb: any) => {
+        let s = '';
+        r.on('data', (c: Buffer) => (s += c.toString('utf8')));
+        r.on('end', () => cb(null, s));
+      });
     expect(String(template.body).split(/\r?\n/)[0]).toContain('language');
   });
 });

@@ -68,7 +68,9 @@ describe('GET and PUT /api/persons/[user_name] read the person once', () => {
 
   it('PUT of oneself with old_password, and by a manager with role_ids: still one read of the row', async () => {
     const ola = await asAcme(t, acme.host, 'ola');
-    const self = await statementsOf(ola, () => ok(ola.put('/api/persons/ola').send({ person_data: { email: 'ola.self@acme.example' }, old_password: 'Ola-Worker-Pass-1' })));
+    const self = await statementsOf(ola, () =>
+      ok(ola.put('/api/persons/ola').send({ person_data: { email: 'ola.self@acme.example' }, old_password: 'Ola-Worker-Pass-1' })),
+    );
     expect(personReads(self), self.join('\n')).toHaveLength(1);
     const kari = await asAcme(t, acme.host, 'kari');
     const roles = (await ok(kari.get('/api/persons/ola'))).body.persons[0].roles.map((r: { role_id: number }) => r.role_id);

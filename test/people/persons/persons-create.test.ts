@@ -21,7 +21,11 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const newPerson = (organisationId: number, roleId: number, data: Record<string, unknown>) => ({ organisation_id: organisationId, role_id: roleId, person_data: data });
+const newPerson = (organisationId: number, roleId: number, data: Record<string, unknown>) => ({
+  organisation_id: organisationId,
+  role_id: roleId,
+  person_data: data,
+});
 
 describe('POST /api/persons', () => {
   it('refuses anonymous callers (401) and persons who do not manage the organisation (403)', async () => {
@@ -32,25 +36,49 @@ describe('POST /api/persons', () => {
   });
 
   it('kari creates a welder in Operations North (bracket form); the answer is the full person', async () => {
-    const res = await kari.post('/api/persons').type('form').send(form({
-      organisation_id: org['acme-ops-north'], role_id: role.welder,
-      'person_data[user_name]': 'trond', 'person_data[firstname]': 'Trond', 'person_data[lastname]': 'Lie',
-      'person_data[email]': 'trond@acme.example', 'person_data[mobile]': '+4790000099', 'person_data[birthdate]': '1999-09-09',
-    }));
+    const res = await kari
+      .post('/api/persons')
+      .type('form')
+      .send(
+        form({
+          organisation_id: org['acme-ops-north'],
+          role_id: role.welder,
+          'person_data[user_name]': 'trond',
+          'person_data[firstname]': 'Trond',
+          'person_data[lastname]': 'Lie',
+          'person_data[email]': 'trond@acme.example',
+          'person_data[mobile]': '+4790000099',
+          'person_data[birthdate]': '1999-09-09',
+        }),
+      );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, message: 'person created' });
     expect(res.body.persons[0]).toMatchObject({
-      user_name: 'trond', firstname: 'Trond', lastname: 'Lie', email: 'trond@acme.example', mobile: '+4790000099', birthdate: '1999-09-09',
-      organisation: { organisation_id: org['acme-ops-north'], name: 'Operations North' }, roles: [{ role_id: role.welder, name: 'Welder', meta_type: 'role' }],
-      superuser: false, must_change_password: null,
+      user_name: 'trond',
+      firstname: 'Trond',
+      lastname: 'Lie',
+      email: 'trond@acme.example',
+      mobile: '+4790000099',
+      birthdate: '1999-09-09',
+      organisation: { organisation_id: org['acme-ops-north'], name: 'Operations North' },
+      roles: [{ role_id: role.welder, name: 'Welder', meta_type: 'role' }],
+      superuser: false,
+      must_change_password: null,
     });
     expect((await kari.get('/api/persons/trond')).status).toBe(200);
   });
 
   it('accepts person_data as a JSON string; a given password works and must be changed at first login', async () => {
-    const res = await admin.post('/api/persons').type('form').send(form({
-      organisation_id: org['acme-hr'], role_id: role.office, person_data: JSON.stringify({ user_name: 'hilde', password: 'Hilde-Start-1' }),
-    }));
+    const res = await admin
+      .post('/api/persons')
+      .type('form')
+      .send(
+        form({
+          organisation_id: org['acme-hr'],
+          role_id: role.office,
+          person_data: JSON.stringify({ user_name: 'hilde', password: 'Hilde-Start-1' }),
+        }),
+      );
     expect(res.body.persons[0]).toMatchObject({ user_name: 'hilde', must_change_password: 'changed_by_other' });
     expect(JSON.stringify(res.body)).not.toMatch(/Hilde-Start-1|argon2|password_hash/);
     const hilde = client(t, acme.host, await loginCookie(t, acme.host, 'hilde', 'Hilde-Start-1'));
@@ -71,7 +99,10 @@ describe('POST /api/persons', () => {
     expect(badEmail.body).toMatchObject({ errorcode: 420, parameter: 'person_data[email]' });
     const helper = await admin.post('/api/persons').send(newPerson(org['acme-hr'], role.office, { user_name: 'x1', old_password: 'a' }));
     expect(helper.body).toMatchObject({ errorcode: 420 });
-    const badJson = await admin.post('/api/persons').type('form').send(form({ organisation_id: org['acme-hr'], role_id: role.office, person_data: '{nope' }));
+    const badJson = await admin
+      .post('/api/persons')
+      .type('form')
+      .send(form({ organisation_id: org['acme-hr'], role_id: role.office, person_data: '{nope' }));
     expect(badJson.body).toMatchObject({ errorcode: 420, parameter: 'person_data' });
   });
 
@@ -83,7 +114,9 @@ describe('POST /api/persons', () => {
   });
 
   it('send_login creates the person and queues a login mail to them through the messaging outbox', async () => {
-    const res = await admin.post('/api/persons').send({ ...newPerson(org['acme-hr'], role.office, { user_name: 'x3', email: 'x3@acme.example' }), send_login: true });
+    const res = await admin
+      .post('/api/persons')
+      .send({ ...newPerson(org['acme-hr'], role.office, { user_name: 'x3', email: 'x3@acme.example' }), send_login: true });
     expect(res.body).toMatchObject({ valid: true, message: 'person created; a login was sent' });
     const mails = await admin.get('/api/messages?user_name=x3');
     expect(mails.body.messages).toHaveLength(1);
@@ -103,7 +136,10 @@ describe('POST /api/persons with another password mail registered', () => {
       const ids = await idsByRef(app, tenant, 'organisations');
       const roles = await idsByRef(app, tenant, 'roles');
       const a = await asAcme(app, tenant.host, 'admin');
-      const res = await a.post('/api/persons').type('form').send(form({ organisation_id: ids.acme, role_id: roles.office, 'person_data[user_name]': 'mia', send_login: 1 }));
+      const res = await a
+        .post('/api/persons')
+        .type('form')
+        .send(form({ organisation_id: ids.acme, role_id: roles.office, 'person_data[user_name]': 'mia', send_login: 1 }));
       expect(res.body).toMatchObject({ valid: true, message: 'person created; a login was sent' });
       await a.post('/api/persons').send({ organisation_id: ids.acme, role_id: roles.office, person_data: { user_name: 'max' }, send_login: 'false' });
       expect(sent).toEqual([{ personId: res.body.persons[0].person_id, reason: 'send_login' }]);

@@ -25,10 +25,13 @@ beforeAll(async () => {
     }),
     importDemoTenant(t, 'globex'),
   ]);
-  [org, role, comp, event] = await Promise.all(
-    (['organisations', 'roles', 'competences', 'events'] as const).map((table) => idsByRef(t, acme, table)),
-  );
-  [admin, kari, ola, per] = await Promise.all([asAcme(t, acme.host, 'admin'), asAcme(t, acme.host, 'kari'), asAcme(t, acme.host, 'ola'), asAcme(t, acme.host, 'per')]);
+  [org, role, comp, event] = await Promise.all((['organisations', 'roles', 'competences', 'events'] as const).map((table) => idsByRef(t, acme, table)));
+  [admin, kari, ola, per] = await Promise.all([
+    asAcme(t, acme.host, 'admin'),
+    asAcme(t, acme.host, 'kari'),
+    asAcme(t, acme.host, 'ola'),
+    asAcme(t, acme.host, 'per'),
+  ]);
   globexAdmin = client(t, globex.host, await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin));
 });
 afterAll(async () => t?.close());
@@ -44,10 +47,19 @@ describe('GET /api/person and /api/persons/[user_name]', () => {
     expect(res.status).toBe(200);
     expect(res.body.person).toHaveLength(1);
     expect(res.body.person[0]).toMatchObject({
-      user_name: 'ola', firstname: 'Ola', lastname: 'Hansen', email: 'ola@acme.example', mobile: '+4790000012',
-      birthdate: '1990-04-01', extern_person_id: 'HR-4711', employee_code: 'A-0003', superuser: false,
+      user_name: 'ola',
+      firstname: 'Ola',
+      lastname: 'Hansen',
+      email: 'ola@acme.example',
+      mobile: '+4790000012',
+      birthdate: '1990-04-01',
+      extern_person_id: 'HR-4711',
+      employee_code: 'A-0003',
+      superuser: false,
       organisation: { organisation_id: org['acme-ops-north'], name: 'Operations North' },
-      roles: [{ role_id: role.welder, name: 'Welder', meta_type: 'role' }], manages: [], must_change_password: null,
+      roles: [{ role_id: role.welder, name: 'Welder', meta_type: 'role' }],
+      manages: [],
+      must_change_password: null,
     });
     expect(JSON.stringify(res.body)).not.toMatch(/password_hash|argon2/);
     const same = await ola.get('/api/persons/ola');
@@ -123,14 +135,16 @@ describe('GET /api/persons', () => {
     expect(userNames((await admin.get(`/api/persons?organisation_id=${org['acme-ops-north']}`)).body)).toEqual(['nils', 'ola']);
   });
 
-  it("refuses a manager for an organisation outside their subtrees (403)", async () => {
+  it('refuses a manager for an organisation outside their subtrees (403)', async () => {
     const res = await kari.get(`/api/persons?organisation_id=${org['acme-hr']}`);
     expect(res.body).toMatchObject({ valid: false, errorcode: 403 });
     expect((await kari.get(`/api/persons?organisation_ids=${org['acme-ops-north']},${org['acme-hr']}`)).status).toBe(403);
   });
 
   it('combines organisation_id and organisation_ids', async () => {
-    const res = await admin.get(`/api/persons?organisation_id=${org['acme-ops-south']}&organisation_ids[]=${org['acme-hr']}&organisation_ids[]=${org['acme-ops-north']}`);
+    const res = await admin.get(
+      `/api/persons?organisation_id=${org['acme-ops-south']}&organisation_ids[]=${org['acme-hr']}&organisation_ids[]=${org['acme-ops-north']}`,
+    );
     expect(userNames(res.body)).toEqual(['siri', 'nils', 'expired', 'ola', 'per']);
   });
 

@@ -27,14 +27,30 @@ afterAll(async () => t?.close());
 
 describe('PUT /api/persons/[user_name]: profile', () => {
   it('refuses anonymous callers with 401', async () => {
-    expect((await client(t, acme.host).put('/api/persons/ola').type('form').send(form({ 'person_data[mobile]': '+4799999999' }))).status).toBe(401);
+    expect(
+      (
+        await client(t, acme.host)
+          .put('/api/persons/ola')
+          .type('form')
+          .send(form({ 'person_data[mobile]': '+4799999999' }))
+      ).status,
+    ).toBe(401);
   });
 
   it("kari, manager of Operations, can update ola's mobile; nothing else changes", async () => {
-    const res = await kari.put('/api/persons/ola').type('form').send(form({ 'person_data[mobile]': '+47 912 34 567' }));
+    const res = await kari
+      .put('/api/persons/ola')
+      .type('form')
+      .send(form({ 'person_data[mobile]': '+47 912 34 567' }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, message: 'person updated' });
-    expect(res.body.persons[0]).toMatchObject({ user_name: 'ola', mobile: '+4791234567', email: 'ola@acme.example', firstname: 'Ola', birthdate: '1990-04-01' });
+    expect(res.body.persons[0]).toMatchObject({
+      user_name: 'ola',
+      mobile: '+4791234567',
+      email: 'ola@acme.example',
+      firstname: 'Ola',
+      birthdate: '1990-04-01',
+    });
     const ola = await asAcme(t, acme.host, 'ola');
     expect((await ola.get('/api/person')).body.person[0].mobile).toBe('+4791234567');
   });
@@ -67,10 +83,17 @@ describe('PUT /api/persons/[user_name]: profile', () => {
 
   it('rejects malformed person_data fields with 420 naming the field', async () => {
     const cases: [string, string][] = [
-      ['email', 'not-an-email'], ['birthdate', '1990-02-30'], ['birthdate', '01.04.1990'], ['mobile', '90000012'], ['mobile', '+47abc'],
+      ['email', 'not-an-email'],
+      ['birthdate', '1990-02-30'],
+      ['birthdate', '01.04.1990'],
+      ['mobile', '90000012'],
+      ['mobile', '+47abc'],
     ];
     for (const [field, value] of cases) {
-      const res = await kari.put('/api/persons/ola').type('form').send(form({ [`person_data[${field}]`]: value }));
+      const res = await kari
+        .put('/api/persons/ola')
+        .type('form')
+        .send(form({ [`person_data[${field}]`]: value }));
       expect(res.body, `${field}=${value}`).toMatchObject({ valid: false, errorcode: 420, parameter: `person_data[${field}]` });
     }
     const unknown = await kari.put('/api/persons/ola').send({ person_data: { superuser: true } });
@@ -89,10 +112,22 @@ describe('PUT /api/persons/[user_name]: passwords', () => {
     const siri = await asAcme(t, acme.host, 'siri');
     const put = (body: object) => siri.put('/api/persons/siri').send(body);
     expect((await put({ person_data: { password: 'Siri-New-Pass-2' } })).body).toMatchObject({ errorcode: 419, parameter: 'old_password' });
-    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri })).body).toMatchObject({ errorcode: 419, parameter: 'password_match' });
-    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: 'wrong', password_match: 'Siri-New-Pass-2' })).body).toMatchObject({ errorcode: 420, parameter: 'old_password' });
-    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri, password_match: 'other' })).body).toMatchObject({ errorcode: 420, parameter: 'password_match' });
-    expect((await put({ person_data: { password: 'short' }, old_password: ACME_PASSWORDS.siri, password_match: 'short' })).body).toMatchObject({ errorcode: 420, parameter: 'person_data[password]' });
+    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri })).body).toMatchObject({
+      errorcode: 419,
+      parameter: 'password_match',
+    });
+    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: 'wrong', password_match: 'Siri-New-Pass-2' })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'old_password',
+    });
+    expect((await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri, password_match: 'other' })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'password_match',
+    });
+    expect((await put({ person_data: { password: 'short' }, old_password: ACME_PASSWORDS.siri, password_match: 'short' })).body).toMatchObject({
+      errorcode: 420,
+      parameter: 'person_data[password]',
+    });
     expect((await put({ person_data: { user_name: 'siri2' } })).body).toMatchObject({ errorcode: 419, parameter: 'old_password' });
 
     const ok = await put({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri, password_match: 'Siri-New-Pass-2' });
@@ -106,9 +141,16 @@ describe('PUT /api/persons/[user_name]: passwords', () => {
 
   it('the helper fields are also accepted inside person_data (bracket form)', async () => {
     const nils = await asAcme(t, acme.host, 'nils');
-    const res = await nils.put('/api/persons/nils').type('form').send(form({
-      'person_data[password]': 'Nils-New-Pass-2', 'person_data[old_password]': ACME_PASSWORDS.nils, 'person_data[password_match]': 'Nils-New-Pass-2',
-    }));
+    const res = await nils
+      .put('/api/persons/nils')
+      .type('form')
+      .send(
+        form({
+          'person_data[password]': 'Nils-New-Pass-2',
+          'person_data[old_password]': ACME_PASSWORDS.nils,
+          'person_data[password_match]': 'Nils-New-Pass-2',
+        }),
+      );
     expect(res.body).toMatchObject({ valid: true });
     await loginCookie(t, acme.host, 'nils', 'Nils-New-Pass-2');
   });
@@ -129,7 +171,9 @@ describe('PUT /api/persons/[user_name]: passwords', () => {
     expect(blocked.status).toBe(403);
     expect((await ola.put('/api/persons/ola').send({ person_data: { city: 'Bergen' } })).body.errorcode).toBe(418);
 
-    const own = await ola.put('/api/persons/ola').send({ person_data: { password: 'Ola-Own-Pass-2' }, old_password: 'Set-By-Kari-1', password_match: 'Ola-Own-Pass-2' });
+    const own = await ola
+      .put('/api/persons/ola')
+      .send({ person_data: { password: 'Ola-Own-Pass-2' }, old_password: 'Set-By-Kari-1', password_match: 'Ola-Own-Pass-2' });
     expect(own.body).toMatchObject({ valid: true });
     expect((await ola.get('/api/person')).body.person[0]).toMatchObject({ user_name: 'ola', must_change_password: null });
   });
@@ -138,7 +182,9 @@ describe('PUT /api/persons/[user_name]: passwords', () => {
     const res = await admin.put('/api/persons/kari').send({ person_data: { password: 'Set-By-Admin-1' } });
     expect(res.body.persons[0].must_change_password).toBe('changed_by_other');
     kari = client(t, acme.host, await loginCookie(t, acme.host, 'kari', 'Set-By-Admin-1'));
-    const own = await kari.put('/api/persons/kari').send({ person_data: { password: 'Kari-Own-Pass-2' }, old_password: 'Set-By-Admin-1', password_match: 'Kari-Own-Pass-2' });
+    const own = await kari
+      .put('/api/persons/kari')
+      .send({ person_data: { password: 'Kari-Own-Pass-2' }, old_password: 'Set-By-Admin-1', password_match: 'Kari-Own-Pass-2' });
     expect(own.body).toMatchObject({ valid: true });
   });
 });
@@ -158,10 +204,14 @@ describe('the expired account (Eva)', () => {
     ]) {
       expect(res.body).toMatchObject({ valid: false, errorcode: 418 });
     }
-    const same = await eva.put('/api/persons/expired').send({ person_data: { password: ACME_PASSWORDS.expired }, old_password: ACME_PASSWORDS.expired, password_match: ACME_PASSWORDS.expired });
+    const same = await eva
+      .put('/api/persons/expired')
+      .send({ person_data: { password: ACME_PASSWORDS.expired }, old_password: ACME_PASSWORDS.expired, password_match: ACME_PASSWORDS.expired });
     expect(same.body).toMatchObject({ errorcode: 420, parameter: 'person_data[password]' });
 
-    const changed = await eva.put('/api/persons/expired').send({ person_data: { password: 'Eva-Fresh-Pass-2' }, old_password: ACME_PASSWORDS.expired, password_match: 'Eva-Fresh-Pass-2' });
+    const changed = await eva
+      .put('/api/persons/expired')
+      .send({ person_data: { password: 'Eva-Fresh-Pass-2' }, old_password: ACME_PASSWORDS.expired, password_match: 'Eva-Fresh-Pass-2' });
     expect(changed.body).toMatchObject({ valid: true });
     const me = await eva.get('/api/person');
     expect(me.status).toBe(200);

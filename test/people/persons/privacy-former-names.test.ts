@@ -67,15 +67,24 @@ describe('POST /api/persons/[user_name]/erase: nothing left behind', () => {
     expect(await db().table('audit_log').where('actor', 'nils').orWhere('subject', 'nils')).not.toEqual([]);
 
     // a mailed password not used yet: every pending_password* column holds something
-    pendingColumns = (await t.container.resolve(KNEX).raw(
-      "select column_name from information_schema.columns where table_schema = ? and table_name = 'persons' and column_name like 'pending\\_password%'",
-      [acme.schema],
-    )).rows.map((r: any) => r.column_name);
+    pendingColumns = (
+      await t.container
+        .resolve(KNEX)
+        .raw(
+          "select column_name from information_schema.columns where table_schema = ? and table_name = 'persons' and column_name like 'pending\\_password%'",
+          [acme.schema],
+        )
+    ).rows.map((r: any) => r.column_name);
     expect(pendingColumns.length).toBeGreaterThanOrEqual(4);
-    await db().table('persons').where('id', nilsId).update({
-      pending_password_hash: '$argon2id$pending', pending_password_expires_at: new Date(Date.now() + 3_600_000),
-      pending_password_delivery_id: 1, pending_password_earlier: ['$argon2id$earlier'],
-    });
+    await db()
+      .table('persons')
+      .where('id', nilsId)
+      .update({
+        pending_password_hash: '$argon2id$pending',
+        pending_password_expires_at: new Date(Date.now() + 3_600_000),
+        pending_password_delivery_id: 1,
+        pending_password_earlier: ['$argon2id$earlier'],
+      });
     const filled = await db().table('persons').where('id', nilsId).first(pendingColumns);
     for (const c of pendingColumns) expect(filled[c], c).not.toBeNull();
 

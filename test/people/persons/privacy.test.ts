@@ -26,9 +26,17 @@ describe('GET /api/persons/[user_name]/export', () => {
     const [competenceId] = Object.values(comps);
     expect((await ola.post('/api/files').field('filetitle', 'Certificate').attach('file', Buffer.from('cert'), 'cert.pdf')).status).toBe(200);
     expect((await admin.post('/api/messages').send({ user_name: 'ola', title: 'Hello Ola', text: 'Personal note for Ola' })).status).toBe(200);
-    await db().table('person_competences').insert([
-      { person_id: (await db().table('persons').where('user_name', 'ola').first('id')).id, competence_id: competenceId, passed: 100, date: '2024-01-01', superseded_at: new Date() },
-    ]);
+    await db()
+      .table('person_competences')
+      .insert([
+        {
+          person_id: (await db().table('persons').where('user_name', 'ola').first('id')).id,
+          competence_id: competenceId,
+          passed: 100,
+          date: '2024-01-01',
+          superseded_at: new Date(),
+        },
+      ]);
     const res = await ola.get('/api/persons/ola/export');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const [e] = res.body.export;
@@ -94,7 +102,12 @@ describe('POST /api/persons/[user_name]/erase', () => {
     const messages = await db().table('messages').where('recipient_id', id);
     expect(messages.length).toBeGreaterThan(0);
     expect(messages.every((m: any) => m.text === '' && m.title === '')).toBe(true);
-    const deliveries = await db().table('message_deliveries').whereIn('message_id', messages.map((m: any) => m.id));
+    const deliveries = await db()
+      .table('message_deliveries')
+      .whereIn(
+        'message_id',
+        messages.map((m: any) => m.id),
+      );
     expect(deliveries.every((d: any) => d.address === '')).toBe(true);
 
     expect(await db().table('files').where('person_id', id)).toEqual([]);

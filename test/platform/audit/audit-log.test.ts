@@ -45,7 +45,9 @@ describe('GET /api/auditlog', () => {
 
   it('records a password change by the person themself, without the password', async () => {
     const siri = await asAcme(t, acme.host, 'siri');
-    const r = await siri.put('/api/persons/siri').send({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri, password_match: 'Siri-New-Pass-2' });
+    const r = await siri
+      .put('/api/persons/siri')
+      .send({ person_data: { password: 'Siri-New-Pass-2' }, old_password: ACME_PASSWORDS.siri, password_match: 'Siri-New-Pass-2' });
     expect(r.status).toBe(200);
     const [entry] = await log('?type=password.changed&user_name=siri');
     expect(entry).toMatchObject({ type: 'password.changed', actor: 'siri', subject: 'siri', details: { by: 'self' } });
@@ -58,10 +60,12 @@ describe('GET /api/auditlog', () => {
     const kari = await asAcme(t, acme.host, 'kari');
     expect((await kari.put('/api/persons/nils').send({ person_data: { password: 'Set-By-Kari-1', email: 'nils2@acme.example' } })).status).toBe(200);
     const entries = await log('?user_name=nils');
-    expect(entries.map((e) => [e.type, e.actor, e.subject])).toEqual(expect.arrayContaining([
-      ['password.reset', 'kari', 'nils'],
-      ['email.changed', 'kari', 'nils'],
-    ]));
+    expect(entries.map((e) => [e.type, e.actor, e.subject])).toEqual(
+      expect.arrayContaining([
+        ['password.reset', 'kari', 'nils'],
+        ['email.changed', 'kari', 'nils'],
+      ]),
+    );
     expect(JSON.stringify(entries)).not.toContain('Set-By-Kari-1');
   });
 
@@ -91,10 +95,19 @@ describe('GET /api/auditlog', () => {
   });
 
   it('records operator actions through /platform with actor operator', async () => {
-    expect((await operator(t, TOKEN).post(`/platform/tenants/${acme.slug}/hosts`).send({ host: `extra-${acme.host}` })).status).toBe(200);
+    expect(
+      (
+        await operator(t, TOKEN)
+          .post(`/platform/tenants/${acme.slug}/hosts`)
+          .send({ host: `extra-${acme.host}` })
+      ).status,
+    ).toBe(200);
     expect((await operator(t, TOKEN).get(`/platform/tenants/${acme.slug}/export?secrets=0`)).status).toBe(200);
     const entries = await log('?type=operator.host_added,operator.exported');
-    expect(entries.map((e) => [e.type, e.actor])).toEqual([['operator.exported', 'operator'], ['operator.host_added', 'operator']]);
+    expect(entries.map((e) => [e.type, e.actor])).toEqual([
+      ['operator.exported', 'operator'],
+      ['operator.host_added', 'operator'],
+    ]);
     expect(entries[1].details).toMatchObject({ host: `extra-${acme.host}`, via: 'http' });
   });
 

@@ -12,7 +12,9 @@ import { PERSON_SUBJECT_TYPES, SECURITY_EVENT_TYPES } from '../../../src/platfor
 const MIGRATIONS = path.resolve(__dirname, '../../../migrations/tenant');
 
 function listsOfTheTrigger(): string[][] {
-  const files = fs.readdirSync(MIGRATIONS).filter((f) => /^\d+_.*\.ts$/.test(f) && fs.readFileSync(path.join(MIGRATIONS, f), 'utf8').includes('audit_log_person_ids'));
+  const files = fs
+    .readdirSync(MIGRATIONS)
+    .filter((f) => /^\d+_.*\.ts$/.test(f) && fs.readFileSync(path.join(MIGRATIONS, f), 'utf8').includes('audit_log_person_ids'));
   const latest = files.sort().at(-1)!;
   const source = fs.readFileSync(path.join(MIGRATIONS, latest), 'utf8');
   return [...source.matchAll(/type in \(([^)]*)\)/g)].map((m) => [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]).sort());

@@ -36,7 +36,12 @@ afterAll(async () => {
 
 describe('an acknowledged write, read from the other process at once', () => {
   it('is seen although that process has not heard the change notification yet', async () => {
-    const login = await sendOn(agent, bases[0], { method: 'POST', path: '/api/login', headers: { Host: acme.host }, body: { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 } });
+    const login = await sendOn(agent, bases[0], {
+      method: 'POST',
+      path: '/api/login',
+      headers: { Host: acme.host },
+      body: { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 },
+    });
     expect(login.status).toBe(200);
     const H = { Host: acme.host, Cookie: `tg-visit=${login.body.login[0].session_id}` };
     // b's notifications arrive late: held back until the test lets them through
@@ -52,7 +57,11 @@ describe('an acknowledged write, read from the other process at once', () => {
         expect(put.status, JSON.stringify(put.body)).toBe(200);
         const after = await sendOn(agent, bases[1], { method: 'GET', path: '/api/persons/ola', headers: H });
         expect(after.body.persons[0].lastname).toBe(lastname);
-        const list = await sendOn(agent, bases[1], { method: 'GET', path: `/api/persons?organisation_id=${before.body.persons[0].organisation_id ?? before.body.persons[0].organisation?.id}&limit=100`, headers: H });
+        const list = await sendOn(agent, bases[1], {
+          method: 'GET',
+          path: `/api/persons?organisation_id=${before.body.persons[0].organisation_id ?? before.body.persons[0].organisation?.id}&limit=100`,
+          headers: H,
+        });
         expect(list.status).toBe(200);
         expect(list.body.persons.find((p: { user_name: string }) => p.user_name === 'ola')?.lastname).toBe(lastname);
       }

@@ -38,7 +38,12 @@ beforeAll(async () => {
     const host = `${slug}.test`;
     const r = await apps[0].container.resolve(TenantImporter).import(dayTenant(i + 1, hash, 12, BENCH_CONFIG), { slug, hosts: [host], onProgress: () => {} });
     const login = async (user: string) => {
-      const res = await sendOn(agent, bases[i % 2], { method: 'POST', path: '/api/login', headers: { Host: host }, body: { user_name: user, password: BENCH_PASSWORD, login: 1 } });
+      const res = await sendOn(agent, bases[i % 2], {
+        method: 'POST',
+        path: '/api/login',
+        headers: { Host: host },
+        body: { user_name: user, password: BENCH_PASSWORD, login: 1 },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return `tg-visit=${res.body.login?.[0]?.session_id ?? res.body.session_id}`;
     };
@@ -68,7 +73,7 @@ describe('day mix, short form', () => {
     expect(r.checks.count).toBeGreaterThan(20);
   }, 300_000);
 
-  it('the checker tells the old state from the new: a write\'s read-backs fail before it and all pass after it', async () => {
+  it("the checker tells the old state from the new: a write's read-backs fail before it and all pass after it", async () => {
     const actions = new DayActions(tenants, prng(11));
     const agent = new http.Agent({ keepAlive: true });
     let judged = 0;
@@ -82,7 +87,10 @@ describe('day mix, short form', () => {
         // write leaves as it was: a registration of a competence the person's role does not require)
         const before = await Promise.all(checks.map((c) => sendOn(agent, bases[1], c.req, 60_000)));
         expect(before.map((b) => b.status)).toEqual(checks.map(() => 200));
-        expect(checks.some((c, k) => !c.shows(before[k].status, before[k].body)), `${cls}: some read-back shows the old state before the write`).toBe(true);
+        expect(
+          checks.some((c, k) => !c.shows(before[k].status, before[k].body)),
+          `${cls}: some read-back shows the old state before the write`,
+        ).toBe(true);
         const w = await sendOn(agent, bases[0], a.req, 60_000);
         expect(w.status, `${cls}: ${JSON.stringify(w.body)}`).toBeLessThan(300);
         for (const c of checks) {

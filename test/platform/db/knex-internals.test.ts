@@ -17,7 +17,10 @@ describe('the knex internals the database layer patches', () => {
     const declared = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies.knex as string;
     expect(declared, 'package.json must pin knex with ~ to one minor').toBe(`~${PINNED_MINOR}.0`);
     const installed = JSON.parse(fs.readFileSync(require.resolve('knex/package.json'), 'utf8')).version as string;
-    expect(installed.startsWith(`${PINNED_MINOR}.`), `knex ${installed} is installed; tenant-share.ts was written for ${PINNED_MINOR}.x: re-read it before moving on`).toBe(true);
+    expect(
+      installed.startsWith(`${PINNED_MINOR}.`),
+      `knex ${installed} is installed; tenant-share.ts was written for ${PINNED_MINOR}.x: re-read it before moving on`,
+    ).toBe(true);
   });
 
   it('make-knex, acquireConnection and releaseConnection are where tenant-share.ts expects them', async () => {

@@ -40,7 +40,11 @@ describe('sendStream', () => {
       const write = endlessWriter(progress);
       served = sendStream(res, {
         contentType: 'text/csv',
-        stream: (out) => (writerEnd = write(out).then(() => 'ended', (err: unknown) => err)),
+        stream: (out) =>
+          (writerEnd = write(out).then(
+            () => 'ended',
+            (err: unknown) => err,
+          )),
       });
       await served.catch(() => undefined);
     });
@@ -65,7 +69,11 @@ describe('sendStream', () => {
     const text = await new Promise<string>((resolve, reject) => {
       http.get({ port, host: '127.0.0.1', path: '/' }, (res) => {
         let s = '';
-        res.setEncoding('utf8').on('data', (d: string) => (s += d)).on('end', () => resolve(s)).on('error', reject);
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (s += d))
+          .on('end', () => resolve(s))
+          .on('error', reject);
       });
     });
     expect(text).toBe('a,b\n1,2\n');

@@ -44,14 +44,21 @@ beforeAll(async () => {
     OUTBOX_REDELIVER_AFTER_SECONDS: '3',
   };
   const env = loadEnv(vars);
-  const container = buildContainer(env, { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl }, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const container = buildContainer(
+    env,
+    { databaseUrl: services.databaseUrl, redisUrl: services.redisUrl },
+    pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  );
   server = await startServer(container, 0);
   base = `http://127.0.0.1:${server.port}`;
   t = { app: null as never, container, env, close: async () => {} };
   acme = await importDemoTenant(t, 'acme');
   const r = await call(base, 'POST', '/api/login', { Host: acme.host }, { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  cookie = ([] as string[]).concat(r.headers['set-cookie'] ?? []).find((c) => c.startsWith('tg-visit='))!.split(';')[0];
+  cookie = ([] as string[])
+    .concat(r.headers['set-cookie'] ?? [])
+    .find((c) => c.startsWith('tg-visit='))!
+    .split(';')[0];
   worker = spawnWorkerProcess(vars);
   // the worker is up once a first message has gone through it
   const first = await call(base, 'POST', '/api/messages', { Host: acme.host, Cookie: cookie }, { user_name: 'ola', title: 'worker up', text: 'x' });
@@ -98,7 +105,12 @@ async function underLoad(label: string, stop: () => Promise<void>, start: () => 
     `${label}: ${traffic.answers.length} calls; outage ${((backAt - downAt) / 1000).toFixed(1)} s (${summary(during)}); ` +
       `slowest answer meanwhile ${Math.max(...during.map((a) => a.doneAt - a.sentAt))} ms; recovered ${recovery.toFixed(2)} s after the restart; acknowledged ${traffic.messages.length} messages, ${traffic.sessions.length} logins`,
   );
-  expect(traffic.unexpected().map((a) => `${a.kind} ${a.status} ${a.body?.message ?? a.error} (retry-after ${a.retryAfter})`).slice(0, 8)).toEqual([]);
+  expect(
+    traffic
+      .unexpected()
+      .map((a) => `${a.kind} ${a.status} ${a.body?.message ?? a.error} (retry-after ${a.retryAfter})`)
+      .slice(0, 8),
+  ).toEqual([]);
   expect(during.filter((a) => a.status === 503).length, 'the outage was seen').toBeGreaterThan(0);
   expect(readyDuring.status).toBe(503);
   expect(recovery).toBeLessThan(30);
@@ -119,10 +131,18 @@ async function underLoad(label: string, stop: () => Promise<void>, start: () => 
 
 describe('dependencies restarted under load', { timeout: 180_000 }, () => {
   it('Redis (sessions and queues) stopped for 4 s: 503 with Retry-After meanwhile, then back by itself; nothing acknowledged lost', async () => {
-    await underLoad('redis restart', () => services.redis.kill(), () => services.redis.restart());
+    await underLoad(
+      'redis restart',
+      () => services.redis.kill(),
+      () => services.redis.restart(),
+    );
   });
 
   it('PostgreSQL stopped for 4 s: 503 with Retry-After meanwhile, then back by itself; nothing acknowledged lost', async () => {
-    await underLoad('postgres restart', () => services.stopPostgres(), () => services.startPostgres());
+    await underLoad(
+      'postgres restart',
+      () => services.stopPostgres(),
+      () => services.startPostgres(),
+    );
   });
 });

@@ -60,10 +60,21 @@ async function startProduct(extra: Record<string, string>) {
     ...extra,
   });
   children.push(main);
-  await waitFor('the API', () => call(base, 'GET', '/readyz', {}).then((r) => r.status === 200, () => false), 120_000);
+  await waitFor(
+    'the API',
+    () =>
+      call(base, 'GET', '/readyz', {}).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    120_000,
+  );
   const login = await call(base, 'POST', '/api/login', { Host: acme.host }, { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 });
   expect(login.status, JSON.stringify(login.body)).toBe(200);
-  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('tg-visit='))!.split(';')[0];
+  const cookie = ([] as string[])
+    .concat(login.headers['set-cookie'] ?? [])
+    .find((c) => c.startsWith('tg-visit='))!
+    .split(';')[0];
   return { main, port, base, cookie };
 }
 
@@ -79,7 +90,9 @@ async function mailInFlight(base: string, cookie: string, title: string): Promis
 async function halfSentPost(port: number, cookie: string, title: string) {
   const body = JSON.stringify({ user_name: 'ola', title, text: 'sent across the SIGTERM' });
   const c = await rawConnection(port);
-  c.write(`POST /api/messages HTTP/1.1\r\nHost: ${acme.host}\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  c.write(
+    `POST /api/messages HTTP/1.1\r\nHost: ${acme.host}\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+  );
   return { ...c, finish: () => c.write(body.slice(10)) };
 }
 

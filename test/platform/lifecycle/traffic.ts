@@ -21,24 +21,28 @@ export interface Reply {
 export function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown, timeoutMs = 20_000): Promise<Reply> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, {
-      method,
-      agent: false,
-      timeout: timeoutMs,
-      headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        let parsed: any = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* not JSON: kept as text, the checks will say so */
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-      });
-    });
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method,
+        agent: false,
+        timeout: timeoutMs,
+        headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let parsed: any = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            /* not JSON: kept as text, the checks will say so */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(payload);

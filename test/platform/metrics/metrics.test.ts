@@ -42,7 +42,9 @@ describe('GET /metrics', () => {
     await client(t, acme.host).post('/api/login').send({ user_name: 'nobody', password: 'whatever', login: 1 }).expect(401);
     const globexCookie = await loginCookie(t, globex.host, 'admin', GLOBEX_PASSWORDS.admin);
     // No worker runs in this app, so the message stays undelivered in globex's outbox.
-    const sent = await client(t, globex.host, globexCookie).post('/api/messages').send({ user_name: 'homer', title: 'Shift', text: 'See the plan.', send_medium: 'sms' });
+    const sent = await client(t, globex.host, globexCookie)
+      .post('/api/messages')
+      .send({ user_name: 'homer', title: 'Shift', text: 'See the plan.', send_medium: 'sms' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
 
     const text = await scrape();

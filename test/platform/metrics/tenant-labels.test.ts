@@ -102,7 +102,11 @@ describe('the series count of /metrics', { timeout: 120_000 }, () => {
       figures[`${n} before`] = await seriesFor(n, 100_000);
       figures[`${n} after`] = await seriesFor(n);
     }
-    console.log(Object.entries(figures).map(([k, v]) => `${k}: ${v.tenantSeries} tenant series, ${v.all} in all`).join('\n'));
+    console.log(
+      Object.entries(figures)
+        .map(([k, v]) => `${k}: ${v.tenantSeries} tenant series, ${v.all} in all`)
+        .join('\n'),
+    );
     // before: a series per tenant and metric; after: 100 tenants, other and none
     expect(figures['10000 before'].tenantSeries).toBeGreaterThanOrEqual(4 * 10_000);
     expect(figures['1000 after'].tenantSeries).toBeLessThanOrEqual(4 * 101 + 1);

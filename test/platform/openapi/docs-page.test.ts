@@ -12,9 +12,14 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head',
 
 /** "POST /api/login" for every .opblock in the DOM right now. */
 function renderedOperations(page: Page): Promise<string[]> {
-  return page.locator('.opblock').evaluateAll((blocks) =>
-    blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent ?? '?'} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '?'}`),
-  );
+  return page
+    .locator('.opblock')
+    .evaluateAll((blocks) =>
+      blocks.map(
+        (b) =>
+          `${b.querySelector('.opblock-summary-method')?.textContent ?? '?'} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '?'}`,
+      ),
+    );
 }
 
 /**
@@ -24,7 +29,7 @@ function renderedOperations(page: Page): Promise<string[]> {
  * time, and note every operation that renders on the way (below the threshold they are all there at once).
  */
 async function scrollThroughOperations(page: Page, seen: Set<string>): Promise<void> {
-  for (let y = 0; ; ) {
+  for (let y = 0; ;) {
     await page.evaluate((top) => (globalThis as any).scrollTo({ top, behavior: 'instant' }), y);
     // the virtualizer re-renders on the scroll event; give it two frames
     await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
@@ -76,16 +81,23 @@ describe('API docs page in headless Chromium', () => {
 
     const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const expected = Object.entries(doc.paths)
-      .flatMap(([p, ops]) => Object.keys(ops).filter((m) => HTTP_METHODS.has(m)).map((m) => `${m.toUpperCase()} ${p}`))
+      .flatMap(([p, ops]) =>
+        Object.keys(ops)
+          .filter((m) => HTTP_METHODS.has(m))
+          .map((m) => `${m.toUpperCase()} ${p}`),
+      )
       .sort();
     // Every operation of the document renders (each sweep adds to `seen`; a row missed while the
     // virtualizer caught up is picked up by the next sweep).
     const seen = new Set<string>();
     await expect
-      .poll(async () => {
-        await scrollThroughOperations(page, seen);
-        return [...seen].sort();
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          await scrollThroughOperations(page, seen);
+          return [...seen].sort();
+        },
+        { timeout: 30_000 },
+      )
       .toEqual(expected);
     await expect(page.locator('.info .title').innerText()).resolves.toContain('API');
     expect(problems).toEqual([]);

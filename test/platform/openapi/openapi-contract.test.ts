@@ -22,7 +22,23 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 describe('the OpenAPI document as a contract to generate from', () => {
   it('names every entity and view as a component, referenced by $ref: no Shared<n>, no inline objects of a route', () => {
     const names = Object.keys(doc.components.schemas);
-    for (const name of ['Person', 'PersonFull', 'Organisation', 'OrganisationFull', 'Competence', 'Event', 'Participant', 'PersonEvent', 'PersonCompetence', 'Location', 'Role', 'Message', 'Webhook', 'Envelope', 'ErrorEnvelope']) {
+    for (const name of [
+      'Person',
+      'PersonFull',
+      'Organisation',
+      'OrganisationFull',
+      'Competence',
+      'Event',
+      'Participant',
+      'PersonEvent',
+      'PersonCompetence',
+      'Location',
+      'Role',
+      'Message',
+      'Webhook',
+      'Envelope',
+      'ErrorEnvelope',
+    ]) {
       expect(names).toContain(name);
     }
     expect(names.filter((n) => /^Shared\d*$|schema\d+$/.test(n))).toEqual([]);
@@ -30,19 +46,34 @@ describe('the OpenAPI document as a contract to generate from', () => {
     const inline = defined.flatMap(({ at, op }) =>
       envelopeOf(op).flatMap((schema: any) =>
         Object.entries(schema.allOf[1].properties as Record<string, any>)
-          .filter(([, prop]) => prop.type === 'array' && prop.items.type !== 'object' || prop.items?.properties)
+          .filter(([, prop]) => (prop.type === 'array' && prop.items.type !== 'object') || prop.items?.properties)
           .filter(([, prop]) => !prop.items.$ref && !(prop.items.anyOf ?? []).every((branch: any) => branch.$ref))
           .map(([name]) => `${at} ${name}`),
       ),
     );
     expect(inline).toEqual([]);
     expect(doc.paths['/api/persons'].get.responses['200'].content['application/json'].schema).toEqual({
-      allOf: [ref('Envelope'), { type: 'object', required: ['persons'], properties: { persons: { type: 'array', items: { anyOf: [ref('PersonFull'), ref('Person')] } } } }],
+      allOf: [
+        ref('Envelope'),
+        { type: 'object', required: ['persons'], properties: { persons: { type: 'array', items: { anyOf: [ref('PersonFull'), ref('Person')] } } } },
+      ],
     });
     expect(doc.paths['/api/events/{event_id}'].get.responses['200'].content['application/json'].schema.allOf[1].properties.events.items).toEqual(ref('Event'));
     // the simple view's fields are always there; the full view's too
-    expect(doc.components.schemas.Person.required).toEqual(['person_id', 'user_name', 'firstname', 'lastname', 'jobtitle', 'email', 'mobile', 'organisation_id', 'employee_code']);
-    expect(doc.components.schemas.PersonFull.required).toEqual(expect.arrayContaining(['person_id', 'roles', 'manages', 'organisation', 'deactivated', 'updated_at']));
+    expect(doc.components.schemas.Person.required).toEqual([
+      'person_id',
+      'user_name',
+      'firstname',
+      'lastname',
+      'jobtitle',
+      'email',
+      'mobile',
+      'organisation_id',
+      'employee_code',
+    ]);
+    expect(doc.components.schemas.PersonFull.required).toEqual(
+      expect.arrayContaining(['person_id', 'roles', 'manages', 'organisation', 'deactivated', 'updated_at']),
+    );
     expect(doc.components.schemas.Envelope.required).toEqual(['valid', 'message']);
   });
 
@@ -106,8 +137,18 @@ describe('the OpenAPI document as a contract to generate from', () => {
 
   it('refuses a schema zod would have to name itself, and two schemas under one name', () => {
     const Tree: z.ZodType = z.object({ children: z.array(z.lazy(() => Tree)) });
-    const route = (output: z.ZodType, path = '/x') => ({ method: 'get' as const, path, access: routeGroups[0].routes[0].access, resource: 'x', summary: 'x', input: z.object({}), output, handler: async () => ({ items: [] }) });
-    const build = (...routes: ReturnType<typeof route>[]) => buildOpenApiDocument([{ base: '/api', tenant: true, routes }], { version: 't', description: '' }, { tags: { x: 'x' } });
+    const route = (output: z.ZodType, path = '/x') => ({
+      method: 'get' as const,
+      path,
+      access: routeGroups[0].routes[0].access,
+      resource: 'x',
+      summary: 'x',
+      input: z.object({}),
+      output,
+      handler: async () => ({ items: [] }),
+    });
+    const build = (...routes: ReturnType<typeof route>[]) =>
+      buildOpenApiDocument([{ base: '/api', tenant: true, routes }], { version: 't', description: '' }, { tags: { x: 'x' } });
     expect(() => build(route(Tree))).toThrow(/\.meta\(\{ id \}\)/);
     const one = z.object({ a: z.string() }).meta({ id: 'TestTwice' });
     const other = z.object({ b: z.string() }).meta({ id: 'TestTwice' });

@@ -58,7 +58,8 @@ describe('OpenAPI document', () => {
     const { createConfig, lintFromString } = await import('@redocly/openapi-core');
     const config = await createConfig({ extends: ['recommended'] });
     // test/contract/.redocly.lint-ignore.yaml: single sign-on's success is a 302 (a browser flow)
-    const accepted = (p: { ruleId: string; location: { pointer?: string }[] }) => p.ruleId === 'operation-2xx-response' && /^#\/paths\/~1api~1sso~1/.test(p.location[0]?.pointer ?? '');
+    const accepted = (p: { ruleId: string; location: { pointer?: string }[] }) =>
+      p.ruleId === 'operation-2xx-response' && /^#\/paths\/~1api~1sso~1/.test(p.location[0]?.pointer ?? '');
     const lint = async (document: unknown) => {
       const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
       return problems.filter((p) => !accepted(p)).map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);

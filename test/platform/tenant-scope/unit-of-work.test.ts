@@ -14,7 +14,7 @@ async function unitOfWork() {
   const scope = openTenantScope(bed.t.container, tenant);
   const db = scope.resolve(TENANT_DB);
   const organisationName = async (id: number) => (await db.table('organisations').where({ id }).first('name'))?.name as string | undefined;
-  const someOrganisation = (await db.table('organisations').orderBy('id').first('id', 'name'));
+  const someOrganisation = await db.table('organisations').orderBy('id').first('id', 'name');
   return { uow: scope.resolve(UnitOfWork), scope, organisationName, org: someOrganisation };
 }
 
@@ -35,7 +35,7 @@ describe('unit of work: after-commit work', () => {
     await uow.run(async (tx) => void (await tx.get(TENANT_DB).table('organisations').where({ id: org.id }).update({ name: org.name })));
   });
 
-  it('never runs when the transaction rolls back; the work\'s error reaches the caller and the change is gone', async () => {
+  it("never runs when the transaction rolls back; the work's error reaches the caller and the change is gone", async () => {
     const { uow, organisationName, org } = await unitOfWork();
     let ran = 0;
     const failure = await uow
@@ -45,7 +45,7 @@ describe('unit of work: after-commit work', () => {
         throw new Error('refused half-way');
       })
       .catch((e: Error) => e);
-    expect((failure).message).toBe('refused half-way');
+    expect(failure.message).toBe('refused half-way');
     expect(ran).toBe(0);
     expect(await organisationName(org.id)).toBe(org.name);
   });

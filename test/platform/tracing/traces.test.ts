@@ -73,17 +73,31 @@ describe('traces', { timeout: 240_000 }, () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
     };
-    main = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../../src/main.ts')], { env: { ...process.env, ...vars }, stdio: ['ignore', 'pipe', 'inherit'] });
+    main = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../../src/main.ts')], {
+      env: { ...process.env, ...vars },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let partial = '';
     main.stdout!.on('data', (d: Buffer) => {
       const lines = (partial + d.toString()).split('\n');
       partial = lines.pop()!;
       logLines.push(...lines);
     });
-    await waitFor('the API', () => call(base, 'GET', '/readyz', {}).then((r) => r.status === 200, () => false), 120_000);
+    await waitFor(
+      'the API',
+      () =>
+        call(base, 'GET', '/readyz', {}).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      120_000,
+    );
     const login = await call(base, 'POST', '/api/login', { Host: acme.host }, { user_name: 'admin', password: ACME_PASSWORDS.admin, login: 1 });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
-    const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('tg-visit='))!.split(';')[0];
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('tg-visit='))!
+      .split(';')[0];
 
     const title = `traced ${Date.now()}`;
     const sent = await call(base, 'POST', '/api/messages', { Host: acme.host, Cookie: cookie }, { user_name: 'ola', title, text: 'one trace' });
@@ -94,10 +108,16 @@ describe('traces', { timeout: 240_000 }, () => {
     const request = await waitFor('the request span', () => otlp.spans.find((s) => s.name === 'POST /api/messages'), 30_000);
     expect(request.service).toBe('api');
     expect(request.parentSpanId).toBe('');
-    expect(request.attributes).toMatchObject({ 'http.route': '/api/messages', 'http.response.status_code': 200, 'tenant.slug': acme.slug, 'url.path': '/api/messages' });
+    expect(request.attributes).toMatchObject({
+      'http.route': '/api/messages',
+      'http.response.status_code': 200,
+      'tenant.slug': acme.slug,
+      'url.path': '/api/messages',
+    });
     expect(typeof request.attributes['tenant.id']).toBe('number');
     // the request's log line names its trace
-    const parsed = () => logLines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { route?: string; req?: { method?: string }; trace_id?: string });
+    const parsed = () =>
+      logLines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { route?: string; req?: { method?: string }; trace_id?: string });
     const logged = await waitFor('the request log line', () => parsed().find((l) => l.route === '/api/messages' && l.req?.method === 'POST'), 10_000);
     expect(logged.trace_id).toBe(request.traceId);
 
@@ -111,7 +131,11 @@ describe('traces', { timeout: 240_000 }, () => {
     const job = byId.get(deliver.parentSpanId)!;
     expect(job?.name).toBe('job messages.deliver-batch');
     expect(job.parentSpanId).toBe(request.spanId);
-    expect(job.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'messages', 'tenant.id': request.attributes['tenant.id'] });
+    expect(job.attributes).toMatchObject({
+      'messaging.system': 'bullmq',
+      'messaging.destination.name': 'messages',
+      'tenant.id': request.attributes['tenant.id'],
+    });
     expect(new Set([job.service, deliver.service, smtpSpan.service])).toEqual(new Set(['workers']));
     expect(smtpSpan.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'smtp.message_id': mail.headers['message-id'] });
     expect(deliver.attributes).toMatchObject({ 'delivery.medium': 'email', 'delivery.outcome': 'sent' });
@@ -133,15 +157,25 @@ describe('traces', { timeout: 240_000 }, () => {
     // still ends in its own send (a delivery of another trace than the job's is a child of its
     // request, linked to the job).
     const titles = [1, 2, 3].map((n) => `traced together ${n} ${Date.now()}`);
-    const answers = await Promise.all(titles.map((title) => call(base, 'POST', '/api/messages', { Host: acme.host, Cookie: cookie }, { user_name: 'ola', title, text: 'x' })));
+    const answers = await Promise.all(
+      titles.map((title) => call(base, 'POST', '/api/messages', { Host: acme.host, Cookie: cookie }, { user_name: 'ola', title, text: 'x' })),
+    );
     for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
     await waitFor('the mails', () => titles.every((title) => smtp.mails.some((m) => m.headers.subject === title)), 60_000);
     for (const a of answers) {
       const messageId = a.body.messages[0].message_id;
-      const d = await waitFor(`the delivery span of message ${messageId}`, () => otlp.spans.find((s) => s.name === 'deliver email' && s.attributes['message.id'] === messageId), 30_000);
+      const d = await waitFor(
+        `the delivery span of message ${messageId}`,
+        () => otlp.spans.find((s) => s.name === 'deliver email' && s.attributes['message.id'] === messageId),
+        30_000,
+      );
       const own = otlp.spans.filter((s) => s.traceId === d.traceId);
       expect(own.filter((s) => s.name === 'POST /api/messages' && s.service === 'api')).toHaveLength(1);
-      await waitFor(`the SMTP send of message ${messageId}`, () => otlp.spans.some((s) => s.traceId === d.traceId && s.name === 'smtp send' && s.parentSpanId === d.spanId), 30_000);
+      await waitFor(
+        `the SMTP send of message ${messageId}`,
+        () => otlp.spans.some((s) => s.traceId === d.traceId && s.name === 'smtp send' && s.parentSpanId === d.spanId),
+        30_000,
+      );
       const parent = own.find((s) => s.spanId === d.parentSpanId)!;
       if (parent.name !== 'job messages.deliver-batch') {
         expect(parent.name).toBe('POST /api/messages');
@@ -156,10 +190,20 @@ describe('traces', { timeout: 240_000 }, () => {
     const loaded = (env: Record<string, string>) => {
       const script = `require('./src/platform/tracing/init-api'); require('pg'); require('ioredis');
         console.log(JSON.stringify([...new Set(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).map((k) => k.split('node_modules/')[1].split('/').slice(0, 2).join('/')))]))`;
-      const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../../..'), env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env } });
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], {
+        cwd: path.resolve(__dirname, '../../..'),
+        env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env },
+      });
       return JSON.parse(out.toString().trim()) as string[];
     };
     expect(loaded({})).toEqual(['@opentelemetry/api']);
-    expect(loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace-node', '@opentelemetry/instrumentation-pg', '@opentelemetry/instrumentation-ioredis', '@opentelemetry/instrumentation-http']));
+    expect(loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toEqual(
+      expect.arrayContaining([
+        '@opentelemetry/sdk-trace-node',
+        '@opentelemetry/instrumentation-pg',
+        '@opentelemetry/instrumentation-ioredis',
+        '@opentelemetry/instrumentation-http',
+      ]),
+    );
   });
 });

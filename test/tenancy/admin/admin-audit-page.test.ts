@@ -49,7 +49,13 @@ describe('admin page: security event log', () => {
     const rows = page.locator('#audit-rows tr.audit-entry');
     // two logins (the API client's and the page's) are security events too
     await expect.poll(() => rows.count()).toBe(5);
-    expect(await rows.locator('td.type').allTextContents()).toEqual(['login.succeeded', 'mobile.changed', 'config.changed', 'config.changed', 'login.succeeded']);
+    expect(await rows.locator('td.type').allTextContents()).toEqual([
+      'login.succeeded',
+      'mobile.changed',
+      'config.changed',
+      'config.changed',
+      'login.succeeded',
+    ]);
     expect(await rows.locator('td.subject').allTextContents()).toEqual(['admin', 'ola', 'api.oauth.secret', 'order_system.enabled', 'admin']);
     expect(await page.locator('#audit').textContent()).not.toContain('page-test-secret-value-0123');
 

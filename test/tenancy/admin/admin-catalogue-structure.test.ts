@@ -45,7 +45,12 @@ describe('admin console: catalogue structure in Chromium', () => {
     await page.keyboard.type('Machines');
     await page.selectOption('#categories-form select[name=parent_id]', { label: '\u00a0\u00a0Yearly refresh' });
     await page.click('#categories-form button[type=submit]');
-    await eventually(() => page.locator('#categories-tool li .title').allTextContents()).toEqual(['Mandatory training', 'Yearly refresh', 'Machines', 'Leadership']);
+    await eventually(() => page.locator('#categories-tool li .title').allTextContents()).toEqual([
+      'Mandatory training',
+      'Yearly refresh',
+      'Machines',
+      'Leadership',
+    ]);
     const machines = page.locator('#categories-tool li', { hasText: 'Machines' });
     expect(await machines.getAttribute('class')).toBe('depth-2');
     await page.locator('#categories-tool li', { hasText: 'Yearly refresh' }).locator('button.edit').click();
@@ -84,7 +89,7 @@ describe('admin console: catalogue structure in Chromium', () => {
     expect(await role.locator('button.requirements').getAttribute('aria-expanded')).toBe('false');
   });
 
-  it('locations: an edit is saved; one that events use is not deleted (the API\'s 409 is shown)', async () => {
+  it("locations: an edit is saved; one that events use is not deleted (the API's 409 is shown)", async () => {
     const oslo = page.locator('#location-list li', { hasText: 'Oslo HQ' });
     await oslo.locator('button.edit').click();
     const form = '#location-list form.entity-form';

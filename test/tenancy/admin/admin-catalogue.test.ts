@@ -5,7 +5,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { asAcme } from '../../support/login';
 import { waitFor } from '../../messaging/messages/delivery-peers';
-import { RESULTS, axeViolations, competenceNode, eventually, expectFits375, fieldError, focusedId, focusedText, input, logInWithKeyboard, openForm, useConsoleBed } from './console-bed';
+import {
+  RESULTS,
+  axeViolations,
+  competenceNode,
+  eventually,
+  expectFits375,
+  fieldError,
+  focusedId,
+  focusedText,
+  input,
+  logInWithKeyboard,
+  openForm,
+  useConsoleBed,
+} from './console-bed';
 
 // The console's Catalogue and Calendar sections in Chromium, on the real API, workers and a real
 // SMTP server on loopback: a course with a module, a location and an event are made through the
@@ -42,14 +55,20 @@ describe('admin console: catalogue and calendar in Chromium', () => {
   it('logs in with the keyboard and shows the competence tree with modules nested; search and type filter narrow it', async () => {
     await logInWithKeyboard(bed, '#catalogue');
     await eventually(() => competenceNode(page, 'HSE basic course').count()).toBe(1);
-    expect(await competenceNode(page, 'HSE basic course').locator('ul.tree li.competence .title').allTextContents()).toEqual(['HSE basic: module 1, risk', 'HSE basic: module 2, first aid']);
+    expect(await competenceNode(page, 'HSE basic course').locator('ul.tree li.competence .title').allTextContents()).toEqual([
+      'HSE basic: module 1, risk',
+      'HSE basic: module 2, first aid',
+    ]);
     expect(await competenceNode(page, 'Forklift onboarding checklist').locator('button.add-child').textContent()).toBe('Add checklist item');
     // inactive ones are listed (mode=all) and marked
     expect(await competenceNode(page, 'Retired safety course').getAttribute('class')).toContain('inactive');
 
     await page.fill('#competence-filter input[name=term]', 'weld');
     await page.press('#competence-filter input[name=term]', 'Enter');
-    await eventually(async () => (await page.locator('#competence-tree > li > .node .title').allTextContents()).sort()).toEqual(['TIG welding', 'Welding certificate (EN ISO 9606)']);
+    await eventually(async () => (await page.locator('#competence-tree > li > .node .title').allTextContents()).sort()).toEqual([
+      'TIG welding',
+      'Welding certificate (EN ISO 9606)',
+    ]);
     await page.fill('#competence-filter input[name=term]', '');
     await page.selectOption('#competence-filter select[name=types]', 'ecourse');
     await page.click('#competence-filter button[type=submit]');
@@ -59,7 +78,7 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await eventually(() => competenceNode(page, 'HSE basic course').count()).toBe(1);
   });
 
-  it('shows only the fields of the chosen type, and places the API\'s 419/420 next to the field it names', async () => {
+  it("shows only the fields of the chosen type, and places the API's 419/420 next to the field it names", async () => {
     const form = '#competence-form';
     await page.locator('#competence-new').focus();
     await page.keyboard.press('Enter');
@@ -103,10 +122,17 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await eventually(() => competenceNode(page, course).count()).toBe(1);
     // focus lands on the new competence's Edit button
     await eventually(() => focusedText(page)).toBe(`Edit ${course}`);
-    ids.course = await competenceNode(page, course).getAttribute('data-competence-id') ?? undefined;
+    ids.course = (await competenceNode(page, course).getAttribute('data-competence-id')) ?? undefined;
     const admin = await asAcme(bed.t, bed.host, 'admin');
     const read = (await admin.get(`/api/competences/${ids.course}`)).body.competences[0];
-    expect(read).toMatchObject({ title: course, type: 'course', valid_months: 36, description: 'Driving a forklift safely on the yard.', active: true, categories: [{ name: 'Mandatory training' }] });
+    expect(read).toMatchObject({
+      title: course,
+      type: 'course',
+      valid_months: 36,
+      description: 'Driving a forklift safely on the yard.',
+      active: true,
+      categories: [{ name: 'Mandatory training' }],
+    });
 
     await competenceNode(page, course).locator(':scope > .node button.add-child').click();
     const moduleForm = `#competence-tree li[data-competence-id="${ids.course}"] form.entity-form`;
@@ -116,7 +142,9 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await page.keyboard.type(`${course}: module 1, the yard`);
     await page.keyboard.press('Enter');
     await eventually(() => competenceNode(page, course).locator('ul.tree li.competence .title').allTextContents()).toEqual([`${course}: module 1, the yard`]);
-    expect((await admin.get(`/api/competences/${ids.course}`)).body.competences[0].children).toMatchObject([{ title: `${course}: module 1, the yard`, type: 'module' }]);
+    expect((await admin.get(`/api/competences/${ids.course}`)).body.competences[0].children).toMatchObject([
+      { title: `${course}: module 1, the yard`, type: 'module' },
+    ]);
 
     // edit: only the changed field is sent
     await competenceNode(page, course).locator(':scope > .node button.edit').click();
@@ -173,7 +201,10 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await card.locator(':scope > .node button.add-module').click();
     const moduleForm = `#event-form-in-${ids.event}`;
     await eventually(() => focusedId(page)).toMatch(/^f-competence_id-/);
-    expect(await page.locator(`${moduleForm} select[name=competence_id] option`).allTextContents()).toEqual(['(choose)', `${course}: module 1, the yard (module)`]);
+    expect(await page.locator(`${moduleForm} select[name=competence_id] option`).allTextContents()).toEqual([
+      '(choose)',
+      `${course}: module 1, the yard (module)`,
+    ]);
     await page.selectOption(`${moduleForm} select[name=competence_id]`, { index: 1 });
     await input(page, moduleForm, 'startdate').fill(`${eventDay}T09:00`);
     await input(page, moduleForm, 'enddate').fill(`${eventDay}T12:00`);
@@ -195,7 +226,9 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     await input(page, edit, 'max_participants').fill('12');
     await input(page, edit, 'max_participants').press('Enter');
     await eventually(() => card.locator('.seats').first().textContent()).toBe('1 of 12 seats taken · 11 free · 0 on the wait list');
-    await input(page, edit, 'max_participants').count().then((n) => expect(n).toBe(0));
+    await input(page, edit, 'max_participants')
+      .count()
+      .then((n) => expect(n).toBe(0));
     await page.selectOption('#calendar-filter select[name=location_id]', { label: 'Training hall' });
     await page.fill('#calendar-filter input[name=instructor]', 'kari');
     await page.click('#calendar-filter button[type=submit]');
@@ -240,7 +273,11 @@ describe('admin console: catalogue and calendar in Chromium', () => {
     expect(await card.locator('ul.events li.event .badge').allTextContents()).toEqual(['cancelled']);
     await eventually(() => focusedText(page)).toBe(`Uncancel ${course}`);
     await eventually(() => card.locator('.seats').first().textContent()).toBe('0 of 12 seats taken · 12 free · 0 on the wait list');
-    const mail = await waitFor('the cancellation mail to ola', () => bed.smtp.mails.find((m) => m.rcptTo.includes('ola@acme.example') && String(m.headers.subject).startsWith('Cancelled') && `${m.headers.subject} ${m.body}`.includes(course)));
+    const mail = await waitFor('the cancellation mail to ola', () =>
+      bed.smtp.mails.find(
+        (m) => m.rcptTo.includes('ola@acme.example') && String(m.headers.subject).startsWith('Cancelled') && `${m.headers.subject} ${m.body}`.includes(course),
+      ),
+    );
     expect(`${mail.headers.subject}\n${mail.body}`).toContain('The instructor is ill');
   });
 

@@ -43,7 +43,12 @@ describe('SWT checker', () => {
   it('passes every check for a good token and names the current secret', async () => {
     const r = await checkSwt({ token: token({}) });
     expect(r.checks.map((c) => [c.check, c.ok])).toEqual([
-      ['format', true], ['signature', true], ['issuer', true], ['expiry', true], ['lifetime', true], ['user', true],
+      ['format', true],
+      ['signature', true],
+      ['issuer', true],
+      ['expiry', true],
+      ['lifetime', true],
+      ['user', true],
     ]);
     expect(r.checks[1].detail).toContain('current secret');
     expect(r.checks[5].detail).toContain('ola');
@@ -128,7 +133,7 @@ describe('deliveries', () => {
     expect((await admin.post('/api/messages/deliveries/999999/retry')).status).toBe(404);
   });
 
-  it('never shows or retries another tenant\'s deliveries', async () => {
+  it("never shows or retries another tenant's deliveries", async () => {
     const admin = await asAcme(t, acme.host, 'admin');
     const rows = (await admin.get('/api/messages/deliveries')).body.deliveries;
     expect(rows.length).toBeGreaterThan(0);

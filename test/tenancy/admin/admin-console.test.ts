@@ -68,7 +68,9 @@ async function axeViolations(selector: string) {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   return page.evaluate(async (sel) => {
     const r = await (globalThis as any).axe.run(sel, { resultTypes: ['violations'] });
-    return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    return r.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
   }, selector);
 }
 
@@ -165,7 +167,10 @@ describe('tenant admin console in Chromium', () => {
     expect(await item('custom_attributes').locator('tr.attribute').count()).toBe(rows + 1);
 
     // (with the tenant's Issuer: since issue 40 a token without one fails the issuer check too where api.oauth.issuer is set)
-    await page.fill('#swt-token-form textarea[name=token]', 'Issuer=https%3A%2F%2Fidp.acme.example&username=ola&HMACSHA256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D');
+    await page.fill(
+      '#swt-token-form textarea[name=token]',
+      'Issuer=https%3A%2F%2Fidp.acme.example&username=ola&HMACSHA256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D',
+    );
     await page.click('#swt-token-form button[type=submit]');
     await expect.poll(() => page.locator('#swt-result li.fail').getAttribute('data-check')).toBe('signature');
     await page.fill('#swt-build-form input[name=user_name]', 'ola');
@@ -232,7 +237,9 @@ describe('tenant admin console in Chromium', () => {
     await expect.poll(() => page.locator('#delivery-status').textContent()).toBe(`delivery ${id} queued again`);
     // the relay and worker run it again: a second attempt, failing for the same reason
     const admin = await asAcme(t, host, 'admin');
-    await waitFor('second attempt', async () => (await admin.get('/api/messages/deliveries?state=failed')).body.deliveries.find((d: any) => String(d.delivery_id) === id && d.attempts === 2));
+    await waitFor('second attempt', async () =>
+      (await admin.get('/api/messages/deliveries?state=failed')).body.deliveries.find((d: any) => String(d.delivery_id) === id && d.attempts === 2),
+    );
     await page.selectOption('#delivery-filter select[name=state]', '');
     await page.click('#delivery-filter button[type=submit]');
     await expect.poll(() => page.locator(`#delivery-rows tr[data-delivery-id="${id}"] td`).nth(5).textContent()).toBe('2');
@@ -244,7 +251,9 @@ describe('tenant admin console in Chromium', () => {
     await page.fill('#audit-filter input[name=user_name]', 'admin');
     await page.click('#audit-filter button[type=submit]');
     const rows = page.locator('#audit-rows tr.audit-entry');
-    await expect.poll(() => rows.locator('td.subject').allTextContents()).toEqual(['custom_attributes', 'reminders.days_before', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
+    await expect
+      .poll(() => rows.locator('td.subject').allTextContents())
+      .toEqual(['custom_attributes', 'reminders.days_before', 'messages.max_cc', 'order_system.enabled', 'cors.origins', 'password.max_age_days']);
     await page.fill('#audit-filter input[name=type]', 'delivery.retried');
     await page.click('#audit-filter button[type=submit]');
     await expect.poll(() => rows.locator('td.type').allTextContents()).toEqual(['delivery.retried']);
@@ -261,7 +270,11 @@ describe('tenant admin console in Chromium', () => {
     expect(await axeViolations('body')).toEqual([]);
     await page.setViewportSize({ width: 375, height: 800 });
     const wide = await page.evaluate(() =>
-      [...(globalThis as any).document.querySelectorAll('body *')].filter((e: any) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll')).map((e) => `${e.tagName}#${e.id}.${e.className}`).slice(0, 5));
+      [...(globalThis as any).document.querySelectorAll('body *')]
+        .filter((e: any) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll'))
+        .map((e) => `${e.tagName}#${e.id}.${e.className}`)
+        .slice(0, 5),
+    );
     expect(wide).toEqual([]);
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     expect(pageErrors).toEqual([]);

@@ -20,7 +20,7 @@ const people = ['imp.anna', 'imp.bjorn', 'imp.cecilie', 'imp.dag', 'imp.eirik'];
 let file = '';
 
 describe('admin console: import in Chromium', () => {
-  it('offers the template of the chosen type; without a file the API\'s 419 shows under the file field', async () => {
+  it("offers the template of the chosen type; without a file the API's 419 shows under the file field", async () => {
     await logInWithKeyboard(bed, '#people');
     const template = page.locator('#import-template');
     expect(await template.getAttribute('href')).toBe('/api/imports/templates/persons');
@@ -30,7 +30,10 @@ describe('admin console: import in Chromium', () => {
     expect(await page.locator('#import-deactivate').isHidden()).toBe(true);
     await page.selectOption('#import-form select[name=type]', 'persons');
     // the link works with the session (a download)
-    const res = await page.evaluate(async (href) => { const r = await fetch(href); return { status: r.status, type: r.headers.get('content-type'), text: await r.text() }; }, '/api/imports/templates/persons');
+    const res = await page.evaluate(async (href) => {
+      const r = await fetch(href);
+      return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
+    }, '/api/imports/templates/persons');
     expect(res).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/csv/) });
     expect(res.text).toMatch(/^\uFEFF?user_name,/);
 
@@ -40,7 +43,7 @@ describe('admin console: import in Chromium', () => {
     expect(await focusedId(page)).toMatch(/^imp-file-/);
   });
 
-  it('a dry run lists the bad row (row, column, the API\'s text) and writes nothing', async () => {
+  it("a dry run lists the bad row (row, column, the API's text) and writes nothing", async () => {
     const admin = await api();
     const orgs = (await admin.get('/api/organisations?limit=100')).body.organisations;
     const north = orgs.find((o: any) => o.name === 'Operations North').organisation_id;
@@ -51,8 +54,11 @@ describe('admin console: import in Chromium', () => {
     await page.setInputFiles('#import-form input[type=file]', file);
     await page.click('#import-check');
     await eventually(() => page.locator('#import-counts').textContent()).toBe('5 rows: 4 would be created, 0 would be updated, 0 unchanged, 1 would fail');
-    expect(await page.locator('#import-report table.import-failures tbody tr').evaluateAll((trs) => trs.map((tr: any) => [...tr.cells].map((c: any) => c.textContent))))
-      .toEqual([['4', 'email', 'malformed parameter person_data[email]: must be an e-mail address like name@example.com']]);
+    expect(
+      await page
+        .locator('#import-report table.import-failures tbody tr')
+        .evaluateAll((trs) => trs.map((tr: any) => [...tr.cells].map((c: any) => c.textContent))),
+    ).toEqual([['4', 'email', 'malformed parameter person_data[email]: must be an e-mail address like name@example.com']]);
     expect(await page.locator('#import-live').textContent()).toMatch(/Nothing was written\.$/);
     expect((await admin.get('/api/persons/imp.anna')).status).toBe(404);
   });
@@ -62,7 +68,11 @@ describe('admin console: import in Chromium', () => {
     await page.exposeFunction('recordLive', (t: string) => seen.push(t));
     await page.evaluate(() => {
       const live = (globalThis as any).document.querySelector('#import-live');
-      new (globalThis as any).MutationObserver(() => (globalThis as any).recordLive(live.textContent)).observe(live, { childList: true, characterData: true, subtree: true });
+      new (globalThis as any).MutationObserver(() => (globalThis as any).recordLive(live.textContent)).observe(live, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.locator('#import-start').focus();
     await page.keyboard.press('Enter');
@@ -71,14 +81,21 @@ describe('admin console: import in Chromium', () => {
     expect(seen.some((t) => /^Import queued…$|^Importing: \d of 5 rows done$/.test(t))).toBe(true);
     expect(await page.locator('#import-progress').evaluate((p: any) => [p.value, p.max])).toEqual([5, 5]);
     expect(await page.locator('#import-counts').textContent()).toBe('5 rows: 4 created, 0 updated, 0 unchanged, 1 failed');
-    expect(await page.locator('#import-report table.import-failures tbody tr td').allTextContents())
-      .toEqual(['4', 'email', 'malformed parameter person_data[email]: must be an e-mail address like name@example.com']);
+    expect(await page.locator('#import-report table.import-failures tbody tr td').allTextContents()).toEqual([
+      '4',
+      'email',
+      'malformed parameter person_data[email]: must be an e-mail address like name@example.com',
+    ]);
     const admin = await api();
     for (const u of people) {
       const res = await admin.get(`/api/persons/${u}`);
       expect(res.status, u).toBe(u === 'imp.cecilie' ? 404 : 200);
     }
-    expect((await admin.get('/api/persons/imp.anna')).body.persons[0]).toMatchObject({ lastname: 'Importert', email: 'imp.anna@acme.example', organisation: { name: 'Operations North' } });
+    expect((await admin.get('/api/persons/imp.anna')).body.persons[0]).toMatchObject({
+      lastname: 'Importert',
+      email: 'imp.anna@acme.example',
+      organisation: { name: 'Operations North' },
+    });
   });
 
   it('is axe-clean with the report, fits 375 px, and leaves a screenshot', async () => {

@@ -19,7 +19,8 @@ const bed = useConsoleBed((doc) => {
     { person: 'kari', competence: 'leadership-101', date: '2025-01-10', valid_until: inDays(80), passed: 100 },
   );
   // 20 more office workers: the matrix of the whole tenant takes two pages of 25
-  for (let i = 10; i < 30; i++) doc.persons.push({ user_name: `clerk${i}`, firstname: 'Clerk', lastname: `Number ${i}`, organisation: 'acme-hr', roles: ['office'] });
+  for (let i = 10; i < 30; i++)
+    doc.persons.push({ user_name: `clerk${i}`, firstname: 'Clerk', lastname: `Number ${i}`, organisation: 'acme-hr', roles: ['office'] });
 });
 let page: Page;
 beforeAll(() => {
@@ -35,7 +36,9 @@ const organisationIds = async () => {
 };
 
 async function complianceOf(user: 'admin' | 'kari', organisationId: number, days: number) {
-  const res = await (await asAcme(bed.t, bed.host, user)).get(`/api/reports/compliance?organisation_id=${organisationId}&recursive=1&expiring_within_days=${days}`);
+  const res = await (
+    await asAcme(bed.t, bed.host, user)
+  ).get(`/api/reports/compliance?organisation_id=${organisationId}&recursive=1&expiring_within_days=${days}`);
   expect(res.status).toBe(200);
   return res.body.compliance as any[];
 }
@@ -47,27 +50,40 @@ describe('admin console: overview and matrix in Chromium', () => {
     expect(await page.locator('#console > .section').first().getAttribute('id')).toBe('overview');
     expect(await page.locator('#sections a').first().textContent()).toBe('Overview');
     const org = await organisationIds();
-    const [r30, r60, r90] = [await complianceOf('admin', org['Acme Industries'], 30), await complianceOf('admin', org['Acme Industries'], 60), await complianceOf('admin', org['Acme Industries'], 90)];
+    const [r30, r60, r90] = [
+      await complianceOf('admin', org['Acme Industries'], 30),
+      await complianceOf('admin', org['Acme Industries'], 60),
+      await complianceOf('admin', org['Acme Industries'], 90),
+    ];
 
     // compliance per organisation: a bar (a link) and a table row per report row, the same numbers
-    expect(await cells('#table-compliance')).toEqual(r90.map((r) => [r.organisation_name, ...[r.persons, r.required, r.passed, r.expiring, r.expired, r.missing, r.percent_compliant].map(String)]));
+    expect(await cells('#table-compliance')).toEqual(
+      r90.map((r) => [r.organisation_name, ...[r.persons, r.required, r.passed, r.expiring, r.expired, r.missing, r.percent_compliant].map(String)]),
+    );
     const chart = page.locator('svg#chart-compliance');
     expect(await chart.getAttribute('role')).toBe('group');
     expect(await chart.locator('title').textContent()).toBe('Compliance per organisation');
     expect(await chart.locator('desc').textContent()).toContain(`${r90[0].organisation_name} ${r90[0].percent_compliant}%`);
     expect(await chart.locator('a.chart-link').evaluateAll((as: any[]) => as.map((a) => a.getAttribute('aria-label')))).toEqual(
-      r90.map((r) => `${r.organisation_name} ${r.percent_compliant}% compliant, ${r.passed + r.expiring} of ${r.required} held. Open its matrix`));
+      r90.map((r) => `${r.organisation_name} ${r.percent_compliant}% compliant, ${r.passed + r.expiring} of ${r.required} held. Open its matrix`),
+    );
 
     // what expires: the windows are differences of the cumulative counts, one in each here
     const [e30, e60, e90] = [r30[0].expiring, r60[0].expiring, r90[0].expiring];
     expect([e30, e60 - e30, e90 - e60].every((n) => n >= 1)).toBe(true);
     expect((await cells('#table-expiry')).map((r) => [r[0], r[2], r[3]])).toEqual([
-      ['0–30 days', String(e30), String(e30)], ['31–60 days', String(e60 - e30), String(e60)], ['61–90 days', String(e90 - e60), String(e90)]]);
+      ['0–30 days', String(e30), String(e30)],
+      ['31–60 days', String(e60 - e30), String(e60)],
+      ['61–90 days', String(e90 - e60), String(e90)],
+    ]);
     expect(await page.locator('svg#chart-expiry a.chart-link').count()).toBe(3);
 
     // the ten competences most often not held (missing + expired) of the root's by_competence
-    const top = r90[0].by_competence.map((c: any) => ({ ...c, n: c.missing + c.expired })).filter((c: any) => c.n > 0)
-      .sort((a: any, b: any) => b.n - a.n || a.title.localeCompare(b.title)).slice(0, 10);
+    const top = r90[0].by_competence
+      .map((c: any) => ({ ...c, n: c.missing + c.expired }))
+      .filter((c: any) => c.n > 0)
+      .sort((a: any, b: any) => b.n - a.n || a.title.localeCompare(b.title))
+      .slice(0, 10);
     expect(top.length).toBeGreaterThan(1);
     expect(await cells('#table-missing')).toEqual(top.map((c: any) => [c.title, String(c.missing), String(c.expired), String(c.n), String(c.required)]));
     expect(await page.locator('svg#chart-missing a.chart-link').count()).toBe(top.length);
@@ -89,7 +105,9 @@ describe('admin console: overview and matrix in Chromium', () => {
     expect(await page.locator('#matrix-filter select[name=organisation_id]').inputValue()).toBe(String(org.Operations));
     const admin = await asAcme(bed.t, bed.host, 'admin');
     const api = (await admin.get(`/api/reports/competencematrix?organisation_id=${org.Operations}&recursive=1&limit=25`)).body.competencematrix;
-    await eventually(() => page.locator('#matrix-table tbody tr').evaluateAll((rs: any[]) => rs.map((r) => r.dataset.userName))).toEqual(api.map((r: any) => r.user_name));
+    await eventually(() => page.locator('#matrix-table tbody tr').evaluateAll((rs: any[]) => rs.map((r) => r.dataset.userName))).toEqual(
+      api.map((r: any) => r.user_name),
+    );
     // status in words in every cell, compliant as yes/no
     const siri = api.find((r: any) => r.user_name === 'siri');
     const row = page.locator('#matrix-table tr[data-user-name=siri]');
@@ -99,7 +117,12 @@ describe('admin console: overview and matrix in Chromium', () => {
 
     // a competence's link opens the matrix with that column only
     await page.locator('#table-missing a').first().click();
-    await eventually(() => page.locator('#matrix-table thead th').allTextContents()).toEqual(['Person', 'Organisation', 'Compliant', (await page.locator('#table-missing tbody th').first().textContent())!.trim()]);
+    await eventually(() => page.locator('#matrix-table thead th').allTextContents()).toEqual([
+      'Person',
+      'Organisation',
+      'Compliant',
+      (await page.locator('#table-missing tbody th').first().textContent())!.trim(),
+    ]);
   });
 
   it('filters with the form and downloads the CSV and XLSX of the same filter', async () => {
@@ -123,29 +146,42 @@ describe('admin console: overview and matrix in Chromium', () => {
     await page.keyboard.press('Enter');
     const second = (await admin.get(`/api/reports/competencematrix?${query}&limit=25&offset=25`)).body.competencematrix;
     await eventually(() => page.locator('#matrix-status').textContent()).toBe(`Persons 26–${25 + second.length} shown.`);
-    expect(await page.locator('#matrix-table tbody tr').evaluateAll((rs: any[]) => rs.map((r) => r.dataset.userName))).toEqual(second.map((r: any) => r.user_name));
+    expect(await page.locator('#matrix-table tbody tr').evaluateAll((rs: any[]) => rs.map((r) => r.dataset.userName))).toEqual(
+      second.map((r: any) => r.user_name),
+    );
     expect(await page.locator('#matrix-next').isDisabled()).toBe(true);
     await page.locator('#matrix-prev').click();
     await eventually(() => page.locator('#matrix-status').textContent()).toBe('Persons 1–25 shown.');
 
     // the links download with the session: the right type and an attachment named by the report's day
-    const heads = await page.evaluate(async (hrefs) => Promise.all(hrefs.map(async (h) => {
-      const r = await fetch(h!);
-      return { type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition') };
-    })), [await page.locator('#matrix-export-csv').getAttribute('href'), await page.locator('#matrix-export-xlsx').getAttribute('href')]);
+    const heads = await page.evaluate(
+      async (hrefs) =>
+        Promise.all(
+          hrefs.map(async (h) => {
+            const r = await fetch(h!);
+            return { type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition') };
+          }),
+        ),
+      [await page.locator('#matrix-export-csv').getAttribute('href'), await page.locator('#matrix-export-xlsx').getAttribute('href')],
+    );
     expect(heads[0].type).toMatch(/^text\/csv/);
     expect(heads[0].disposition).toMatch(/^attachment; filename="competencematrix-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(heads[1].type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     expect(heads[1].disposition).toMatch(/^attachment; filename="competencematrix-\d{4}-\d{2}-\d{2}\.xlsx"$/);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#matrix-export-csv').click()]);
     expect(csv.suggestedFilename()).toMatch(/^competencematrix-\d{4}-\d{2}-\d{2}\.csv$/);
-    const text = fs.readFileSync((await csv.path()), 'utf8');
+    const text = fs.readFileSync(await csv.path(), 'utf8');
     expect(text.startsWith('\ufeffuser_name,firstname,lastname,organisation_id,organisation_name,compliant')).toBe(true);
     // every person of the filter, not only the page shown
     expect(text.trim().split('\n').length).toBe(1 + 25 + second.length);
     const [xlsx] = await Promise.all([page.waitForEvent('download'), page.locator('#matrix-export-xlsx').click()]);
     expect(xlsx.suggestedFilename()).toMatch(/\.xlsx$/);
-    expect(fs.readFileSync((await xlsx.path())).subarray(0, 2).toString()).toBe('PK');
+    expect(
+      fs
+        .readFileSync(await xlsx.path())
+        .subarray(0, 2)
+        .toString(),
+    ).toBe('PK');
 
     expect(await axeViolations(page, '#matrix')).toEqual([]);
     await page.locator('#matrix').screenshot({ path: path.join(RESULTS, 'admin-matrix.png') });
@@ -167,7 +203,11 @@ describe('admin console: overview and matrix in Chromium', () => {
     expect(rows.map((r) => r.organisation_name)).toEqual(['Operations', 'Operations North', 'Operations South']);
     await eventually(() => page.locator('svg#chart-compliance .chart-label').allTextContents()).toEqual(rows.map((r) => `${r.organisation_name} `));
     expect((await cells('#table-compliance')).map((r) => r[7])).toEqual(rows.map((r) => String(r.percent_compliant)));
-    expect(await page.locator('#matrix-filter select[name=organisation_id] option').allTextContents()).toEqual(['Operations', '\u00a0\u00a0Operations North', '\u00a0\u00a0Operations South']);
+    expect(await page.locator('#matrix-filter select[name=organisation_id] option').allTextContents()).toEqual([
+      'Operations',
+      '\u00a0\u00a0Operations North',
+      '\u00a0\u00a0Operations South',
+    ]);
     await eventually(() => page.locator('#status').textContent()).toBe('You see the organisations you manage. The other sections are for superusers only.');
     for (const s of ['catalogue', 'people', 'security', 'activity']) expect(await page.locator(`#${s}`).isVisible()).toBe(false);
     expect(await page.locator('#sections a:visible').allTextContents()).toEqual(['Overview', 'Matrix']);

@@ -62,9 +62,7 @@ describe('GET /admin', () => {
 
     await item.locator('input[type=number]').fill('-1');
     await item.locator('button.save').click();
-    await expect
-      .poll(() => item.locator('.error').textContent())
-      .toMatch(/config item password\.max_age_days: .*>=1/);
+    await expect.poll(() => item.locator('.error').textContent()).toMatch(/config item password\.max_age_days: .*>=1/);
 
     await item.locator('input[type=number]').fill('45');
     await item.locator('button.save').click();

@@ -34,9 +34,17 @@ describe('admin console: people in Chromium', () => {
     await page.keyboard.press('End');
     expect(await focusedText(page)).toBe('Operations');
     await page.keyboard.press('ArrowRight');
-    await eventually(() => page.locator('#org-tree button.org-name').allTextContents()).toEqual(['Acme Industries', 'Human Resources', 'Operations', 'Operations North', 'Operations South']);
+    await eventually(() => page.locator('#org-tree button.org-name').allTextContents()).toEqual([
+      'Acme Industries',
+      'Human Resources',
+      'Operations',
+      'Operations North',
+      'Operations South',
+    ]);
     expect(await focusedText(page)).toBe('Operations');
-    expect(await page.locator('#org-tree li:has(> .node > button.org-name:text-is("Operations")) > .node > button.org-toggle').getAttribute('aria-expanded')).toBe('true');
+    expect(
+      await page.locator('#org-tree li:has(> .node > button.org-name:text-is("Operations")) > .node > button.org-toggle').getAttribute('aria-expanded'),
+    ).toBe('true');
     await page.keyboard.press('ArrowRight');
     expect(await focusedText(page)).toBe('Operations North');
     await page.keyboard.press('ArrowLeft');
@@ -82,7 +90,7 @@ describe('admin console: people in Chromium', () => {
     expect(found.body.persons.map((p: any) => p.user_name)).toEqual(['kari']);
   });
 
-  it('managers: added by user name (an unknown one gets the API\'s 404 under the field), removed after confirming', async () => {
+  it("managers: added by user name (an unknown one gets the API's 404 under the field), removed after confirming", async () => {
     const north = await organisationId('Operations North');
     const managers = async () => (await (await api()).get(`/api/organisations/${north}/managers`)).body.managers.map((m: any) => m.user_name);
     await page.locator('#manager-add input[name=user_name]').focus();
@@ -120,12 +128,17 @@ describe('admin console: people in Chromium', () => {
     const ops = (await (await api()).get(`/api/organisations/${await organisationId('Operations and Logistics')}`)).body.organisations[0];
     expect(ops).toMatchObject({ name: 'Operations and Logistics', parent: { name: 'Human Resources' } });
     // shown below Human Resources, with its own subtree
-    expect(await page.locator('#org-tree li:has(> .node > button.org-name:text-is("Human Resources")) button.org-name').allTextContents())
-      .toEqual(['Human Resources', 'Operations and Logistics', 'Operations North', 'Operations South', 'Temporary unit']);
+    expect(await page.locator('#org-tree li:has(> .node > button.org-name:text-is("Human Resources")) button.org-name').allTextContents()).toEqual([
+      'Human Resources',
+      'Operations and Logistics',
+      'Operations North',
+      'Operations South',
+      'Temporary unit',
+    ]);
     expect(await page.locator('#org-detail .meta').first().textContent()).toContain('in Human Resources');
   });
 
-  it('delete: one holding persons is refused with the API\'s 409; an empty one is deleted', async () => {
+  it("delete: one holding persons is refused with the API's 409; an empty one is deleted", async () => {
     await tree('Operations South').click();
     await eventually(() => page.locator('#h-org-detail').textContent()).toBe('Operations South');
     await page.locator('#org-detail button.delete').click();

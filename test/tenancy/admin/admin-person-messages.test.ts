@@ -60,7 +60,10 @@ describe('admin console: language and notices of a person', () => {
     await page.keyboard.press('Enter');
     await eventually(() => page.locator('#person-messages-status').textContent()).toBe('notification preferences updated');
     const prefs = (await (await api()).get('/api/persons/ola/notificationpreferences')).body.notificationpreferences;
-    expect(Object.fromEntries(prefs.filter((p: any) => p.chosen).map((p: any) => [p.notice_type, p.medium]))).toEqual({ expiry_reminder: 'sms', sign_on: 'none' });
+    expect(Object.fromEntries(prefs.filter((p: any) => p.chosen).map((p: any) => [p.notice_type, p.medium]))).toEqual({
+      expiry_reminder: 'sms',
+      sign_on: 'none',
+    });
 
     expect(await axeViolations(page, '#person-messages')).toEqual([]);
 

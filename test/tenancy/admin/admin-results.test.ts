@@ -20,8 +20,18 @@ const number = (u: string) => Number(u.slice(5));
 
 const bed = useConsoleBed((doc) => {
   doc.competences.push({ ref: 'crane', title: COURSE, type: 'course', valid_months: 12 });
-  doc.persons.push(...users.map((u) => ({ user_name: u, firstname: 'Crane', lastname: `Trainee ${u.slice(5)}`, email: `${u}@acme.example`, organisation: 'acme-ops-north' })));
-  doc.events.push({ ref: 'crane-run', competence: 'crane', title: RUN, instructor: 'kari', start: `${day}T07:00:00Z`, end: `${day}T14:00:00Z`, max_participants: 30 });
+  doc.persons.push(
+    ...users.map((u) => ({ user_name: u, firstname: 'Crane', lastname: `Trainee ${u.slice(5)}`, email: `${u}@acme.example`, organisation: 'acme-ops-north' })),
+  );
+  doc.events.push({
+    ref: 'crane-run',
+    competence: 'crane',
+    title: RUN,
+    instructor: 'kari',
+    start: `${day}T07:00:00Z`,
+    end: `${day}T14:00:00Z`,
+    max_participants: 30,
+  });
   doc.person_events.push(...users.map((u) => ({ person: u, event: 'crane-run' })), { person: 'nils', event: 'crane-run', status: 'waitlist' });
 });
 let page: Page;
@@ -39,7 +49,7 @@ const participants = async () => {
 };
 
 describe('admin console: results of an event in Chromium', () => {
-  it('opens the participants of last week\'s event from the calendar with the keyboard: the 30 signed on, not the wait list', async () => {
+  it("opens the participants of last week's event from the calendar with the keyboard: the 30 signed on, not the wait list", async () => {
     await logInWithKeyboard(bed, '#calendar');
     await page.fill('#calendar-filter input[name=from]', new Date(Date.now() - 14 * DAY).toISOString().slice(0, 10));
     await page.click('#calendar-filter button[type=submit]');
@@ -54,8 +64,10 @@ describe('admin console: results of an event in Chromium', () => {
     expect(await focusedText(page)).toMatch(/^Attended: Crane Trainee \d\d$/);
   });
 
-  it('marks 30 people without the mouse; a passed of 150 is refused under that person\'s field and nothing is recorded', async () => {
-    const order = await form().locator('tbody tr[data-user-name]').evaluateAll((rows) => rows.map((r: any) => r.dataset.userName as string));
+  it("marks 30 people without the mouse; a passed of 150 is refused under that person's field and nothing is recorded", async () => {
+    const order = await form()
+      .locator('tbody tr[data-user-name]')
+      .evaluateAll((rows) => rows.map((r: any) => r.dataset.userName as string));
     expect([...order].sort()).toEqual(users);
     const wrong = order[5];
     for (const u of order) {
@@ -91,12 +103,19 @@ describe('admin console: results of an event in Chromium', () => {
     expect(all.size).toBe(30);
     for (const u of users) {
       const n = number(u);
-      expect(all.get(u), u).toMatchObject({ met: n !== 30, passed: n <= 27 ? 100 : 0, pass_reached: n <= 27, holds_competence: n <= 27, result_recorded_by: 'admin' });
+      expect(all.get(u), u).toMatchObject({
+        met: n !== 30,
+        passed: n <= 27 ? 100 : 0,
+        pass_reached: n <= 27,
+        holds_competence: n <= 27,
+        result_recorded_by: 'admin',
+      });
     }
     expect(all.get('crane01')).toMatchObject({ grade: 5.5, comments: null });
     expect(all.get('crane02')).toMatchObject({ grade: null, comments: 'came late' });
     const admin = await asAcme(bed.t, bed.host, 'admin');
-    const held = async (u: string) => (await admin.get(`/api/personcompetences?user_name=${u}`)).body.personcompetences.filter((p: any) => p.title === COURSE && p.state === 'passed');
+    const held = async (u: string) =>
+      (await admin.get(`/api/personcompetences?user_name=${u}`)).body.personcompetences.filter((p: any) => p.title === COURSE && p.state === 'passed');
     const until = `${Number(day.slice(0, 4)) + 1}${day.slice(4)}`;
     expect(await held('crane03')).toMatchObject([{ date: day, valid_until: until, passed: 100 }]);
     expect(await held('crane28')).toEqual([]);

@@ -4,7 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { asAcme } from '../../support/login';
 import { bearer, tokenRequest } from '../../identity/apiclients/apiclients-support';
-import { RESULTS, axeViolations, eventually, expectFits375, fieldError, focusedId, focusedText, input, logInWithKeyboard, openForm, useConsoleBed } from './console-bed';
+import {
+  RESULTS,
+  axeViolations,
+  eventually,
+  expectFits375,
+  fieldError,
+  focusedId,
+  focusedText,
+  input,
+  logInWithKeyboard,
+  openForm,
+  useConsoleBed,
+} from './console-bed';
 
 // The console's Sign-in section in Chromium on the real API: an OIDC identity provider added (and a SAML one from pasted metadata, with its entity id, ACS and metadata URLs),
 // listed with its redirect URI and "secret set", its test link, removed after confirming; an API
@@ -56,7 +68,13 @@ describe('admin console: sign-in section in Chromium', () => {
     expect([await link.getAttribute('target'), await link.getAttribute('rel')]).toEqual(['_blank', 'noopener']);
     const admin = await asAcme(bed.t, bed.host, 'admin');
     const stored = (await admin.get(`/api/identityproviders/${id}`)).body.identityproviders[0];
-    expect([stored.type, stored.issuer, stored.client_id, stored.client_secret_set, stored.match_field]).toEqual(['oidc', 'https://login.example.com/realms/staff', 'competence-web', true, 'email']);
+    expect([stored.type, stored.issuer, stored.client_id, stored.client_secret_set, stored.match_field]).toEqual([
+      'oidc',
+      'https://login.example.com/realms/staff',
+      'competence-web',
+      true,
+      'email',
+    ]);
 
     // edit: the secret is write-only; "Replace secret" shows its field
     await openForm(page, `#idp-list li[data-idp-id="${id}"] button.edit`, 'name');
@@ -105,7 +123,12 @@ describe('admin console: sign-in section in Chromium', () => {
     expect(await row.locator('input.redirect-uri').count()).toBe(0);
     const admin = await asAcme(bed.t, bed.host, 'admin');
     const stored = (await admin.get(`/api/identityproviders/${id}`)).body.identityproviders[0];
-    expect([stored.type, stored.issuer, stored.sso_url, stored.match_claim]).toEqual(['saml', 'https://sts.example.net/idp', 'https://sts.example.net/sso', 'nameid']);
+    expect([stored.type, stored.issuer, stored.sso_url, stored.match_claim]).toEqual([
+      'saml',
+      'https://sts.example.net/idp',
+      'https://sts.example.net/sso',
+      'nameid',
+    ]);
     expect(await axeViolations(page, '#signin')).toEqual([]);
     await confirmWithKeyboard(`#idp-list li[data-idp-id="${id}"] button.delete`);
     await eventually(() => idpRow('Staff SAML').count()).toBe(0);
@@ -139,7 +162,13 @@ describe('admin console: sign-in section in Chromium', () => {
 
     // shown once: after a reload it is nowhere on the page; last used shows. (A provider without a
     // secret, added through the API, fills the other list for the picture.)
-    expect((await admin.post('/api/identityproviders').send({ identityprovider_data: { name: 'Entra ID', type: 'oidc', issuer: 'https://login.microsoftonline.com/0000/v2.0', client_id: 'abc' } })).status).toBe(201);
+    expect(
+      (
+        await admin
+          .post('/api/identityproviders')
+          .send({ identityprovider_data: { name: 'Entra ID', type: 'oidc', issuer: 'https://login.microsoftonline.com/0000/v2.0', client_id: 'abc' } })
+      ).status,
+    ).toBe(201);
     await page.reload();
     await eventually(() => idpRow('Entra ID').locator('.secret-state').textContent()).toBe('secret not set');
     await eventually(() => clientRow('HR sync').count()).toBe(1);

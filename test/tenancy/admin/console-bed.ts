@@ -74,7 +74,8 @@ export async function logInWithKeyboard(bed: ConsoleBed, hash = '') {
   await page.keyboard.press('Enter');
   await page.locator('#console').waitFor();
   // the sections fill in after the console shows: the last lists to arrive
-  for (const list of ['#competence-tree li', '#role-list li', '#location-list li', '#calendar-count:not(:empty)']) await page.locator(list).first().waitFor({ timeout: 15_000 });
+  for (const list of ['#competence-tree li', '#role-list li', '#location-list li', '#calendar-count:not(:empty)'])
+    await page.locator(list).first().waitFor({ timeout: 15_000 });
 }
 
 /** Presses Enter on `button` (by keyboard) and waits until the form it opens has focus in its first field `field`. */
@@ -98,7 +99,9 @@ export async function axeViolations(page: Page, selector: string) {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   return page.evaluate(async (sel) => {
     const r = await (globalThis as any).axe.run(sel, { resultTypes: ['violations'] });
-    return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    return r.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
   }, selector);
 }
 
@@ -109,7 +112,8 @@ export async function expectFits375(page: Page) {
     [...(globalThis as any).document.querySelectorAll('body *')]
       .filter((e: any) => e.getBoundingClientRect().right > 376 && !e.parentElement?.closest('.scroll'))
       .map((e: any) => `${e.tagName}#${e.id}.${e.className}`)
-      .slice(0, 5));
+      .slice(0, 5),
+  );
   expect(wide).toEqual([]);
   expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -117,4 +121,6 @@ export async function expectFits375(page: Page) {
 
 /** A competence's row in the tree, by its exact title. */
 export const competenceNode = (page: Page, title: string) =>
-  page.locator('#competence-tree li.competence').filter({ has: page.locator(':scope > .node .title', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+  page
+    .locator('#competence-tree li.competence')
+    .filter({ has: page.locator(':scope > .node .title', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });

@@ -45,7 +45,10 @@ describe('PUT /api/configitems/:config_item_id', () => {
     expect(origin.body.errorcode).toBe(420);
     expect(origin.body.message).toContain('cors.origins: 0: must be an origin');
     const badJson = await admin.put('/api/configitems/signon.forward_url_hosts').type('form').send({ value: '[nope' });
-    expect(badJson.body).toMatchObject({ errorcode: 420, message: 'malformed parameter value: config item signon.forward_url_hosts: not valid JSON for a host_list item' });
+    expect(badJson.body).toMatchObject({
+      errorcode: 420,
+      message: 'malformed parameter value: config item signon.forward_url_hosts: not valid JSON for a host_list item',
+    });
     expect((await admin.get('/api/configitems/signon.forward_url_hosts')).body.configitems[0].value).toEqual(before);
   });
 

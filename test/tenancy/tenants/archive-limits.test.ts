@@ -75,15 +75,17 @@ async function pack(entries: [string, Content][]): Promise<Buffer> {
 /** The demo tenant's archive with `extra` files before end.json; end.json counts them when `counted`. */
 function withFiles(extra: [string, Content][], counted: boolean): [string, Content][] {
   const size = (c: Content) => (Buffer.isBuffer(c) ? c.length : c.zeros);
-  return base.map(([name, data]): [string, Content][] => {
-    if (name !== 'end.json') return [[name, data]];
-    const end = JSON.parse(data.toString());
-    if (counted) {
-      end.files += extra.length;
-      end.file_bytes += extra.reduce((n, [, c]) => n + size(c), 0);
-    }
-    return [...extra, ['end.json', Buffer.from(JSON.stringify(end))]];
-  }).flat();
+  return base
+    .map(([name, data]): [string, Content][] => {
+      if (name !== 'end.json') return [[name, data]];
+      const end = JSON.parse(data.toString());
+      if (counted) {
+        end.files += extra.length;
+        end.file_bytes += extra.reduce((n, [, c]) => n + size(c), 0);
+      }
+      return [...extra, ['end.json', Buffer.from(JSON.stringify(end))]];
+    })
+    .flat();
 }
 
 /** A full collection (vitest.config.mts runs the forks with --expose-gc), so that what is measured is memory held, not garbage. */
@@ -127,7 +129,9 @@ async function nothingLeftOf(app: TestApp, slug: string): Promise<void> {
   const schema = schemaNameForSlug(slug);
   expect((await knex.raw('select 1 from pg_namespace where nspname = ?', [schema])).rows, slug).toEqual([]);
   expect(existsSync(join(dataDir, 'files', schema)), `${slug}: files/${schema}`).toBe(false);
-  const parts = (existsSync(join(dataDir, 'files')) ? readdirSync(join(dataDir, 'files'), { recursive: true }) : []).map(String).filter((f) => f.endsWith('.part'));
+  const parts = (existsSync(join(dataDir, 'files')) ? readdirSync(join(dataDir, 'files'), { recursive: true }) : [])
+    .map(String)
+    .filter((f) => f.endsWith('.part'));
   expect(parts, slug).toEqual([]);
 }
 
@@ -156,7 +160,7 @@ afterAll(async () => {
 });
 
 describe('archive bomb', () => {
-  it('streams a 100 MiB file of zeros (100 KB gzip\'d) to disk with flat memory, and refused at its end leaves nothing behind', async () => {
+  it("streams a 100 MiB file of zeros (100 KB gzip'd) to disk with flat memory, and refused at its end leaves nothing behind", async () => {
     const bomb = await pack(withFiles([['files/bomb', { zeros: 100 * MiB }]], false));
     expect(bomb.length).toBeLessThan(300 * 1024);
     const { slug, request } = importAs(t, bomb);
@@ -183,14 +187,38 @@ describe('archive bomb', () => {
 
 describe('ARCHIVE_IMPORT_MAX_* caps', () => {
   const cases: [string, () => Promise<Buffer>, RegExp][] = [
-    ['one entry too large', () => pack(withFiles([['files/big', { zeros: 2 * MiB }]], true)), /entry files\/big unpacks to 2097152 bytes.*ARCHIVE_IMPORT_MAX_ENTRY_BYTES/],
+    [
+      'one entry too large',
+      () => pack(withFiles([['files/big', { zeros: 2 * MiB }]], true)),
+      /entry files\/big unpacks to 2097152 bytes.*ARCHIVE_IMPORT_MAX_ENTRY_BYTES/,
+    ],
     [
       'too many bytes unpacked in all',
-      () => pack(withFiles([0, 1, 2, 3].map((i): [string, Content] => [`files/part${i}`, { zeros: Math.floor(0.9 * MiB) }]), true)),
+      () =>
+        pack(
+          withFiles(
+            [0, 1, 2, 3].map((i): [string, Content] => [`files/part${i}`, { zeros: Math.floor(0.9 * MiB) }]),
+            true,
+          ),
+        ),
       /unpacks to more than \d+ bytes \(ARCHIVE_IMPORT_MAX_UNPACKED_BYTES\)/,
     ],
-    ['too many entries', () => pack(withFiles(Array.from({ length: 20 }, (_, i): [string, Content] => [`files/tiny${i}`, Buffer.from('x')]), true)), /more than \d+ entries \(ARCHIVE_IMPORT_MAX_ENTRIES\)/],
-    ['gzip\'d body too large', () => pack(withFiles([['files/random', randomBytes(Math.floor(0.9 * MiB))]], true)), /larger than \d+ bytes \(ARCHIVE_IMPORT_MAX_BYTES\)/],
+    [
+      'too many entries',
+      () =>
+        pack(
+          withFiles(
+            Array.from({ length: 20 }, (_, i): [string, Content] => [`files/tiny${i}`, Buffer.from('x')]),
+            true,
+          ),
+        ),
+      /more than \d+ entries \(ARCHIVE_IMPORT_MAX_ENTRIES\)/,
+    ],
+    [
+      "gzip'd body too large",
+      () => pack(withFiles([['files/random', randomBytes(Math.floor(0.9 * MiB))]], true)),
+      /larger than \d+ bytes \(ARCHIVE_IMPORT_MAX_BYTES\)/,
+    ],
   ];
   for (const [what, make, message] of cases) {
     it(`refuses ${what} with 413 and leaves nothing behind`, async () => {

@@ -26,7 +26,11 @@ let acme: DemoTenant;
 const secrets: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestApp({ PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, DATA_DIR: mkdtempSync(join(tmpdir(), 'archive-secrets-')), WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' });
+  t = await createTestApp({
+    PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'archive-secrets-')),
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1',
+  });
   knex = t.container.resolve(KNEX);
   acme = await importDemoTenant(t, 'acme');
   const admin = await asAcme(t, acme.host, 'admin');
@@ -43,11 +47,22 @@ beforeAll(async () => {
   const client = await admin.post('/api/apiclients').send({ apiclient_data: { name: 'HR sync', scopes: ['api.read'], run_as_user_name: 'admin' } });
   expect(client.status, JSON.stringify(client.body)).toBe(201);
   secrets['API client secret'] = client.body.apiclients[0].client_secret;
-  secrets['API client secret hash'] = (await db().table('api_clients').where({ client_id: client.body.apiclients[0].client_id }).first('secret_hash')).secret_hash;
+  secrets['API client secret hash'] = (
+    await db().table('api_clients').where({ client_id: client.body.apiclients[0].client_id }).first('secret_hash')
+  ).secret_hash;
 
   // identity provider client secret (written as the admin's PUT writes it; saving one probes the issuer)
   secrets['identity provider client_secret'] = `idp-secret-${randomBytes(12).toString('hex')}`;
-  await db().table('identity_providers').insert({ id: randomUUID(), name: 'Entra', type: 'oidc', issuer: 'https://login.example.com/acme', client_id: 'acme-app', client_secret: secrets['identity provider client_secret'] });
+  await db()
+    .table('identity_providers')
+    .insert({
+      id: randomUUID(),
+      name: 'Entra',
+      type: 'oidc',
+      issuer: 'https://login.example.com/acme',
+      client_id: 'acme-app',
+      client_secret: secrets['identity provider client_secret'],
+    });
 
   // SWT key: the demo tenant's api.oauth.secret
   secrets['SWT key (api.oauth.secret)'] = ACME_SWT.secret;
@@ -57,11 +72,14 @@ beforeAll(async () => {
   const hash = () => `$argon2id$v=19$m=19456,t=2,p=1$${randomBytes(16).toString('base64')}$${randomBytes(32).toString('base64')}`;
   secrets['pending password hash'] = hash();
   secrets['earlier pending password hash'] = hash();
-  await db().table('persons').where({ user_name: 'ola' }).update({
-    pending_password_hash: secrets['pending password hash'],
-    pending_password_earlier: [secrets['earlier pending password hash']],
-    pending_password_expires_at: new Date(Date.now() + 3600_000),
-  });
+  await db()
+    .table('persons')
+    .where({ user_name: 'ola' })
+    .update({
+      pending_password_hash: secrets['pending password hash'],
+      pending_password_earlier: [secrets['earlier pending password hash']],
+      pending_password_expires_at: new Date(Date.now() + 3600_000),
+    });
 });
 afterAll(async () => t?.close());
 
@@ -72,11 +90,13 @@ async function allBytes(gz: Buffer): Promise<string> {
 }
 
 describe('an archive without secrets', () => {
-  it('holds none of the tenant\'s secrets, hashes included (secrets=0)', async () => {
+  it("holds none of the tenant's secrets, hashes included (secrets=0)", async () => {
     const res = await operator(t).bytes(`/platform/tenants/${acme.slug}/export?secrets=0`);
     expect(res.status).toBe(200);
     const bytes = await allBytes(res.body);
-    const found = Object.entries(secrets).filter(([, value]) => bytes.includes(value)).map(([what]) => what);
+    const found = Object.entries(secrets)
+      .filter(([, value]) => bytes.includes(value))
+      .map(([what]) => what);
     expect(found).toEqual([]);
     // the rows are there, without their secrets
     const manifest = JSON.parse((await readArchive(res.body)).get('manifest.json')!.toString());
@@ -91,7 +111,11 @@ describe('an archive without secrets', () => {
     const res = await operator(t).get(`/platform/tenants/${acme.slug}/export?format=tenant-import/1&secrets=0`);
     expect(res.status).toBe(200);
     const text = JSON.stringify(res.body);
-    expect(Object.entries(secrets).filter(([, value]) => text.includes(value)).map(([what]) => what)).toEqual([]);
+    expect(
+      Object.entries(secrets)
+        .filter(([, value]) => text.includes(value))
+        .map(([what]) => what),
+    ).toEqual([]);
   });
 
   it('imports back: the API client and the webhook endpoint are there, without a secret that works', async () => {
@@ -123,6 +147,10 @@ describe('the default archive', () => {
     });
     // and it holds them all (a backup restores every integration)
     const bytes = await allBytes(res.body);
-    expect(Object.entries(secrets).filter(([, value]) => !bytes.includes(value)).map(([what]) => what)).toEqual(['API client secret']);
+    expect(
+      Object.entries(secrets)
+        .filter(([, value]) => !bytes.includes(value))
+        .map(([what]) => what),
+    ).toEqual(['API client secret']);
   });
 });

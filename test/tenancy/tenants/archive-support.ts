@@ -98,5 +98,11 @@ export async function writeArchive(entries: [string, Buffer][]): Promise<Buffer>
 export function tableRows(archive: Map<string, Buffer>, table: string): Record<string, unknown>[] {
   return [...archive.entries()]
     .filter(([name]) => name.startsWith(`tables/${table}/`))
-    .flatMap(([, data]) => data.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    .flatMap(([, data]) =>
+      data
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
 }

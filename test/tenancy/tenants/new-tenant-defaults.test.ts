@@ -37,15 +37,18 @@ afterAll(async () => {
 });
 
 const op = () => operator(opApp);
-const item = async (tenantSlug: string, id: string) => (await op().get(`/platform/tenants/${tenantSlug}/configitems`)).body.configitems.find((i: any) => i.config_item_id === id);
+const item = async (tenantSlug: string, id: string) =>
+  (await op().get(`/platform/tenants/${tenantSlug}/configitems`)).body.configitems.find((i: any) => i.config_item_id === id);
 
 describe('onboarding without mail_from (platform default sender MAIL_FROM)', () => {
   it('creates the tenant with its first admin, whose password mail goes out from MAIL_FROM and logs in', async () => {
     const admin = { user_name: 'first', email: 'first@newco.example', firstname: 'Fi', lastname: 'Rst' };
-    const res = await op().post('/platform/tenants').send({ slug, name: 'NewCo', hosts: [host], admin });
+    const res = await op()
+      .post('/platform/tenants')
+      .send({ slug, name: 'NewCo', hosts: [host], admin });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     relayed.push((await t.container.resolve(TenantStore).findIdBySlug(slug))!);
-    const mail = await waitFor('the first admin\'s password mail', () => smtp.mails.find((m) => m.rcptTo.includes('first@newco.example')));
+    const mail = await waitFor("the first admin's password mail", () => smtp.mails.find((m) => m.rcptTo.includes('first@newco.example')));
     expect(mail.headers.from).toBe(MAIL_FROM);
     const password = /Password: (\S+)/.exec(mail.body)![1];
     const login = await client(t, host).post('/api/login').send({ user_name: 'first', password, login: 1 });
@@ -60,7 +63,13 @@ describe('api.oauth.require_expires_on for tenants created from now on', () => {
   it('a created tenant (with or without admin) starts with true; an imported (existing) tenant keeps false', async () => {
     expect(await item(slug, 'api.oauth.require_expires_on')).toMatchObject({ value: true, is_default: false });
     const bare = `${slug}-bare`;
-    expect((await op().post('/platform/tenants').send({ slug: bare, name: 'Bare', hosts: [`${bare}.test`] })).status).toBe(201);
+    expect(
+      (
+        await op()
+          .post('/platform/tenants')
+          .send({ slug: bare, name: 'Bare', hosts: [`${bare}.test`] })
+      ).status,
+    ).toBe(201);
     expect(await item(bare, 'api.oauth.require_expires_on')).toMatchObject({ value: true });
     expect(await item(acme.slug, 'api.oauth.require_expires_on')).toMatchObject({ value: false, is_default: true });
   });
@@ -68,7 +77,9 @@ describe('api.oauth.require_expires_on for tenants created from now on', () => {
   it('the created tenant refuses an SWT token without ExpiresOn, naming the check', async () => {
     const secret = 'newco-swt-shared-secret-0123456789';
     expect((await op().put(`/platform/tenants/${slug}/configitems/api.oauth.secret`).send({ value: secret })).status).toBe(200);
-    const res = await client(t, host).get('/api/person').set('Authorization', `SWT ${swtToken(secret, { username: 'first' })}`);
+    const res = await client(t, host)
+      .get('/api/person')
+      .set('Authorization', `SWT ${swtToken(secret, { username: 'first' })}`);
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/\(expiry\).*no ExpiresOn/);
   });

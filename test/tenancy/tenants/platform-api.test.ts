@@ -30,7 +30,9 @@ describe('authorisation of /platform', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ valid: false, errorcode: 404, message: 'operator API disabled (PLATFORM_ADMIN_TOKEN is not set)' });
     // whatever the path, and before a body is read
-    expect((await operator(disabled).post('/platform/no-such-call').send({ x: 1 })).body.message).toBe('operator API disabled (PLATFORM_ADMIN_TOKEN is not set)');
+    expect((await operator(disabled).post('/platform/no-such-call').send({ x: 1 })).body.message).toBe(
+      'operator API disabled (PLATFORM_ADMIN_TOKEN is not set)',
+    );
   });
 
   it('answers 401 without a token or with a wrong one, on every path, before reading the body', async () => {
@@ -79,15 +81,21 @@ describe('tenant operations over HTTP', () => {
 
   it('creates a tenant, adds and removes a host', async () => {
     const slug = unique('api');
-    const created = await op().post('/platform/tenants').send({ slug, name: 'Api Ltd', hosts: [`${slug}.test`] });
+    const created = await op()
+      .post('/platform/tenants')
+      .send({ slug, name: 'Api Ltd', hosts: [`${slug}.test`] });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ valid: true, tenants: [{ slug, name: 'Api Ltd', hosts: [`${slug}.test`] }] });
-    const added = await op().post(`/platform/tenants/${slug}/hosts`).send({ host: `www.${slug}.test` });
+    const added = await op()
+      .post(`/platform/tenants/${slug}/hosts`)
+      .send({ host: `www.${slug}.test` });
     expect(added.body.tenants[0].hosts).toEqual([`${slug}.test`, `www.${slug}.test`]);
     expect((await client(t, `www.${slug}.test`).get('/api/configitems/mail.from')).status).toBe(401);
     const removed = await op().delete(`/platform/tenants/${slug}/hosts/www.${slug}.test`);
     expect(removed.body.tenants[0].hosts).toEqual([`${slug}.test`]);
-    const missing = await op().post('/platform/tenants').send({ slug: unique('x'), hosts: ['x.test'] });
+    const missing = await op()
+      .post('/platform/tenants')
+      .send({ slug: unique('x'), hosts: ['x.test'] });
     expect(missing.body).toMatchObject({ errorcode: 419, message: 'missing parameter: name' });
     const badHost = await op().post(`/platform/tenants/${slug}/hosts`).send({ host: 'not a host' });
     expect(badHost.body.errorcode).toBe(420);
@@ -110,7 +118,9 @@ describe('tenant operations over HTTP', () => {
     expect(unclear.status).toBe(200);
     expect(unclear.body.config['api.oauth.secret']).toBeUndefined();
     expect((await op().get(`/platform/tenants/${slug}/export?format=tenant-import/1&secrets=YES`)).body.config['api.oauth.secret']).toBeDefined();
-    const bad = await op().post('/platform/tenants/import').send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
+    const bad = await op()
+      .post('/platform/tenants/import')
+      .send({ format: 'tenant-import/1', tenant: { slug: unique('b'), name: 'B', hosts: ['b.test'] }, roles: [{ name: 'no ref' }] });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
     expect(bad.body.message).toContain('roles.0.ref');
   });
@@ -129,14 +139,18 @@ describe('tenant operations over HTTP', () => {
   it('bulk-creates tenants (201), lists the ones that failed, and names a bad line', async () => {
     const good = [unique('bulk'), unique('bulk')].map((slug) => ({ slug, name: `Bulk ${slug}`, hosts: [`${slug}.test`] }));
     const taken = { slug: (await importDemoTenant(t, 'globex')).slug, name: 'Taken', hosts: [`${unique('other')}.test`] };
-    const res = await op().post('/platform/tenants/bulk').send({ tenants: [...good, taken] });
+    const res = await op()
+      .post('/platform/tenants/bulk')
+      .send({ tenants: [...good, taken] });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ valid: true, message: '2 tenants created, 1 failed', tenants: [], created: 2, from_spares: 0 });
     expect(res.body.failed).toEqual([{ slug: taken.slug, error: expect.stringContaining('already exists') }]);
     expect(res.body.progress.at(-1)).toMatch(/^2 tenants created in /);
     expect((await op().get(`/platform/tenants/${good[1].slug}`)).body.tenants[0].hosts).toEqual(good[1].hosts);
     expect((await op().post('/platform/tenants/bulk').send({})).body).toMatchObject({ errorcode: 419, message: 'missing parameter: tenants' });
-    const bad = await op().post('/platform/tenants/bulk').send({ tenants: [{ slug: 'Not A Slug', name: 'x', hosts: ['x.test'] }] });
+    const bad = await op()
+      .post('/platform/tenants/bulk')
+      .send({ tenants: [{ slug: 'Not A Slug', name: 'x', hosts: ['x.test'] }] });
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420, parameter: 'tenants[0].slug' });
   });
 
@@ -147,7 +161,10 @@ describe('tenant operations over HTTP', () => {
     expect((await move({ to: '' })).body).toMatchObject({ errorcode: 419, message: 'missing parameter: to' });
     expect((await move({ to: 5 })).body).toMatchObject({ errorcode: 420, message: 'malformed parameter to: must be the name of a cluster' });
     for (const drop of [301, -1, 'soon']) {
-      expect((await move({ to: 'main', drop_after_seconds: drop })).body).toMatchObject({ errorcode: 420, message: 'malformed parameter drop_after_seconds: must be 0-300' });
+      expect((await move({ to: 'main', drop_after_seconds: drop })).body).toMatchObject({
+        errorcode: 420,
+        message: 'malformed parameter drop_after_seconds: must be 0-300',
+      });
     }
     // valid input reaches the mover, which refuses a move to the cluster the tenant is on
     const there = await move({ to: 'main', drop_after_seconds: '1.5' });

@@ -98,7 +98,13 @@ describe('create, hosts and list', () => {
     const slug = unique('fresh');
     await admin.create({ slug, name: 'Fresh Ltd', hosts: [`${slug}.test`] });
     const listed = (await admin.list()).find((x) => x.slug === slug)!;
-    expect(listed).toMatchObject({ name: 'Fresh Ltd', status: 'active', hosts: [`${slug}.test`], schema: schemaNameForSlug(slug), schema_version: CURRENT_TENANT_VERSION });
+    expect(listed).toMatchObject({
+      name: 'Fresh Ltd',
+      status: 'active',
+      hosts: [`${slug}.test`],
+      schema: schemaNameForSlug(slug),
+      schema_version: CURRENT_TENANT_VERSION,
+    });
     expect(listed.schema_size_bytes).toBeGreaterThan(0);
     const login = await client(t, `${slug}.test`).post('/api/login').send({ user_name: 'admin', password: 'x', login: 1 });
     expect(login.status).toBe(401);

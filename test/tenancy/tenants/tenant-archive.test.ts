@@ -31,7 +31,11 @@ async function fill(tenant: DemoTenant): Promise<void> {
   const ola = await asAcme(t, tenant.host, 'ola');
   const kari = await asAcme(t, tenant.host, 'kari');
   await client(t, tenant.host).post('/api/login').send({ user_name: 'ola', password: 'wrong', login: 1 });
-  for (const [item, value] of [['password.max_age_days', 30], ['password.max_age_days', 45], ['order_system.enabled', true]] as const) {
+  for (const [item, value] of [
+    ['password.max_age_days', 30],
+    ['password.max_age_days', 45],
+    ['order_system.enabled', true],
+  ] as const) {
     expect((await admin.put(`/api/configitems/${item}`).send({ value })).status).toBe(200);
   }
   const ev = await eventIdsByTitle(t, tenant);
@@ -46,7 +50,12 @@ async function fill(tenant: DemoTenant): Promise<void> {
     data: {
       items: [
         { competence_id: await item('How satisfied are you with your onboarding?'), value: '5' },
-        { competence_id: await item('Upload your signed contract'), value: 'attached', file_data: Buffer.from('signed contract').toString('base64'), file_name: 'contract.txt' },
+        {
+          competence_id: await item('Upload your signed contract'),
+          value: 'attached',
+          file_data: Buffer.from('signed contract').toString('base64'),
+          file_name: 'contract.txt',
+        },
       ],
     },
   });
@@ -88,7 +97,11 @@ async function sample(host: string): Promise<Record<string, unknown>> {
     out[url] = res.body;
   }
   const files = (await ola.get('/api/surveyanswers')).body.surveyanswers ?? [];
-  const fileIds = (await knex.withSchema(schemaNameForSlug(host.replace(/\.test$/, ''))).table('files').orderBy('id').pluck('id'));
+  const fileIds = await knex
+    .withSchema(schemaNameForSlug(host.replace(/\.test$/, '')))
+    .table('files')
+    .orderBy('id')
+    .pluck('id');
   for (const id of fileIds) {
     const res = await ola.get(`/api/files/${id}/content`);
     expect(res.status).toBe(200);
@@ -117,7 +130,11 @@ describe('tenant-archive/1 round trip', () => {
     const tables = await knex('pg_tables').where({ schemaname: acme.schema }).whereNot({ tablename: 'schema_migrations' }).pluck('tablename');
     const manifest = JSON.parse(a.get('manifest.json')!.toString());
     expect(manifest.tables.map((x: { name: string }) => x.name).sort()).toEqual([...tables].sort());
-    for (const table of tables) expect([...a.keys()].some((k) => k.startsWith(`tables/${table}/`)), table).toBe(true);
+    for (const table of tables)
+      expect(
+        [...a.keys()].some((k) => k.startsWith(`tables/${table}/`)),
+        table,
+      ).toBe(true);
     for (const table of ['survey_answers', 'files', 'messages', 'message_deliveries', 'orders', 'audit_log', 'person_events']) {
       expect(tableRows(a, table).length, table).toBeGreaterThan(0);
     }
@@ -173,7 +190,11 @@ describe('tenant-archive/1 round trip', () => {
       ['no manifest first', await writeArchive(entries.slice(1)), /first entry must be manifest.json/],
       ['no end', await writeArchive(entries.filter(([n]) => n !== 'end.json')), /truncated: end.json is missing/],
       ['rows missing', await writeArchive(entries.filter(([n]) => !n.startsWith('tables/persons/'))), /rows of table persons/],
-      ['bad row', await writeArchive(entries.map(([n, d]) => [n, n.startsWith('tables/persons/') ? Buffer.from('{"id": "x"}\n') : d])), /tables\/persons\/000001.jsonl/],
+      [
+        'bad row',
+        await writeArchive(entries.map(([n, d]) => [n, n.startsWith('tables/persons/') ? Buffer.from('{"id": "x"}\n') : d])),
+        /tables\/persons\/000001.jsonl/,
+      ],
     ];
     for (const [what, body, message] of cases) {
       const slug = unique('broken');
@@ -183,7 +204,10 @@ describe('tenant-archive/1 round trip', () => {
       expect(res.body.message, what).toMatch(message);
       expect((await operator(t).get(`/platform/tenants/${slug}`)).status, what).toBe(404);
     }
-    const taken = await operator(t).post(`/platform/tenants/import?slug=${acme.slug}&host=other-${acme.host}`).set('Content-Type', 'application/gzip').send(good);
+    const taken = await operator(t)
+      .post(`/platform/tenants/import?slug=${acme.slug}&host=other-${acme.host}`)
+      .set('Content-Type', 'application/gzip')
+      .send(good);
     expect(taken.body).toMatchObject({ valid: false, errorcode: 409 });
   });
 });

@@ -23,7 +23,10 @@ async function importBroken(mutate: (doc: any) => void) {
   const error = await t.container
     .resolve(TenantImporter)
     .import(doc, { slug, hosts: [`${slug}.test`], onProgress: () => {} })
-    .then(() => null, (err: Error) => err);
+    .then(
+      () => null,
+      (err: Error) => err,
+    );
   return { slug, error };
 }
 
@@ -66,7 +69,10 @@ describe('tenant import', () => {
         t.container
           .resolve(TenantImporter)
           .import({ format: 'tenant-import/1', tenant: { slug, name: 'Twice', hosts: [`${slug}-${i}.test`] } } as any, { onProgress: () => {} })
-          .then(() => 'created', (err: Error) => err.message),
+          .then(
+            () => 'created',
+            (err: Error) => err.message,
+          ),
       ),
     );
     expect(results.filter((r) => r === 'created')).toHaveLength(1);
@@ -91,7 +97,14 @@ describe('statistics after a large import', () => {
     const schema = schemaNameForSlug(slug);
     // ANALYZE sets reltuples; a table never analyzed (nor vacuumed) has -1
     const tuples = async (table: string) =>
-      Number((await knex.raw('select c.reltuples from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relname = ?', [schema, table])).rows[0].reltuples);
+      Number(
+        (
+          await knex.raw('select c.reltuples from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relname = ?', [
+            schema,
+            table,
+          ])
+        ).rows[0].reltuples,
+      );
     expect(await tuples('persons')).toBe(1007);
     expect(await tuples('organisations')).toBe(-1);
     expect(lines.some((l) => l.includes('statistics gathered for persons'))).toBe(true);

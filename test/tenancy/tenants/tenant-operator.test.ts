@@ -42,12 +42,15 @@ const mailedPassword = async (nth: number) => {
   });
   return /Password: (\S+)/.exec(mails[nth - 1].body)![1];
 };
-const auditRows = (type: string) => t.container.resolve<Knex>(KNEX).withSchema(schema).table('audit_log').where({ type, actor: 'operator' }).select('subject', 'details');
+const auditRows = (type: string) =>
+  t.container.resolve<Knex>(KNEX).withSchema(schema).table('audit_log').where({ type, actor: 'operator' }).select('subject', 'details');
 
 describe('onboarding: POST /platform/tenants with admin', () => {
   it('creates the tenant, its root organisation and first superuser, mails a password that logs in and must be changed (418)', async () => {
     const admin = { user_name: 'boss', email: 'boss@onb.example', firstname: 'Bo', lastname: 'Ss' };
-    const res = await op().post('/platform/tenants').send({ slug, name: 'Onboarded Ltd', hosts: [host], mail_from: 'Onboarded <training@onb.example>', admin });
+    const res = await op()
+      .post('/platform/tenants')
+      .send({ slug, name: 'Onboarded Ltd', hosts: [host], mail_from: 'Onboarded <training@onb.example>', admin });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const id = (await t.container.resolve(TenantStore).findIdBySlug(slug))!;
     schema = res.body.tenants[0].schema;
@@ -64,7 +67,9 @@ describe('onboarding: POST /platform/tenants with admin', () => {
   });
 
   it('a malformed admin is a 420 naming the field', async () => {
-    const res = await op().post('/platform/tenants').send({ slug: `${slug}-x`, name: 'X', hosts: [`x.${host}`], mail_from: 'x@onb.example', admin: { user_name: 'a', email: 'nope' } });
+    const res = await op()
+      .post('/platform/tenants')
+      .send({ slug: `${slug}-x`, name: 'X', hosts: [`x.${host}`], mail_from: 'x@onb.example', admin: { user_name: 'a', email: 'nope' } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errorcode: 420, parameter: 'admin.email' });
   });

@@ -43,9 +43,13 @@ const job = (tenantId: number, messageId: number) => ({ tenantId, messageId, del
 async function failJobs(name: string, tenants: DemoTenant[]): Promise<void> {
   const queue = t.container.resolve(QueueRegistry).get(name);
   for (const tn of tenants) await queue.add('messages.deliver', job(tn.tenantId, 900), { jobId: `t${tn.tenantId}-m900-email`, attempts: 1 });
-  const worker = new Worker(name, async () => {
-    throw new Error('boom');
-  }, { connection: bullConnection(t.container.resolve(QUEUE_REDIS), true), prefix });
+  const worker = new Worker(
+    name,
+    async () => {
+      throw new Error('boom');
+    },
+    { connection: bullConnection(t.container.resolve(QUEUE_REDIS), true), prefix },
+  );
   try {
     for (let i = 0; i < 100 && (await queue.getJobCounts('failed')).failed < tenants.length; i++) await new Promise((r) => setTimeout(r, 100));
   } finally {
@@ -77,7 +81,9 @@ describe('deleting a tenant removes what it keeps outside its schema', () => {
 
     const report = await t.container.resolve(TenantAdminService).delete(doomed.slug);
     // five jobs of the tenant in each queue
-    expect(report.purged).toEqual(expect.arrayContaining([`queued-jobs: ${5 * queueNames.length} queued jobs`, 'files: 1 files', 'webhook-signal: 1 webhook signal']));
+    expect(report.purged).toEqual(
+      expect.arrayContaining([`queued-jobs: ${5 * queueNames.length} queued jobs`, 'files: 1 files', 'webhook-signal: 1 webhook signal']),
+    );
 
     expect(existsSync(join(dataDir, 'files', doomed.schema))).toBe(false);
     expect(readdirSync(join(dataDir, 'files', kept.schema))).toHaveLength(1);

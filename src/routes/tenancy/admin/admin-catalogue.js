@@ -31,20 +31,30 @@ async function changed(message, focusId) {
 async function edit(c, holder, opener) {
   const { status, data } = await api('GET', `/api/competences/${c.competence_id}?view=full`);
   if (status !== 200) return say(data.message, true);
-  await openEditor(holder, (close) => competenceForm({
-    competence: data.competences[0],
-    onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} saved`, saved.competence_id),
-    onClose: close,
-  }), opener);
+  await openEditor(
+    holder,
+    (close) =>
+      competenceForm({
+        competence: data.competences[0],
+        onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} saved`, saved.competence_id),
+        onClose: close,
+      }),
+    opener,
+  );
 }
 
 async function addChild(parent, holder, opener) {
   const child = CHILD_OF[parent.type];
-  await openEditor(holder, (close) => competenceForm({
-    defaults: { type: child.type, parent_id: parent.competence_id, what: child.what, parentTitle: parent.title },
-    onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} created`, saved.competence_id),
-    onClose: close,
-  }), opener);
+  await openEditor(
+    holder,
+    (close) =>
+      competenceForm({
+        defaults: { type: child.type, parent_id: parent.competence_id, what: child.what, parentTitle: parent.title },
+        onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} created`, saved.competence_id),
+        onClose: close,
+      }),
+    opener,
+  );
 }
 
 function node(c, typeName) {
@@ -52,22 +62,43 @@ function node(c, typeName) {
   const editButton = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${c.title}`, onclick: () => edit(c, holder, editButton) }, 'Edit');
   const child = CHILD_OF[c.type];
   const addButton = child
-    ? el('button', { type: 'button', class: 'add-child', 'aria-label': `Add ${child.what} to ${c.title}`, onclick: () => addChild(c, holder, addButton) }, `Add ${child.what}`)
+    ? el(
+        'button',
+        { type: 'button', class: 'add-child', 'aria-label': `Add ${child.what} to ${c.title}`, onclick: () => addChild(c, holder, addButton) },
+        `Add ${child.what}`,
+      )
     : '';
-  const del = confirmButton('Delete', c.title, async () => {
-    const { status, data } = await api('DELETE', `/api/competences/${c.competence_id}`);
-    if (status !== 200) return say(data.message, true);
-    await changed(data.message ?? `competence ${c.competence_id} deleted`);
-  }, { class: 'delete' });
-  return el('li', { class: `competence type-${c.type}${c.active ? '' : ' inactive'}`, 'data-competence-id': String(c.competence_id) },
-    el('div', { class: 'node' },
+  const del = confirmButton(
+    'Delete',
+    c.title,
+    async () => {
+      const { status, data } = await api('DELETE', `/api/competences/${c.competence_id}`);
+      if (status !== 200) return say(data.message, true);
+      await changed(data.message ?? `competence ${c.competence_id} deleted`);
+    },
+    { class: 'delete' },
+  );
+  return el(
+    'li',
+    { class: `competence type-${c.type}${c.active ? '' : ' inactive'}`, 'data-competence-id': String(c.competence_id) },
+    el(
+      'div',
+      { class: 'node' },
       el('span', { class: 'title' }, c.title),
       el('span', { class: 'badge' }, typeName(c.type)),
       c.active ? '' : el('span', { class: 'badge off' }, 'inactive'),
       c.type === 'ecourse' && c.lms_start_url ? el('span', { class: 'meta url' }, c.lms_start_url) : '',
-      el('span', { class: 'actions' }, editButton, addButton, del)),
+      el('span', { class: 'actions' }, editButton, addButton, del),
+    ),
     holder,
-    c.children.length ? el('ul', { class: 'tree' }, c.children.map((k) => node(k, typeName))) : '');
+    c.children.length
+      ? el(
+          'ul',
+          { class: 'tree' },
+          c.children.map((k) => node(k, typeName)),
+        )
+      : '',
+  );
 }
 
 async function load() {
@@ -95,27 +126,70 @@ const page = (delta) => () => {
 async function competencesTool() {
   const types = await competenceTypes();
   const holder = el('div', { class: 'editor-holder', id: 'competence-new-holder' });
-  const newButton = el('button', { type: 'button', id: 'competence-new', onclick: () => openEditor(holder, (close) => competenceForm({
-    onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} created`, saved.competence_id),
-    onClose: close,
-  }), newButton) }, 'New competence');
-  return el('article', { class: 'item tool', id: 'competences-tool', 'aria-labelledby': 'h-competences' },
+  const newButton = el(
+    'button',
+    {
+      type: 'button',
+      id: 'competence-new',
+      onclick: () =>
+        openEditor(
+          holder,
+          (close) =>
+            competenceForm({
+              onSaved: (saved, _created, message) => changed(message ?? `competence ${saved.competence_id} created`, saved.competence_id),
+              onClose: close,
+            }),
+          newButton,
+        ),
+    },
+    'New competence',
+  );
+  return el(
+    'article',
+    { class: 'item tool', id: 'competences-tool', 'aria-labelledby': 'h-competences' },
     el('h3', { id: 'h-competences' }, 'Competences'),
-    el('p', { class: 'description' }, 'Courses with their modules, e-courses, checklists with their items, and the other competence types. Inactive ones are shown and marked.'),
-    el('form', { id: 'competence-filter', class: 'inline-fields', role: 'search', onsubmit: (ev) => { ev.preventDefault(); offset = 0; load(); } },
+    el(
+      'p',
+      { class: 'description' },
+      'Courses with their modules, e-courses, checklists with their items, and the other competence types. Inactive ones are shown and marked.',
+    ),
+    el(
+      'form',
+      {
+        id: 'competence-filter',
+        class: 'inline-fields',
+        role: 'search',
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          offset = 0;
+          load();
+        },
+      },
       field('Search', el('input', { name: 'term', type: 'search', placeholder: 'title' })),
-      field('Type', el('select', { name: 'types' }, el('option', { value: '' }, 'all types'),
-        types.filter((t) => !t.nested_only).map((t) => el('option', { value: t.competence_type_id }, t.name)))),
-      el('button', { type: 'submit' }, 'Search')),
+      field(
+        'Type',
+        el(
+          'select',
+          { name: 'types' },
+          el('option', { value: '' }, 'all types'),
+          types.filter((t) => !t.nested_only).map((t) => el('option', { value: t.competence_type_id }, t.name)),
+        ),
+      ),
+      el('button', { type: 'submit' }, 'Search'),
+    ),
     el('div', { class: 'toolbar' }, newButton),
     holder,
     el('p', { class: 'error', id: 'competences-error', role: 'alert' }),
     el('p', { class: 'saved', id: 'competences-status', role: 'status' }),
     el('ul', { class: 'tree', id: 'competence-tree', 'aria-label': 'Competence tree' }),
-    el('p', { class: 'pager' },
+    el(
+      'p',
+      { class: 'pager' },
       el('button', { id: 'competence-newer', type: 'button', onclick: page(-PAGE) }, 'Previous'),
       el('span', { id: 'competence-page', 'aria-live': 'polite' }),
-      el('button', { id: 'competence-older', type: 'button', onclick: page(PAGE) }, 'Next')));
+      el('button', { id: 'competence-older', type: 'button', onclick: page(PAGE) }, 'Next'),
+    ),
+  );
 }
 
 export async function showCatalogue() {

@@ -28,9 +28,20 @@ export function barChart({ id, title, desc, bars, emptyText = 'nothing to show' 
   const descId = uid(`${id}-desc`);
   const ROW = 40;
   const height = Math.max(1, bars.length) * ROW + 6;
-  const chart = svg('svg', { id, class: 'chart', viewBox: `0 0 ${WIDTH} ${height}`, role: 'group', 'aria-labelledby': titleId, 'aria-describedby': descId, preserveAspectRatio: 'xMinYMin meet' },
+  const chart = svg(
+    'svg',
+    {
+      id,
+      class: 'chart',
+      viewBox: `0 0 ${WIDTH} ${height}`,
+      role: 'group',
+      'aria-labelledby': titleId,
+      'aria-describedby': descId,
+      preserveAspectRatio: 'xMinYMin meet',
+    },
     svg('title', { id: titleId }, title),
-    svg('desc', { id: descId }, desc));
+    svg('desc', { id: descId }, desc),
+  );
   if (bars.length === 0) chart.append(svg('text', { x: 0, y: 24, class: 'chart-label' }, emptyText));
   bars.forEach((b, i) => {
     const y = i * ROW;
@@ -60,10 +71,21 @@ export function timelineChart({ id, title, desc, columns }) {
   const BASE = 110;
   const max = Math.max(1, ...columns.map((c) => c.value));
   const step = WIDTH / columns.length;
-  const chart = svg('svg', { id, class: 'chart timeline', viewBox: `0 0 ${WIDTH} ${H}`, role: 'group', 'aria-labelledby': titleId, 'aria-describedby': descId, preserveAspectRatio: 'xMinYMin meet' },
+  const chart = svg(
+    'svg',
+    {
+      id,
+      class: 'chart timeline',
+      viewBox: `0 0 ${WIDTH} ${H}`,
+      role: 'group',
+      'aria-labelledby': titleId,
+      'aria-describedby': descId,
+      preserveAspectRatio: 'xMinYMin meet',
+    },
     svg('title', { id: titleId }, title),
     svg('desc', { id: descId }, desc),
-    svg('line', { x1: 0, y1: BASE, x2: WIDTH, y2: BASE, class: 'chart-axis' }));
+    svg('line', { x1: 0, y1: BASE, x2: WIDTH, y2: BASE, class: 'chart-axis' }),
+  );
   columns.forEach((c, i) => {
     const x = i * step;
     const h = Math.round((80 * c.value) / max);
@@ -85,9 +107,35 @@ export function timelineChart({ id, title, desc, columns }) {
  * a phone. `head`: column headings; `rows`: arrays of cells (a cell may be a node, e.g. a link).
  */
 export function dataTable({ id, caption, head, rows }) {
-  const table = el('table', { id, class: 'grid chart-table' },
+  const table = el(
+    'table',
+    { id, class: 'grid chart-table' },
     el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, head.map((h, i) => el('th', { scope: 'col', class: i === 0 ? '' : 'num' }, h)))),
-    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => (i === 0 ? el('th', { scope: 'row' }, c) : el('td', { class: 'num' }, c)))))));
-  return el('details', { class: 'chart-numbers' }, el('summary', {}, `${caption}: as a table`), el('div', { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' }, table));
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        head.map((h, i) => el('th', { scope: 'col', class: i === 0 ? '' : 'num' }, h)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      rows.map((r) =>
+        el(
+          'tr',
+          {},
+          r.map((c, i) => (i === 0 ? el('th', { scope: 'row' }, c) : el('td', { class: 'num' }, c))),
+        ),
+      ),
+    ),
+  );
+  return el(
+    'details',
+    { class: 'chart-numbers' },
+    el('summary', {}, `${caption}: as a table`),
+    el('div', { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' }, table),
+  );
 }

@@ -7,7 +7,11 @@ import { indented, lookups } from './admin-lookups.js';
 /** The parent type each nested type belongs to (the API refuses other parents with a 420). */
 export const PARENT_TYPE = { module: 'course', checklist_item: 'checklist', question: 'survey' };
 /** What a parent calls the children it can get. */
-export const CHILD_OF = { course: { type: 'module', what: 'module' }, checklist: { type: 'checklist_item', what: 'checklist item' }, survey: { type: 'question', what: 'question' } };
+export const CHILD_OF = {
+  course: { type: 'module', what: 'module' },
+  checklist: { type: 'checklist_item', what: 'checklist item' },
+  survey: { type: 'question', what: 'question' },
+};
 
 let types = null;
 export async function competenceTypes() {
@@ -18,7 +22,10 @@ export async function competenceTypes() {
   return types;
 }
 
-const isType = (...t) => (v) => t.includes(v.type);
+const isType =
+  (...t) =>
+  (v) =>
+    t.includes(v.type);
 
 /** The form's values for competence `c` (full view): ids of its categories, custom attributes one per field. */
 function valuesOf(c) {
@@ -33,7 +40,11 @@ function valuesOf(c) {
  */
 export async function competenceForm({ competence, defaults = {}, onSaved, onClose }) {
   const [typeList, groups, categories, competences, custom] = await Promise.all([
-    competenceTypes(), lookups.groups(), lookups.categories(), lookups.competences(), lookups.customAttributes('competence'),
+    competenceTypes(),
+    lookups.groups(),
+    lookups.categories(),
+    lookups.competences(),
+    lookups.customAttributes('competence'),
   ]);
   const editing = !!competence;
   const values = editing ? valuesOf(competence) : { active: true, ...defaults };
@@ -41,27 +52,63 @@ export async function competenceForm({ competence, defaults = {}, onSaved, onClo
   const typeOptions = typeList.filter((t) => !fixedType || t.competence_type_id === defaults.type).map((t) => ({ value: t.competence_type_id, label: t.name }));
   const fields = [
     { name: 'title', label: 'Title', required: true, maxlength: '255' },
-    { name: 'type', label: 'Type', type: 'select', required: true, options: typeOptions,
-      hint: editing ? 'changes only while nobody holds or is registered on it' : undefined },
     {
-      name: 'parent_id', label: 'Belongs to', type: 'select', numeric: true, visible: (v) => !!PARENT_TYPE[v.type],
+      name: 'type',
+      label: 'Type',
+      type: 'select',
+      required: true,
+      options: typeOptions,
+      hint: editing ? 'changes only while nobody holds or is registered on it' : undefined,
+    },
+    {
+      name: 'parent_id',
+      label: 'Belongs to',
+      type: 'select',
+      numeric: true,
+      visible: (v) => !!PARENT_TYPE[v.type],
       // every possible parent: the API checks that the parent's type allows the child's
-      options: [{ value: '', label: '(choose)' }, ...competences.filter((c) => Object.values(PARENT_TYPE).includes(c.type)).map((c) => ({ value: c.competence_id, label: `${c.title} (${c.type})` }))],
+      options: [
+        { value: '', label: '(choose)' },
+        ...competences.filter((c) => Object.values(PARENT_TYPE).includes(c.type)).map((c) => ({ value: c.competence_id, label: `${c.title} (${c.type})` })),
+      ],
       hint: 'a module belongs to a course, a checklist item to a checklist, a question to a survey',
     },
     { name: 'description', label: 'Description', type: 'textarea' },
-    { name: 'lms_start_url', label: 'Start URL in the learning system (http or https)', type: 'url', visible: isType('ecourse'), placeholder: 'https://lms.example.com/course/42' },
-    { name: 'checked_by', label: 'Checked by', type: 'select', visible: isType('checklist_item'),
-      default: 'self', options: [{ value: 'self', label: 'the person (self)' }, { value: 'manager', label: 'the manager' }, { value: 'both', label: 'both' }] },
-    { name: 'competence_group_id', label: 'Competence group', type: 'select', numeric: true,
-      options: [{ value: '', label: '(none)' }, ...groups.map((g) => ({ value: g.competence_group_id, label: indented(g.depth, g.name) }))] },
+    {
+      name: 'lms_start_url',
+      label: 'Start URL in the learning system (http or https)',
+      type: 'url',
+      visible: isType('ecourse'),
+      placeholder: 'https://lms.example.com/course/42',
+    },
+    {
+      name: 'checked_by',
+      label: 'Checked by',
+      type: 'select',
+      visible: isType('checklist_item'),
+      default: 'self',
+      options: [
+        { value: 'self', label: 'the person (self)' },
+        { value: 'manager', label: 'the manager' },
+        { value: 'both', label: 'both' },
+      ],
+    },
+    {
+      name: 'competence_group_id',
+      label: 'Competence group',
+      type: 'select',
+      numeric: true,
+      options: [{ value: '', label: '(none)' }, ...groups.map((g) => ({ value: g.competence_group_id, label: indented(g.depth, g.name) }))],
+    },
     { name: 'valid_months', label: 'Valid for (months; empty: does not expire)', type: 'number', min: '1', step: '1', inputmode: 'numeric' },
     { name: 'owner_user_name', label: 'Owner (user name)', autocomplete: 'off' },
     { name: 'instructor_user_name', label: 'Instructor (user name)', autocomplete: 'off' },
     { name: 'category_ids', label: 'Categories', type: 'checks', options: categories.map((k) => ({ value: k.category_id, label: indented(k.depth, k.name) })) },
     ...custom.map((d) => ({
-      name: `custom_attributes.${d.name}`, label: d.label || d.name,
-      type: d.type === 'boolean' ? 'checkbox' : d.type === 'number' ? 'number' : 'text', step: d.type === 'number' ? 'any' : undefined,
+      name: `custom_attributes.${d.name}`,
+      label: d.label || d.name,
+      type: d.type === 'boolean' ? 'checkbox' : d.type === 'number' ? 'number' : 'text',
+      step: d.type === 'number' ? 'any' : undefined,
     })),
     { name: 'active', label: 'Active (can be registered and scheduled)', type: 'checkbox' },
   ];

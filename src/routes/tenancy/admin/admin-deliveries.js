@@ -7,23 +7,53 @@ const DAY_MS = 86_400_000;
 
 function filterForm(reload) {
   const since = new Date(Date.now() - 7 * DAY_MS).toISOString().slice(0, 10);
-  return el('form', { id: 'delivery-filter', class: 'inline-fields', onsubmit: (ev) => { ev.preventDefault(); reload(); } },
-    field('State', el('select', { name: 'state' },
-      el('option', { value: '' }, 'any (failed first)'), el('option', { value: 'failed' }, 'failed'),
-      el('option', { value: 'queued' }, 'queued'), el('option', { value: 'sent' }, 'sent'))),
+  return el(
+    'form',
+    {
+      id: 'delivery-filter',
+      class: 'inline-fields',
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        reload();
+      },
+    },
+    field(
+      'State',
+      el(
+        'select',
+        { name: 'state' },
+        el('option', { value: '' }, 'any (failed first)'),
+        el('option', { value: 'failed' }, 'failed'),
+        el('option', { value: 'queued' }, 'queued'),
+        el('option', { value: 'sent' }, 'sent'),
+      ),
+    ),
     field('Messages since', el('input', { name: 'since', type: 'date', value: since })),
-    el('button', { type: 'submit' }, 'Show'));
+    el('button', { type: 'submit' }, 'Show'),
+  );
 }
 
 function row(d, reload, status) {
-  const retry = d.state === 'failed'
-    ? el('button', { type: 'button', class: 'retry', 'aria-label': `Retry ${d.medium} to ${d.address}`, onclick: async () => {
-      const { status: s, data } = await api('POST', `/api/messages/deliveries/${d.delivery_id}/retry`);
-      status.textContent = data.message;
-      if (s === 200) await reload();
-    } }, 'Retry')
-    : '';
-  return el('tr', { class: `delivery state-${d.state}`, 'data-delivery-id': String(d.delivery_id) },
+  const retry =
+    d.state === 'failed'
+      ? el(
+          'button',
+          {
+            type: 'button',
+            class: 'retry',
+            'aria-label': `Retry ${d.medium} to ${d.address}`,
+            onclick: async () => {
+              const { status: s, data } = await api('POST', `/api/messages/deliveries/${d.delivery_id}/retry`);
+              status.textContent = data.message;
+              if (s === 200) await reload();
+            },
+          },
+          'Retry',
+        )
+      : '';
+  return el(
+    'tr',
+    { class: `delivery state-${d.state}`, 'data-delivery-id': String(d.delivery_id) },
     el('td', {}, when(d.created_at)),
     el('td', {}, d.title),
     el('td', {}, d.user_name),
@@ -31,7 +61,8 @@ function row(d, reload, status) {
     el('td', { class: 'state' }, d.state),
     el('td', {}, String(d.attempts)),
     el('td', { class: 'reason' }, d.reason ?? ''),
-    el('td', {}, retry));
+    el('td', {}, retry),
+  );
 }
 
 export function showDeliveries() {
@@ -48,12 +79,27 @@ export function showDeliveries() {
     body.replaceChildren(...data.deliveries.map((d) => row(d, reload, status)));
     if (data.deliveries.length === 0) body.append(el('tr', {}, el('td', { colspan: '8', class: 'meta' }, 'no deliveries')));
   };
-  const table = el('table', { class: 'grid' },
+  const table = el(
+    'table',
+    { class: 'grid' },
     el('caption', { class: 'sr-only' }, 'Deliveries, failed first'),
-    el('thead', {}, el('tr', {}, ['sent', 'title', 'to', 'medium', 'state', 'attempts', 'reason', ''].map((h) => el('th', { scope: 'col' }, h)))),
-    body);
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ['sent', 'title', 'to', 'medium', 'state', 'attempts', 'reason', ''].map((h) => el('th', { scope: 'col' }, h)),
+      ),
+    ),
+    body,
+  );
   $('#delivery-body').replaceChildren(
     el('p', { class: 'intro' }, 'Did the mails go out? Each message once per medium; failed ones first, with the reason. Retry sends a failed one again.'),
-    filterForm(reload), error, status, scroller('Deliveries table', table));
+    filterForm(reload),
+    error,
+    status,
+    scroller('Deliveries table', table),
+  );
   return reload();
 }

@@ -30,9 +30,25 @@ function listEditor(item, what) {
   const addRow = (value = '') => {
     const errId = uid('err');
     const input = el('input', { type: 'text', value, 'aria-label': `${what} ${rows.children.length + 1}`, 'aria-describedby': errId, class: 'row-value' });
-    const li = el('li', { class: 'row' }, input,
-      el('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${what} ${value || rows.children.length + 1}`, onclick: () => { li.remove(); rows.querySelector('input')?.focus(); } }, 'Remove'),
-      rowError(errId));
+    const li = el(
+      'li',
+      { class: 'row' },
+      input,
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'remove',
+          'aria-label': `Remove ${what} ${value || rows.children.length + 1}`,
+          onclick: () => {
+            li.remove();
+            rows.querySelector('input')?.focus();
+          },
+        },
+        'Remove',
+      ),
+      rowError(errId),
+    );
     input.addEventListener('input', () => (li.querySelector('.row-error').textContent = input.value.trim() ? check(input.value.trim()) : ''));
     rows.append(li);
     return input;
@@ -72,25 +88,65 @@ function attributesEditor(item) {
   const addRow = (a = { name: '', label: '', type: 'string', applies_to: ['competence'] }) => {
     const n = body.children.length + 1;
     const errId = uid('err');
-    const tr = el('tr', { class: 'attribute' },
+    const tr = el(
+      'tr',
+      { class: 'attribute' },
       el('td', {}, el('input', { name: 'name', value: a.name, 'aria-label': `Name of attribute ${n}`, 'aria-describedby': errId })),
       el('td', {}, el('input', { name: 'label', value: a.label, 'aria-label': `Label of attribute ${n}` })),
-      el('td', {}, el('select', { name: 'type', 'aria-label': `Type of attribute ${n}` }, ATTRIBUTE_TYPES.map((t) => el('option', { value: t, selected: a.type === t }, t)))),
-      el('td', {}, el('fieldset', { class: 'applies' }, el('legend', { class: 'sr-only' }, `Attribute ${n} applies to`),
-        APPLIES_TO.map((w) => el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'applies_to', value: w, checked: a.applies_to.includes(w) }), ` ${w}`)))),
-      el('td', {}, el('button', { type: 'button', class: 'remove', 'aria-label': `Remove attribute ${a.name || n}`, onclick: () => tr.remove() }, 'Remove'), rowError(errId)),
+      el(
+        'td',
+        {},
+        el(
+          'select',
+          { name: 'type', 'aria-label': `Type of attribute ${n}` },
+          ATTRIBUTE_TYPES.map((t) => el('option', { value: t, selected: a.type === t }, t)),
+        ),
+      ),
+      el(
+        'td',
+        {},
+        el(
+          'fieldset',
+          { class: 'applies' },
+          el('legend', { class: 'sr-only' }, `Attribute ${n} applies to`),
+          APPLIES_TO.map((w) =>
+            el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'applies_to', value: w, checked: a.applies_to.includes(w) }), ` ${w}`),
+          ),
+        ),
+      ),
+      el(
+        'td',
+        {},
+        el('button', { type: 'button', class: 'remove', 'aria-label': `Remove attribute ${a.name || n}`, onclick: () => tr.remove() }, 'Remove'),
+        rowError(errId),
+      ),
     );
     body.append(tr);
     return tr;
   };
   for (const a of item.value || []) addRow(a);
-  const table = el('table', { class: 'attributes' },
+  const table = el(
+    'table',
+    { class: 'attributes' },
     el('caption', { class: 'sr-only' }, 'Custom attributes'),
-    el('thead', {}, el('tr', {}, ['name', 'label', 'type', 'applies to', ''].map((h) => el('th', { scope: 'col' }, h)))),
-    body);
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ['name', 'label', 'type', 'applies to', ''].map((h) => el('th', { scope: 'col' }, h)),
+      ),
+    ),
+    body,
+  );
   return {
-    node: el('div', { class: 'list-editor' }, el('div', { class: 'scroll' }, table),
-      el('button', { type: 'button', class: 'add', onclick: () => addRow().querySelector('input').focus() }, 'Add attribute')),
+    node: el(
+      'div',
+      { class: 'list-editor' },
+      el('div', { class: 'scroll' }, table),
+      el('button', { type: 'button', class: 'add', onclick: () => addRow().querySelector('input').focus() }, 'Add attribute'),
+    ),
     read: () =>
       [...body.children].map((tr) => ({
         name: tr.querySelector('[name=name]').value.trim(),
@@ -116,10 +172,18 @@ function simpleEditor(item, id) {
   if (item.type === 'bool') {
     const input = el('input', { type: 'checkbox', role: 'switch', id, name, class: 'switch' });
     input.checked = item.value === true;
-    return { ...none, node: el('span', { class: 'switch-box' }, input, el('span', { 'aria-hidden': 'true', class: 'switch-text' }, 'on')), read: () => input.checked };
+    return {
+      ...none,
+      node: el('span', { class: 'switch-box' }, input, el('span', { 'aria-hidden': 'true', class: 'switch-text' }, 'on')),
+      read: () => input.checked,
+    };
   }
   if (item.type === 'enum') {
-    const input = el('select', { id, name }, (item.options || []).map((o) => el('option', { value: o }, o)));
+    const input = el(
+      'select',
+      { id, name },
+      (item.options || []).map((o) => el('option', { value: o }, o)),
+    );
     input.value = item.value;
     return { ...none, node: input, read: () => input.value };
   }

@@ -21,33 +21,59 @@ function valuesOf(e) {
  */
 export async function eventForm({ event, parent, defaults = {}, onSaved, onClose }) {
   const [competences, locations, organisations, custom] = await Promise.all([
-    lookups.competences(), lookups.locations(), lookups.organisations(), lookups.customAttributes('event'),
+    lookups.competences(),
+    lookups.locations(),
+    lookups.organisations(),
+    lookups.customAttributes('event'),
   ]);
   const editing = !!event;
   const parentCompetence = parent && competences.find((c) => c.competence_id === parent.competence_id);
   const choices = parent
     ? (parentCompetence?.children ?? []).filter((c) => c.type === 'module')
-    : competences.filter((c) => (editing && c.competence_id === event.competence_id) || (EVENT_TYPES.has(c.type) && c.active) || (event?.parent_id && c.type === 'module'));
+    : competences.filter(
+        (c) => (editing && c.competence_id === event.competence_id) || (EVENT_TYPES.has(c.type) && c.active) || (event?.parent_id && c.type === 'module'),
+      );
   const values = editing ? valuesOf(event) : { ...defaults, ...(parent ? { parent_id: parent.event_id } : {}) };
   const fields = [
-    { name: 'competence_id', label: parent ? 'Module' : 'Course', type: 'select', numeric: true, required: true,
-      options: [{ value: '', label: '(choose)' }, ...choices.map((c) => ({ value: c.competence_id, label: `${c.title} (${c.type})` }))] },
-    { name: 'title', label: 'Title', maxlength: '200', hint: editing ? undefined : 'empty: the course\'s title' },
+    {
+      name: 'competence_id',
+      label: parent ? 'Module' : 'Course',
+      type: 'select',
+      numeric: true,
+      required: true,
+      options: [{ value: '', label: '(choose)' }, ...choices.map((c) => ({ value: c.competence_id, label: `${c.title} (${c.type})` }))],
+    },
+    { name: 'title', label: 'Title', maxlength: '200', hint: editing ? undefined : "empty: the course's title" },
     { name: 'startdate', label: 'Starts', type: 'datetime-local', required: true },
     { name: 'enddate', label: 'Ends', type: 'datetime-local', required: true },
-    { name: 'location_id', label: 'Location', type: 'select', numeric: true,
-      options: [{ value: '', label: '(none)' }, ...locations.map((l) => ({ value: l.location_id, label: l.capacity === null ? l.name : `${l.name} (${l.capacity} seats)` }))] },
+    {
+      name: 'location_id',
+      label: 'Location',
+      type: 'select',
+      numeric: true,
+      options: [
+        { value: '', label: '(none)' },
+        ...locations.map((l) => ({ value: l.location_id, label: l.capacity === null ? l.name : `${l.name} (${l.capacity} seats)` })),
+      ],
+    },
     { name: 'max_participants', label: 'Seats (empty: no limit)', type: 'number', min: '1', step: '1', inputmode: 'numeric' },
     { name: 'instructor_user_name', label: 'Instructor (user name)', autocomplete: 'off' },
-    { name: 'host_organisation_id', label: 'Hosted by (empty: open to every organisation)', type: 'select', numeric: true,
-      options: [{ value: '', label: '(every organisation)' }, ...organisations.map((o) => ({ value: o.organisation_id, label: indented(o.depth, o.name) }))] },
+    {
+      name: 'host_organisation_id',
+      label: 'Hosted by (empty: open to every organisation)',
+      type: 'select',
+      numeric: true,
+      options: [{ value: '', label: '(every organisation)' }, ...organisations.map((o) => ({ value: o.organisation_id, label: indented(o.depth, o.name) }))],
+    },
     { name: 'signon_opens', label: 'Sign-on opens', type: 'datetime-local' },
     { name: 'signon_closes', label: 'Sign-on closes (empty: when it starts)', type: 'datetime-local' },
     { name: 'min_age', label: 'Minimum age', type: 'number', min: '0', step: '1', inputmode: 'numeric' },
     { name: 'description', label: 'Description', type: 'textarea' },
     ...custom.map((d) => ({
-      name: `custom_attributes.${d.name}`, label: d.label || d.name,
-      type: d.type === 'boolean' ? 'checkbox' : d.type === 'number' ? 'number' : 'text', step: d.type === 'number' ? 'any' : undefined,
+      name: `custom_attributes.${d.name}`,
+      label: d.label || d.name,
+      type: d.type === 'boolean' ? 'checkbox' : d.type === 'number' ? 'number' : 'text',
+      step: d.type === 'number' ? 'any' : undefined,
     })),
   ];
   return entityForm({

@@ -27,7 +27,11 @@ function control(f, id, errId, value) {
     case 'textarea':
       return el('textarea', { ...common, rows: '3' }, toInput(value));
     case 'select': {
-      const s = el('select', common, (f.options ?? []).map((o) => el('option', { value: String(o.value) }, o.label)));
+      const s = el(
+        'select',
+        common,
+        (f.options ?? []).map((o) => el('option', { value: String(o.value) }, o.label)),
+      );
       s.value = toInput(value);
       return s;
     }
@@ -38,9 +42,19 @@ function control(f, id, errId, value) {
     }
     case 'checks': {
       const chosen = new Set((value ?? []).map(String));
-      return el('fieldset', { class: 'checks-field', id, 'aria-describedby': errId },
+      return el(
+        'fieldset',
+        { class: 'checks-field', id, 'aria-describedby': errId },
         el('legend', {}, f.label),
-        (f.options ?? []).map((o) => el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: f.name, value: String(o.value), checked: chosen.has(String(o.value)) }), o.label)));
+        (f.options ?? []).map((o) =>
+          el(
+            'label',
+            { class: 'inline' },
+            el('input', { type: 'checkbox', name: f.name, value: String(o.value), checked: chosen.has(String(o.value)) }),
+            o.label,
+          ),
+        ),
+      );
     }
     default: {
       const attrs = { ...common, type: f.type ?? 'text', value: toInput(value) };
@@ -75,7 +89,20 @@ const normal = (f, v) => {
  * per field hides what does not apply (e.g. lms_start_url unless the type is ecourse); hidden
  * fields are not sent. `onSubmit(body)` returns the API's {status, data}; 200 calls `onDone(data)`.
  */
-export function entityForm({ id, heading, prefix, fields, values = {}, editing = false, submitLabel, closeLabel = 'Cancel', onSubmit, onDone, onClose, before = [] }) {
+export function entityForm({
+  id,
+  heading,
+  prefix,
+  fields,
+  values = {},
+  editing = false,
+  submitLabel,
+  closeLabel = 'Cancel',
+  onSubmit,
+  onDone,
+  onClose,
+  before = [],
+}) {
   const general = el('p', { class: 'error', role: 'alert' });
   const boxes = new Map();
   const headingId = uid('hf');
@@ -84,10 +111,15 @@ export function entityForm({ id, heading, prefix, fields, values = {}, editing =
     const inputId = uid(`f-${f.name}`);
     const errId = uid('fe');
     const input = control(f, inputId, errId, values[f.name] ?? f.default);
-    const box = f.type === 'checks'
-      ? el('div', { class: 'field wide-field', 'data-field': f.name }, input)
-      : el('div', { class: `field${f.type === 'checkbox' ? ' check-field' : ''}${f.type === 'textarea' ? ' wide-field' : ''}`, 'data-field': f.name },
-        f.type === 'checkbox' ? el('label', { for: inputId, class: 'inline' }, input, ' ', f.label) : el('label', { for: inputId }, f.label), f.type === 'checkbox' ? '' : input);
+    const box =
+      f.type === 'checks'
+        ? el('div', { class: 'field wide-field', 'data-field': f.name }, input)
+        : el(
+            'div',
+            { class: `field${f.type === 'checkbox' ? ' check-field' : ''}${f.type === 'textarea' ? ' wide-field' : ''}`, 'data-field': f.name },
+            f.type === 'checkbox' ? el('label', { for: inputId, class: 'inline' }, input, ' ', f.label) : el('label', { for: inputId }, f.label),
+            f.type === 'checkbox' ? '' : input,
+          );
     if (f.hint) box.append(el('span', { class: 'meta hint' }, f.hint));
     box.append(el('p', { class: 'error field-error', id: errId }));
     boxes.set(f.name, box);
@@ -167,9 +199,12 @@ export function entityForm({ id, heading, prefix, fields, values = {}, editing =
     ...before,
     el('div', { class: 'fields' }, [...boxes.values()]),
     general,
-    el('div', { class: 'form-buttons' },
+    el(
+      'div',
+      { class: 'form-buttons' },
       el('button', { type: 'submit' }, submitLabel),
-      el('button', { type: 'button', class: 'close', onclick: () => onClose() }, closeLabel)),
+      el('button', { type: 'button', class: 'close', onclick: () => onClose() }, closeLabel),
+    ),
   );
   refresh();
   return {
@@ -207,18 +242,32 @@ export function confirmButton(label, target, act, attrs = {}) {
     button.textContent = label;
     button.setAttribute('aria-label', `${label} ${target}`);
   };
-  const button = el('button', { type: 'button', ...attrs, 'aria-label': `${label} ${target}`, onblur: reset,
-    onkeydown: (ev) => { if (ev.key === 'Escape' && armed) { ev.stopPropagation(); reset(); } },
-    onclick: async () => {
-      if (!armed) {
-        armed = true;
-        button.textContent = `Confirm ${label.toLowerCase()}`;
-        button.setAttribute('aria-label', `Confirm ${label.toLowerCase()} ${target}`);
-        return;
-      }
-      reset();
-      await act();
-    } }, label);
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      ...attrs,
+      'aria-label': `${label} ${target}`,
+      onblur: reset,
+      onkeydown: (ev) => {
+        if (ev.key === 'Escape' && armed) {
+          ev.stopPropagation();
+          reset();
+        }
+      },
+      onclick: async () => {
+        if (!armed) {
+          armed = true;
+          button.textContent = `Confirm ${label.toLowerCase()}`;
+          button.setAttribute('aria-label', `Confirm ${label.toLowerCase()} ${target}`);
+          return;
+        }
+        reset();
+        await act();
+      },
+    },
+    label,
+  );
   return button;
 }
 

@@ -45,11 +45,30 @@ const counts = (r, dry) => {
 /** The failed rows (row as a spreadsheet numbers it, column, the API's text). */
 function failures(r, caption) {
   if (r.failed_rows.length === 0) return el('p', { class: 'meta' }, 'no row failed');
-  return scroller(caption, el('table', { class: 'grid import-failures' },
-    el('caption', { class: 'sr-only' }, caption),
-    el('thead', {}, el('tr', {}, ['Row', 'Column', 'Message'].map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, r.failed_rows.map((p) => el('tr', { 'data-row': String(p.row) },
-      el('td', {}, String(p.row)), el('td', {}, p.column ?? '(the row)'), el('td', { class: 'reason' }, p.message))))));
+  return scroller(
+    caption,
+    el(
+      'table',
+      { class: 'grid import-failures' },
+      el('caption', { class: 'sr-only' }, caption),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['Row', 'Column', 'Message'].map((h) => el('th', { scope: 'col' }, h)),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        r.failed_rows.map((p) =>
+          el('tr', { 'data-row': String(p.row) }, el('td', {}, String(p.row)), el('td', {}, p.column ?? '(the row)'), el('td', { class: 'reason' }, p.message)),
+        ),
+      ),
+    ),
+  );
 }
 
 export async function showImport(box) {
@@ -59,9 +78,24 @@ export async function showImport(box) {
   const report = el('div', { id: 'import-report', tabindex: '-1' });
   const live = el('p', { class: 'meta', id: 'import-live', role: 'status', 'aria-live': 'polite' });
   const progress = el('progress', { id: 'import-progress', max: '1', value: '0', 'aria-label': 'Import progress', hidden: true });
-  const typeSelect = el('select', { id: ids.type, name: 'type', 'aria-describedby': ids.typeErr }, TYPES.map(([v, label]) => el('option', { value: v }, label)));
-  const fileInput = el('input', { id: ids.file, name: 'file', type: 'file', accept: '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'aria-describedby': ids.fileErr });
-  const deactivate = el('label', { class: 'inline', id: 'import-deactivate' }, el('input', { type: 'checkbox', name: 'deactivate_missing' }), 'deactivate active persons the file does not name');
+  const typeSelect = el(
+    'select',
+    { id: ids.type, name: 'type', 'aria-describedby': ids.typeErr },
+    TYPES.map(([v, label]) => el('option', { value: v }, label)),
+  );
+  const fileInput = el('input', {
+    id: ids.file,
+    name: 'file',
+    type: 'file',
+    accept: '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'aria-describedby': ids.fileErr,
+  });
+  const deactivate = el(
+    'label',
+    { class: 'inline', id: 'import-deactivate' },
+    el('input', { type: 'checkbox', name: 'deactivate_missing' }),
+    'deactivate active persons the file does not name',
+  );
   const buttons = [
     el('button', { type: 'submit', id: 'import-check', value: 'check' }, 'Check file (dry run)'),
     el('button', { type: 'submit', id: 'import-start', value: 'import' }, 'Import'),
@@ -107,7 +141,9 @@ export async function showImport(box) {
       const text = r.state === 'queued' ? 'Import queued…' : `Importing: ${r.rows_done} of ${r.rows_total} rows done`;
       if (r.state !== 'finished' && r.state !== 'failed' && text !== said) live.textContent = said = text;
       if (r.state === 'finished' || r.state === 'failed') break;
-      await new Promise((ok) => { polling = setTimeout(ok, POLL_MS); });
+      await new Promise((ok) => {
+        polling = setTimeout(ok, POLL_MS);
+      });
       const res = await fetch(`/api/imports/${encodeURIComponent(r.import_id)}`, { credentials: 'same-origin' });
       const data = await res.json().catch(() => ({ message: `unexpected answer (HTTP ${res.status})` }));
       if (res.status !== 200) {
@@ -123,51 +159,84 @@ export async function showImport(box) {
     report.replaceChildren(
       el('h4', {}, done ? `Imported ${r.file_name}` : `Import of ${r.file_name} failed`),
       el('p', { class: done && !r.failed ? 'saved' : 'error', id: 'import-counts' }, done ? counts(r, false) : (r.error ?? 'failed')),
-      failures(r, `Rows of ${r.file_name} not imported`));
+      failures(r, `Rows of ${r.file_name} not imported`),
+    );
   };
 
-  const form = el('form', { id: 'import-form', novalidate: true, onsubmit: async (ev) => {
-    ev.preventDefault();
-    if (polling) return;
-    const dry = ev.submitter?.value !== 'import';
-    clear();
-    report.replaceChildren();
-    live.textContent = dry ? 'Checking the file…' : 'Sending the file…';
-    for (const b of buttons) b.disabled = true;
-    try {
-      const { status, data } = await send(form, dry);
-      if (status !== 200 && status !== 202) {
-        live.textContent = '';
-        return showError(status, data);
-      }
-      const r = data.imports[0];
-      if (dry) {
-        live.textContent = `Checked: ${counts(r, true)}. Nothing was written.`;
-        report.replaceChildren(
-          el('h4', {}, `Check of ${r.file_name}: nothing was written`),
-          el('p', { class: r.failed ? 'error' : 'saved', id: 'import-counts' }, counts(r, true)),
-          failures(r, `Rows of ${r.file_name} that would fail`));
-        return;
-      }
-      report.replaceChildren();
-      await follow(r);
-    } finally {
-      for (const b of buttons) b.disabled = false;
-    }
-  } },
-  el('div', { class: 'fields import-fields' },
-    el('div', { class: 'field' }, el('label', { for: ids.type }, 'What the file holds'), typeSelect, el('p', { class: 'error field-error', id: ids.typeErr })),
-    el('div', { class: 'field' }, el('label', { for: ids.file }, 'File (CSV or XLSX, a header row with the columns)'), fileInput, el('p', { class: 'error field-error', id: ids.fileErr }))),
-  el('p', {}, template, el('span', { class: 'meta' }, ' — the columns and a sample row; delete the sample before importing.')),
-  deactivate,
-  general,
-  el('div', { class: 'form-buttons' }, buttons));
+  const form = el(
+    'form',
+    {
+      id: 'import-form',
+      novalidate: true,
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        if (polling) return;
+        const dry = ev.submitter?.value !== 'import';
+        clear();
+        report.replaceChildren();
+        live.textContent = dry ? 'Checking the file…' : 'Sending the file…';
+        for (const b of buttons) b.disabled = true;
+        try {
+          const { status, data } = await send(form, dry);
+          if (status !== 200 && status !== 202) {
+            live.textContent = '';
+            return showError(status, data);
+          }
+          const r = data.imports[0];
+          if (dry) {
+            live.textContent = `Checked: ${counts(r, true)}. Nothing was written.`;
+            report.replaceChildren(
+              el('h4', {}, `Check of ${r.file_name}: nothing was written`),
+              el('p', { class: r.failed ? 'error' : 'saved', id: 'import-counts' }, counts(r, true)),
+              failures(r, `Rows of ${r.file_name} that would fail`),
+            );
+            return;
+          }
+          report.replaceChildren();
+          await follow(r);
+        } finally {
+          for (const b of buttons) b.disabled = false;
+        }
+      },
+    },
+    el(
+      'div',
+      { class: 'fields import-fields' },
+      el(
+        'div',
+        { class: 'field' },
+        el('label', { for: ids.type }, 'What the file holds'),
+        typeSelect,
+        el('p', { class: 'error field-error', id: ids.typeErr }),
+      ),
+      el(
+        'div',
+        { class: 'field' },
+        el('label', { for: ids.file }, 'File (CSV or XLSX, a header row with the columns)'),
+        fileInput,
+        el('p', { class: 'error field-error', id: ids.fileErr }),
+      ),
+    ),
+    el('p', {}, template, el('span', { class: 'meta' }, ' — the columns and a sample row; delete the sample before importing.')),
+    deactivate,
+    general,
+    el('div', { class: 'form-buttons' }, buttons),
+  );
   typeChanged();
-  box.replaceChildren(el('article', { class: 'item tool', id: 'import-tool', 'aria-labelledby': 'h-import' },
-    el('h3', { id: 'h-import' }, 'Import'),
-    el('p', { class: 'description' }, 'Bring in persons, organisations, managers, role assignments or registrations from a spreadsheet. Check the file first: nothing is written, and the rows that would fail are listed. Importing the same file again changes nothing.'),
-    form,
-    progress,
-    live,
-    report));
+  box.replaceChildren(
+    el(
+      'article',
+      { class: 'item tool', id: 'import-tool', 'aria-labelledby': 'h-import' },
+      el('h3', { id: 'h-import' }, 'Import'),
+      el(
+        'p',
+        { class: 'description' },
+        'Bring in persons, organisations, managers, role assignments or registrations from a spreadsheet. Check the file first: nothing is written, and the rows that would fail are listed. Importing the same file again changes nothing.',
+      ),
+      form,
+      progress,
+      live,
+      report,
+    ),
+  );
 }

@@ -27,7 +27,8 @@ function form(location, close) {
     fields: FIELDS,
     submitLabel: location ? 'Save location' : 'Create location',
     onClose: close,
-    onSubmit: (body) => (location ? api('PUT', `/api/locations/${location.location_id}`, { location_data: body }) : api('POST', '/api/locations', { location_data: body })),
+    onSubmit: (body) =>
+      location ? api('PUT', `/api/locations/${location.location_id}`, { location_data: body }) : api('POST', '/api/locations', { location_data: body }),
     onDone: async (data) => {
       const saved = data.locations?.[0];
       forget('locations');
@@ -50,35 +51,67 @@ function describe(l) {
 async function draw() {
   const rows = await lookups.locations();
   const list = $('#location-list');
-  list.replaceChildren(...rows.map((l) => {
-    const holder = el('div', { class: 'editor-holder' });
-    const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${l.name}`, onclick: () => openEditor(holder, (close) => form(l, close), edit) }, 'Edit');
-    const del = confirmButton('Delete', `location ${l.name}`, async () => {
-      const { status, data } = await api('DELETE', `/api/locations/${l.location_id}`);
-      if (status !== 200) return say(data.message, true);
-      forget('locations');
-      say(data.message ?? `location ${l.name} deleted`);
-      await draw();
-      $('#location-new').focus();
-    }, { class: 'delete' });
-    return el('li', { 'data-location-id': String(l.location_id) },
-      el('div', { class: 'node' }, el('span', { class: 'title' }, l.name), el('span', { class: 'meta' }, describe(l)), el('span', { class: 'actions' }, edit, del)),
-      holder);
-  }));
+  list.replaceChildren(
+    ...rows.map((l) => {
+      const holder = el('div', { class: 'editor-holder' });
+      const edit = el(
+        'button',
+        { type: 'button', class: 'edit', 'aria-label': `Edit ${l.name}`, onclick: () => openEditor(holder, (close) => form(l, close), edit) },
+        'Edit',
+      );
+      const del = confirmButton(
+        'Delete',
+        `location ${l.name}`,
+        async () => {
+          const { status, data } = await api('DELETE', `/api/locations/${l.location_id}`);
+          if (status !== 200) return say(data.message, true);
+          forget('locations');
+          say(data.message ?? `location ${l.name} deleted`);
+          await draw();
+          $('#location-new').focus();
+        },
+        { class: 'delete' },
+      );
+      return el(
+        'li',
+        { 'data-location-id': String(l.location_id) },
+        el(
+          'div',
+          { class: 'node' },
+          el('span', { class: 'title' }, l.name),
+          el('span', { class: 'meta' }, describe(l)),
+          el('span', { class: 'actions' }, edit, del),
+        ),
+        holder,
+      );
+    }),
+  );
   if (rows.length === 0) list.append(el('li', { class: 'meta' }, 'no locations yet'));
 }
 
 export async function showLocations() {
   const holder = el('div', { class: 'editor-holder', id: 'location-new-holder' });
-  const newButton = el('button', { type: 'button', id: 'location-new', onclick: () => openEditor(holder, (close) => form(null, close), newButton) }, 'New location');
+  const newButton = el(
+    'button',
+    { type: 'button', id: 'location-new', onclick: () => openEditor(holder, (close) => form(null, close), newButton) },
+    'New location',
+  );
   $('#locations').replaceChildren(
-    el('article', { class: 'item tool', id: 'locations-tool', 'aria-labelledby': 'h-locations' },
+    el(
+      'article',
+      { class: 'item tool', id: 'locations-tool', 'aria-labelledby': 'h-locations' },
       el('h3', { id: 'h-locations' }, 'Locations'),
-      el('p', { class: 'description' }, 'Where events take place. Seats limit the participants of an event there; two events cannot use a location at the same time.'),
+      el(
+        'p',
+        { class: 'description' },
+        'Where events take place. Seats limit the participants of an event there; two events cannot use a location at the same time.',
+      ),
       el('div', { class: 'toolbar' }, newButton),
       holder,
       el('p', { class: 'error', role: 'alert' }),
       el('p', { class: 'saved', role: 'status' }),
-      el('ul', { class: 'tree flat', id: 'location-list', 'aria-label': 'Locations' })));
+      el('ul', { class: 'tree flat', id: 'location-list', 'aria-label': 'Locations' }),
+    ),
+  );
   await draw();
 }

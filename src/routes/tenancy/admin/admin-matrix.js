@@ -11,7 +11,12 @@ const FILTERS = ['organisation_id', 'recursive', 'role_ids', 'competence_ids', '
 const state = { params: null, offset: 0 };
 
 /** The link that opens the matrix with `params` (organisation_id, recursive, competence_ids, ...). */
-export const matrixHref = (params) => `#matrix?${new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]))}`;
+export const matrixHref = (params) =>
+  `#matrix?${new URLSearchParams(
+    Object.entries(params)
+      .filter(([, v]) => v !== undefined && v !== null && v !== '')
+      .map(([k, v]) => [k, String(v)]),
+  )}`;
 
 const say = (text, error = false) => {
   $('#matrix-status').textContent = error ? '' : text;
@@ -40,7 +45,11 @@ function fillForm(params) {
   if (params.organisation_id) f.organisation_id.value = params.organisation_id;
   f.recursive.checked = params.recursive === undefined ? true : params.recursive === '1';
   const pick = (select, ids) => {
-    const want = new Set(String(ids ?? '').split(',').filter(Boolean));
+    const want = new Set(
+      String(ids ?? '')
+        .split(',')
+        .filter(Boolean),
+    );
     for (const o of select.options) o.selected = want.has(o.value);
   };
   pick(f.role_ids, params.role_ids);
@@ -62,20 +71,40 @@ function drawTable(rows) {
   const columns = new Map();
   for (const r of rows) for (const c of r.competences) columns.set(c.competence_id, c.title);
   const cols = [...columns].sort((a, b) => a[1].localeCompare(b[1]));
-  const table = el('table', { id: 'matrix-table', class: 'grid matrix' },
+  const table = el(
+    'table',
+    { id: 'matrix-table', class: 'grid matrix' },
     el('caption', { class: 'sr-only' }, 'Competence matrix: one row per person, one column per required competence'),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Person'), el('th', { scope: 'col' }, 'Organisation'), el('th', { scope: 'col' }, 'Compliant'),
-      cols.map(([id, title]) => el('th', { scope: 'col', 'data-competence-id': String(id) }, title)))),
-    el('tbody', {}, rows.length === 0
-      ? el('tr', {}, el('td', { colspan: String(3 + cols.length) }, 'No persons match these filters.'))
-      : rows.map((r) => {
-        const byId = new Map(r.competences.map((c) => [c.competence_id, c]));
-        return el('tr', { 'data-user-name': r.user_name },
-          el('th', { scope: 'row' }, `${r.lastname ?? ''}, ${r.firstname ?? ''}`, el('span', { class: 'meta' }, ` (${r.user_name})`)),
-          el('td', {}, r.organisation_name ?? ''),
-          el('td', { class: r.compliant ? 'compliant yes' : 'compliant no' }, r.compliant ? 'yes' : 'no'),
-          cols.map(([id]) => cell(byId.get(id))));
-      })));
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'Person'),
+        el('th', { scope: 'col' }, 'Organisation'),
+        el('th', { scope: 'col' }, 'Compliant'),
+        cols.map(([id, title]) => el('th', { scope: 'col', 'data-competence-id': String(id) }, title)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      rows.length === 0
+        ? el('tr', {}, el('td', { colspan: String(3 + cols.length) }, 'No persons match these filters.'))
+        : rows.map((r) => {
+            const byId = new Map(r.competences.map((c) => [c.competence_id, c]));
+            return el(
+              'tr',
+              { 'data-user-name': r.user_name },
+              el('th', { scope: 'row' }, `${r.lastname ?? ''}, ${r.firstname ?? ''}`, el('span', { class: 'meta' }, ` (${r.user_name})`)),
+              el('td', {}, r.organisation_name ?? ''),
+              el('td', { class: r.compliant ? 'compliant yes' : 'compliant no' }, r.compliant ? 'yes' : 'no'),
+              cols.map(([id]) => cell(byId.get(id))),
+            );
+          }),
+    ),
+  );
   $('#matrix-result').replaceChildren(scroller('Competence matrix table', table));
 }
 
@@ -119,37 +148,89 @@ export async function openMatrix(params) {
  * `competences`: [{competence_id, title}] required in it; `roles`: [{role_id, name}] or null.
  */
 export function showMatrix({ organisations, competences, roles }) {
-  const orgSelect = el('select', { name: 'organisation_id', required: true },
-    organisations.map((o) => el('option', { value: String(o.organisation_id) }, indented(o.depth, o.name))));
-  const roleSelect = el('select', { name: 'role_ids', multiple: true, size: '4' }, (roles ?? []).map((r) => el('option', { value: String(r.role_id) }, r.name)));
-  const form = el('form', { id: 'matrix-filter', class: 'matrix-filter', onsubmit: (ev) => {
-    ev.preventDefault();
-    state.params = formParams();
-    state.offset = 0;
-    load(false);
-  } },
-  el('div', { class: 'filter-fields' },
-    field('Organisation', orgSelect),
-    el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'recursive', checked: true }), 'and every unit below'),
-    roles ? field('Roles (none: all)', roleSelect) : el('div', { hidden: true }, roleSelect),
-    field('Competences (none: all required)', el('select', { name: 'competence_ids', multiple: true, size: '4' },
-      competences.map((c) => el('option', { value: String(c.competence_id) }, c.title)))),
-    field('As of (empty: today)', el('input', { type: 'date', name: 'date' })),
-    field('Expiring within (days)', el('input', { type: 'number', name: 'expiring_within_days', min: '0', max: '3650', step: '1', value: '60' })),
-    el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'include_optional' }), 'include optional competences')),
-  el('div', { class: 'toolbar' },
-    el('button', { type: 'submit' }, 'Show matrix'),
-    el('a', { id: 'matrix-export-csv', class: 'button-link', href: '#matrix', download: '' }, 'Download CSV'),
-    el('a', { id: 'matrix-export-xlsx', class: 'button-link', href: '#matrix', download: '' }, 'Download XLSX')));
+  const orgSelect = el(
+    'select',
+    { name: 'organisation_id', required: true },
+    organisations.map((o) => el('option', { value: String(o.organisation_id) }, indented(o.depth, o.name))),
+  );
+  const roleSelect = el(
+    'select',
+    { name: 'role_ids', multiple: true, size: '4' },
+    (roles ?? []).map((r) => el('option', { value: String(r.role_id) }, r.name)),
+  );
+  const form = el(
+    'form',
+    {
+      id: 'matrix-filter',
+      class: 'matrix-filter',
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        state.params = formParams();
+        state.offset = 0;
+        load(false);
+      },
+    },
+    el(
+      'div',
+      { class: 'filter-fields' },
+      field('Organisation', orgSelect),
+      el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'recursive', checked: true }), 'and every unit below'),
+      roles ? field('Roles (none: all)', roleSelect) : el('div', { hidden: true }, roleSelect),
+      field(
+        'Competences (none: all required)',
+        el(
+          'select',
+          { name: 'competence_ids', multiple: true, size: '4' },
+          competences.map((c) => el('option', { value: String(c.competence_id) }, c.title)),
+        ),
+      ),
+      field('As of (empty: today)', el('input', { type: 'date', name: 'date' })),
+      field('Expiring within (days)', el('input', { type: 'number', name: 'expiring_within_days', min: '0', max: '3650', step: '1', value: '60' })),
+      el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'include_optional' }), 'include optional competences'),
+    ),
+    el(
+      'div',
+      { class: 'toolbar' },
+      el('button', { type: 'submit' }, 'Show matrix'),
+      el('a', { id: 'matrix-export-csv', class: 'button-link', href: '#matrix', download: '' }, 'Download CSV'),
+      el('a', { id: 'matrix-export-xlsx', class: 'button-link', href: '#matrix', download: '' }, 'Download XLSX'),
+    ),
+  );
   $('#matrix-body').replaceChildren(
     form,
     el('p', { id: 'matrix-status', class: 'saved', role: 'status' }),
     el('p', { id: 'matrix-error', class: 'error', role: 'alert' }),
     el('div', { id: 'matrix-result' }),
-    el('div', { id: 'matrix-pager', class: 'pager', hidden: true },
-      el('button', { type: 'button', id: 'matrix-prev', onclick: () => { state.offset = Math.max(0, state.offset - LIMIT); load(true); } }, 'Previous'),
+    el(
+      'div',
+      { id: 'matrix-pager', class: 'pager', hidden: true },
+      el(
+        'button',
+        {
+          type: 'button',
+          id: 'matrix-prev',
+          onclick: () => {
+            state.offset = Math.max(0, state.offset - LIMIT);
+            load(true);
+          },
+        },
+        'Previous',
+      ),
       el('span', { id: 'matrix-page' }),
-      el('button', { type: 'button', id: 'matrix-next', onclick: () => { state.offset += LIMIT; load(true); } }, 'Next')));
+      el(
+        'button',
+        {
+          type: 'button',
+          id: 'matrix-next',
+          onclick: () => {
+            state.offset += LIMIT;
+            load(true);
+          },
+        },
+        'Next',
+      ),
+    ),
+  );
   state.params = formParams();
   state.offset = 0;
   return load();

@@ -4,7 +4,15 @@
 import { el, uid } from './admin-dom.js';
 import { addDays, dayName, localDay, localTime, monthName, monthStart, showSpan } from './admin-time.js';
 
-const WEEKDAYS = [['Mon', 'Monday'], ['Tue', 'Tuesday'], ['Wed', 'Wednesday'], ['Thu', 'Thursday'], ['Fri', 'Friday'], ['Sat', 'Saturday'], ['Sun', 'Sunday']];
+const WEEKDAYS = [
+  ['Mon', 'Monday'],
+  ['Tue', 'Tuesday'],
+  ['Wed', 'Wednesday'],
+  ['Thu', 'Thursday'],
+  ['Fri', 'Friday'],
+  ['Sat', 'Saturday'],
+  ['Sun', 'Sunday'],
+];
 
 /** Which days of the month each event covers (a two-day course shows on both). */
 function byDay(events, first, next) {
@@ -46,30 +54,67 @@ export function drawMonth(container, first, events, opts) {
     for (let i = 0; i < 7; i++, day = addDays(day, 1)) {
       const inMonth = day >= first && day < next;
       const list = days.get(day) ?? [];
-      cells.push(el('td', { class: `${inMonth ? '' : 'outside'}${list.length ? ' has-events' : ' no-events'}`, 'data-day': day },
-        inMonth ? el('span', { class: 'day-short' }, String(Number(day.slice(8)))) : '',
-        inMonth ? el('span', { class: 'day-long' }, dayName(day)) : '',
-        list.length
-          ? el('ul', { class: 'day-events' }, list.map((e) => {
-            const state = [e.cancelled ? 'cancelled' : '', e.locked ? 'locked' : ''].filter(Boolean).join(', ');
-            const shown = `${localDay(e.startdate) === day ? localTime(e.startdate) : '…'} ${e.title}`;
-            const chip = el('button', { type: 'button', class: `event-chip${e.cancelled ? ' cancelled' : ''}`, 'data-event-id': String(e.event_id), title: shown,
-              'aria-label': `${shown}, ${showSpan(e.startdate, e.enddate)}${state ? `, ${state}` : ''}`,
-              onclick: () => show(e, chip) }, shown);
-            return el('li', {}, chip);
-          }))
-          : ''));
+      cells.push(
+        el(
+          'td',
+          { class: `${inMonth ? '' : 'outside'}${list.length ? ' has-events' : ' no-events'}`, 'data-day': day },
+          inMonth ? el('span', { class: 'day-short' }, String(Number(day.slice(8)))) : '',
+          inMonth ? el('span', { class: 'day-long' }, dayName(day)) : '',
+          list.length
+            ? el(
+                'ul',
+                { class: 'day-events' },
+                list.map((e) => {
+                  const state = [e.cancelled ? 'cancelled' : '', e.locked ? 'locked' : ''].filter(Boolean).join(', ');
+                  const shown = `${localDay(e.startdate) === day ? localTime(e.startdate) : '…'} ${e.title}`;
+                  const chip = el(
+                    'button',
+                    {
+                      type: 'button',
+                      class: `event-chip${e.cancelled ? ' cancelled' : ''}`,
+                      'data-event-id': String(e.event_id),
+                      title: shown,
+                      'aria-label': `${shown}, ${showSpan(e.startdate, e.enddate)}${state ? `, ${state}` : ''}`,
+                      onclick: () => show(e, chip),
+                    },
+                    shown,
+                  );
+                  return el('li', {}, chip);
+                }),
+              )
+            : '',
+        ),
+      );
     }
     weeks.push(el('tr', {}, cells));
   }
   container.replaceChildren(
-    el('div', { class: 'month-nav' },
-      el('button', { type: 'button', id: 'calendar-prev-month', 'aria-label': `Previous month, ${monthName(monthStart(first, -1))}`, onclick: () => opts.move(-1) }, '‹ Previous'),
+    el(
+      'div',
+      { class: 'month-nav' },
+      el(
+        'button',
+        { type: 'button', id: 'calendar-prev-month', 'aria-label': `Previous month, ${monthName(monthStart(first, -1))}`, onclick: () => opts.move(-1) },
+        '‹ Previous',
+      ),
       el('h4', { id: titleId, 'aria-live': 'polite' }, monthName(first)),
-      el('button', { type: 'button', id: 'calendar-next-month', 'aria-label': `Next month, ${monthName(next)}`, onclick: () => opts.move(1) }, 'Next ›')),
-    el('table', { class: 'month', 'aria-labelledby': titleId },
-      el('thead', {}, el('tr', {}, WEEKDAYS.map(([short, long]) => el('th', { scope: 'col', abbr: long }, short)))),
-      el('tbody', {}, weeks)),
+      el('button', { type: 'button', id: 'calendar-next-month', 'aria-label': `Next month, ${monthName(next)}`, onclick: () => opts.move(1) }, 'Next ›'),
+    ),
+    el(
+      'table',
+      { class: 'month', 'aria-labelledby': titleId },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          WEEKDAYS.map(([short, long]) => el('th', { scope: 'col', abbr: long }, short)),
+        ),
+      ),
+      el('tbody', {}, weeks),
+    ),
     events.length ? '' : el('p', { class: 'meta' }, 'no events this month'),
-    detail);
+    detail,
+  );
 }

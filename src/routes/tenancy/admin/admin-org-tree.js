@@ -31,25 +31,41 @@ export function drawTree(holder, roots, { open, chosen, onChoose }) {
   const item = (n) => {
     const hasChildren = n.children.length > 0;
     const expanded = open.has(n.organisation_id);
-    const name = el('button', {
-      type: 'button', class: 'org-name', 'data-organisation-id': String(n.organisation_id),
-      'aria-current': n.organisation_id === chosen ? 'true' : undefined,
-      onclick: () => onChoose(n, name),
-    }, n.name);
+    const name = el(
+      'button',
+      {
+        type: 'button',
+        class: 'org-name',
+        'data-organisation-id': String(n.organisation_id),
+        'aria-current': n.organisation_id === chosen ? 'true' : undefined,
+        onclick: () => onChoose(n, name),
+      },
+      n.name,
+    );
     const toggle = hasChildren
-      ? el('button', {
-        type: 'button', class: 'org-toggle', 'aria-expanded': String(expanded), 'aria-label': `${expanded ? 'Collapse' : 'Expand'} ${n.name}`,
-        onclick: () => {
-          if (open.has(n.organisation_id)) open.delete(n.organisation_id);
-          else open.add(n.organisation_id);
-          drawTree(holder, roots, { open, chosen, onChoose });
-          holder.querySelector(`button.org-name[data-organisation-id="${n.organisation_id}"]`)?.parentElement.querySelector('.org-toggle')?.focus();
-        },
-      }, expanded ? '−' : '+')
+      ? el(
+          'button',
+          {
+            type: 'button',
+            class: 'org-toggle',
+            'aria-expanded': String(expanded),
+            'aria-label': `${expanded ? 'Collapse' : 'Expand'} ${n.name}`,
+            onclick: () => {
+              if (open.has(n.organisation_id)) open.delete(n.organisation_id);
+              else open.add(n.organisation_id);
+              drawTree(holder, roots, { open, chosen, onChoose });
+              holder.querySelector(`button.org-name[data-organisation-id="${n.organisation_id}"]`)?.parentElement.querySelector('.org-toggle')?.focus();
+            },
+          },
+          expanded ? '−' : '+',
+        )
       : el('span', { class: 'org-toggle-space', 'aria-hidden': 'true' });
-    return el('li', { 'data-organisation-id': String(n.organisation_id) },
+    return el(
+      'li',
+      { 'data-organisation-id': String(n.organisation_id) },
       el('div', { class: 'node' }, toggle, name),
-      hasChildren && expanded ? el('ul', { class: 'tree org-tree', 'aria-label': `Below ${n.name}` }, n.children.map(item)) : '');
+      hasChildren && expanded ? el('ul', { class: 'tree org-tree', 'aria-label': `Below ${n.name}` }, n.children.map(item)) : '',
+    );
   };
   holder.replaceChildren(...roots.map(item));
   if (roots.length === 0) holder.append(el('li', { class: 'meta' }, 'no organisations you may see'));
@@ -72,10 +88,14 @@ function treeKeys(holder, ev) {
     b.focus();
   };
   switch (ev.key) {
-    case 'ArrowDown': return go(names[at + 1]);
-    case 'ArrowUp': return go(names[at - 1]);
-    case 'Home': return go(names[0]);
-    case 'End': return go(names[names.length - 1]);
+    case 'ArrowDown':
+      return go(names[at + 1]);
+    case 'ArrowUp':
+      return go(names[at - 1]);
+    case 'Home':
+      return go(names[0]);
+    case 'End':
+      return go(names[names.length - 1]);
     case 'ArrowRight':
       if (toggle?.getAttribute('aria-expanded') === 'false') {
         ev.preventDefault();

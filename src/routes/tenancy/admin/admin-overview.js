@@ -34,15 +34,19 @@ function complianceChart(rows) {
   for (const r of rows) depth.set(r.organisation_id, r.parent_id === null ? 0 : (depth.get(r.parent_id) ?? 0) + 1);
   const href = (r) => matrixHref({ organisation_id: r.organisation_id, recursive: 1 });
   const held = (r) => r.passed + r.expiring;
-  return el('figure', { class: 'chart-box', id: 'overview-compliance' },
+  return el(
+    'figure',
+    { class: 'chart-box', id: 'overview-compliance' },
     el('h3', {}, 'Compliance per organisation'),
     barChart({
       id: 'chart-compliance',
       title: 'Compliance per organisation',
       desc: `Percent of mandatory competences held (passed or expiring) per organisation, itself and every unit below it: ${rows.map((r) => `${r.organisation_name} ${r.percent_compliant}%`).join(', ')}.`,
       bars: rows.map((r) => ({
-        label: r.organisation_name, indent: depth.get(r.organisation_id),
-        value: r.percent_compliant, max: 100,
+        label: r.organisation_name,
+        indent: depth.get(r.organisation_id),
+        value: r.percent_compliant,
+        max: 100,
         text: `${r.percent_compliant}% (${held(r)} of ${r.required})`,
         name: `${r.organisation_name} ${r.percent_compliant}% compliant, ${held(r)} of ${r.required} held. Open its matrix`,
         href: href(r),
@@ -53,22 +57,33 @@ function complianceChart(rows) {
       caption: 'Compliance per organisation',
       head: ['Organisation', 'Persons', 'Required', 'Passed', 'Expiring', 'Expired', 'Missing', '% compliant'],
       rows: rows.map((r) => [link(href(r), r.organisation_name), r.persons, r.required, r.passed, r.expiring, r.expired, r.missing, r.percent_compliant]),
-    }));
+    }),
+  );
 }
 
 function expiryChart(tops, byWindow) {
   const day = byWindow[WINDOWS[0]][0]?.[0]?.date;
   const cumulative = WINDOWS.map((_, i) => byWindow[WINDOWS[i]].reduce((n, rows) => n + (rows[0]?.expiring ?? 0), 0));
-  const windows = WINDOWS.map((days, i) => ({ days, from: i === 0 ? 0 : WINDOWS[i - 1] + 1, count: cumulative[i] - (i === 0 ? 0 : cumulative[i - 1]), within: cumulative[i] }));
+  const windows = WINDOWS.map((days, i) => ({
+    days,
+    from: i === 0 ? 0 : WINDOWS[i - 1] + 1,
+    count: cumulative[i] - (i === 0 ? 0 : cumulative[i - 1]),
+    within: cumulative[i],
+  }));
   const href = (w) => matrixHref({ organisation_id: tops[0].organisation_id, recursive: 1, expiring_within_days: w.days });
-  return el('figure', { class: 'chart-box', id: 'overview-expiry' },
+  return el(
+    'figure',
+    { class: 'chart-box', id: 'overview-expiry' },
     el('h3', {}, 'Expiring in the next 90 days'),
     timelineChart({
       id: 'chart-expiry',
       title: 'Mandatory competences expiring in the next 30, 60 and 90 days',
       desc: `Held mandatory competences whose validity ends: ${windows.map((w) => `${w.from} to ${w.days} days: ${w.count}`).join('; ')}.`,
       columns: windows.map((w) => ({
-        label: `${w.from}–${w.days} days`, sub: `to ${addDays(day, w.days)}`, value: w.count, href: href(w),
+        label: `${w.from}–${w.days} days`,
+        sub: `to ${addDays(day, w.days)}`,
+        value: w.count,
+        href: href(w),
         name: `${w.from}–${w.days} days to ${addDays(day, w.days)}: ${w.count} expiring. Open the matrix with expiring within ${w.days} days`,
       })),
     }),
@@ -77,7 +92,8 @@ function expiryChart(tops, byWindow) {
       caption: 'Expiring in the next 90 days',
       head: ['Window', 'Until', 'Expiring in the window', 'Expiring within (cumulative)'],
       rows: windows.map((w) => [link(href(w), `${w.from}–${w.days} days`), addDays(day, w.days), w.count, w.within]),
-    }));
+    }),
+  );
 }
 
 function missingChart(tops, answers) {
@@ -92,11 +108,16 @@ function missingChart(tops, answers) {
       by.set(c.competence_id, sum);
     }
   });
-  const top = [...by.values()].map((c) => ({ ...c, notHeld: c.missing + c.expired })).filter((c) => c.notHeld > 0)
-    .sort((a, b) => b.notHeld - a.notHeld || a.title.localeCompare(b.title)).slice(0, 10);
+  const top = [...by.values()]
+    .map((c) => ({ ...c, notHeld: c.missing + c.expired }))
+    .filter((c) => c.notHeld > 0)
+    .sort((a, b) => b.notHeld - a.notHeld || a.title.localeCompare(b.title))
+    .slice(0, 10);
   const href = (c) => matrixHref({ organisation_id: c.top, recursive: 1, competence_ids: c.competence_id });
   const max = Math.max(1, ...top.map((c) => c.notHeld));
-  return el('figure', { class: 'chart-box', id: 'overview-missing' },
+  return el(
+    'figure',
+    { class: 'chart-box', id: 'overview-missing' },
     el('h3', {}, 'Competences most often missing'),
     barChart({
       id: 'chart-missing',
@@ -104,7 +125,10 @@ function missingChart(tops, answers) {
       desc: top.length ? `Persons missing each: ${top.map((c) => `${c.title} ${c.notHeld}`).join(', ')}.` : 'Every mandatory competence is held.',
       emptyText: 'Every mandatory competence is held.',
       bars: top.map((c) => ({
-        label: c.title, value: c.notHeld, max, cls: 'missing',
+        label: c.title,
+        value: c.notHeld,
+        max,
+        cls: 'missing',
         text: `${c.notHeld} of ${c.required}`,
         name: `${c.title} ${c.notHeld} of ${c.required} not held: ${c.missing} missing, ${c.expired} expired. Open the matrix of this competence`,
         href: href(c),
@@ -115,7 +139,8 @@ function missingChart(tops, answers) {
       caption: 'Competences most often missing',
       head: ['Competence', 'Missing', 'Expired', 'Not held', 'Required'],
       rows: top.map((c) => [link(href(c), c.title), c.missing, c.expired, c.notHeld, c.required]),
-    }));
+    }),
+  );
 }
 
 /**
@@ -139,7 +164,8 @@ export async function showOverview({ superuser }) {
   const rows = latest.flat();
   body.replaceChildren(
     el('p', { class: 'meta', id: 'overview-date' }, `As of ${rows[0]?.date ?? ''}, mandatory competences of active persons.`),
-    el('div', { class: 'charts' }, complianceChart(rows), expiryChart(tree, byWindow), missingChart(tree, latest)));
+    el('div', { class: 'charts' }, complianceChart(rows), expiryChart(tree, byWindow), missingChart(tree, latest)),
+  );
   const competences = new Map();
   for (const top of latest) for (const c of top[0]?.by_competence ?? []) competences.set(c.competence_id, c.title);
   // GET /api/roles?all=1 is for superusers: a manager filters by competence, not by role

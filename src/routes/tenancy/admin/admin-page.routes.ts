@@ -30,9 +30,7 @@ function assets(): Record<string, { file: string; type: string }> {
  */
 export function adminPageRoutes(container: DependencyContainer): Router {
   const resolver = container.resolve(TenantResolver);
-  const files = new Map(
-    Object.entries(assets()).map(([url, a]) => [url, { body: fs.readFileSync(path.join(__dirname, a.file)), type: a.type }]),
-  );
+  const files = new Map(Object.entries(assets()).map(([url, a]) => [url, { body: fs.readFileSync(path.join(__dirname, a.file)), type: a.type }]));
   const router = Router();
   /** The active tenant of the host, or undefined once the refusal has been answered (as a page or by the thrown envelope). */
   const tenantOf = async (req: Request, res: Response, page: boolean) => {

@@ -50,8 +50,13 @@ function editForm(node, full, close) {
     prefix: 'organisation_data',
     fields: [
       { name: 'name', label: 'Name', required: true, maxlength: '200' },
-      { name: 'parent_id', label: 'Belongs to (move with everything below it)', type: 'select', numeric: true,
-        options: [{ value: 0, label: '(none: at the top)' }, ...parents.map((o) => ({ value: o.organisation_id, label: indented(o.depth, o.name) }))] },
+      {
+        name: 'parent_id',
+        label: 'Belongs to (move with everything below it)',
+        type: 'select',
+        numeric: true,
+        options: [{ value: 0, label: '(none: at the top)' }, ...parents.map((o) => ({ value: o.organisation_id, label: indented(o.depth, o.name) }))],
+      },
       { name: 'email', label: 'E-mail', type: 'email', autocomplete: 'off' },
       { name: 'extern_organisation_id', label: 'External id', autocomplete: 'off' },
     ],
@@ -68,19 +73,30 @@ async function drawManagers(node) {
   const list = $('#manager-list');
   const { status, data } = await api('GET', `/api/organisations/${node.organisation_id}/managers`);
   if (status !== 200) return list.replaceChildren(el('li', { class: 'error' }, data.message));
-  list.replaceChildren(...data.managers.map((m) => {
-    const name = [m.firstname, m.lastname].filter(Boolean).join(' ') || m.user_name;
-    return el('li', { 'data-user-name': m.user_name },
-      el('span', { class: 'title' }, name), el('span', { class: 'meta' }, m.user_name),
-      confirmButton('Remove', `${m.user_name} as manager of ${node.name}`, async () => {
-        const r = await api('DELETE', `/api/organisations/${node.organisation_id}/managers?user_name=${encodeURIComponent(m.user_name)}`);
-        if (r.status !== 200) return managerError(r.data.message);
-        managerError('');
-        $('#manager-status').textContent = r.data.message ?? `${m.user_name} is no longer a manager`;
-        await drawManagers(node);
-        $('#manager-add input').focus();
-      }, { class: 'remove' }));
-  }));
+  list.replaceChildren(
+    ...data.managers.map((m) => {
+      const name = [m.firstname, m.lastname].filter(Boolean).join(' ') || m.user_name;
+      return el(
+        'li',
+        { 'data-user-name': m.user_name },
+        el('span', { class: 'title' }, name),
+        el('span', { class: 'meta' }, m.user_name),
+        confirmButton(
+          'Remove',
+          `${m.user_name} as manager of ${node.name}`,
+          async () => {
+            const r = await api('DELETE', `/api/organisations/${node.organisation_id}/managers?user_name=${encodeURIComponent(m.user_name)}`);
+            if (r.status !== 200) return managerError(r.data.message);
+            managerError('');
+            $('#manager-status').textContent = r.data.message ?? `${m.user_name} is no longer a manager`;
+            await drawManagers(node);
+            $('#manager-add input').focus();
+          },
+          { class: 'remove' },
+        ),
+      );
+    }),
+  );
   if (data.managers.length === 0) list.append(el('li', { class: 'meta' }, 'no managers of its own (those of the organisations above it manage it)'));
 }
 
@@ -94,26 +110,37 @@ function managerError(text) {
 function managerForm(node) {
   const inputId = uid('manager-user');
   const errId = uid('manager-err');
-  return el('form', { id: 'manager-add', class: 'inline-fields', novalidate: true, onsubmit: async (ev) => {
-    ev.preventDefault();
-    const input = ev.target.elements.user_name;
-    const user = input.value.trim();
-    const { status, data } = await api('PUT', `/api/organisations/${node.organisation_id}/managers`, { user_name: user });
-    $('#manager-status').textContent = status === 200 ? (data.message ?? `${user} manages ${node.name}`) : '';
-    if (status !== 200) {
-      managerError(data.message);
-      return input.focus();
-    }
-    managerError('');
-    input.value = '';
-    await drawManagers(node);
-    input.focus();
-  } },
-  el('div', { class: 'field' },
-    el('label', { for: inputId }, 'Add a manager (user name)'),
-    el('input', { id: inputId, name: 'user_name', autocomplete: 'off', 'aria-describedby': errId }),
-    el('p', { class: 'error field-error', id: errId })),
-  el('button', { type: 'submit' }, 'Add manager'));
+  return el(
+    'form',
+    {
+      id: 'manager-add',
+      class: 'inline-fields',
+      novalidate: true,
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const input = ev.target.elements.user_name;
+        const user = input.value.trim();
+        const { status, data } = await api('PUT', `/api/organisations/${node.organisation_id}/managers`, { user_name: user });
+        $('#manager-status').textContent = status === 200 ? (data.message ?? `${user} manages ${node.name}`) : '';
+        if (status !== 200) {
+          managerError(data.message);
+          return input.focus();
+        }
+        managerError('');
+        input.value = '';
+        await drawManagers(node);
+        input.focus();
+      },
+    },
+    el(
+      'div',
+      { class: 'field' },
+      el('label', { for: inputId }, 'Add a manager (user name)'),
+      el('input', { id: inputId, name: 'user_name', autocomplete: 'off', 'aria-describedby': errId }),
+      el('p', { class: 'error field-error', id: errId }),
+    ),
+    el('button', { type: 'submit' }, 'Add manager'),
+  );
 }
 
 /** Shows the organisation `id` in the panel; `focusPanel`: focus moves to its heading. */
@@ -131,24 +158,38 @@ async function choose(id, focusPanel) {
   }
   const parent = find(node.parent_id);
   const holder = el('div', { class: 'editor-holder' });
-  const edit = el('button', { type: 'button', class: 'org-edit', 'aria-label': `Rename or move ${node.name}`, onclick: async () => {
-    const { status, data } = await api('GET', `/api/organisations/${node.organisation_id}`);
-    if (status !== 200) return say(data.message, true);
-    await openEditor(holder, (close) => editForm(node, data.organisations[0], close), edit);
-  } }, 'Rename or move');
-  const del = confirmButton('Delete', `organisation ${node.name}`, async () => {
-    const { status, data } = await api('DELETE', `/api/organisations/${node.organisation_id}`);
-    if (status !== 200) {
-      $('#org-detail-error').textContent = data.message;
-      return del.focus();
-    }
-    state.chosen = null;
-    forget('organisations');
-    say(data.message ?? `${node.name} deleted`);
-    await drawOrganisations();
-    await choose(null);
-    $('#org-tree button.org-name')?.focus();
-  }, { class: 'delete' });
+  const edit = el(
+    'button',
+    {
+      type: 'button',
+      class: 'org-edit',
+      'aria-label': `Rename or move ${node.name}`,
+      onclick: async () => {
+        const { status, data } = await api('GET', `/api/organisations/${node.organisation_id}`);
+        if (status !== 200) return say(data.message, true);
+        await openEditor(holder, (close) => editForm(node, data.organisations[0], close), edit);
+      },
+    },
+    'Rename or move',
+  );
+  const del = confirmButton(
+    'Delete',
+    `organisation ${node.name}`,
+    async () => {
+      const { status, data } = await api('DELETE', `/api/organisations/${node.organisation_id}`);
+      if (status !== 200) {
+        $('#org-detail-error').textContent = data.message;
+        return del.focus();
+      }
+      state.chosen = null;
+      forget('organisations');
+      say(data.message ?? `${node.name} deleted`);
+      await drawOrganisations();
+      await choose(null);
+      $('#org-tree button.org-name')?.focus();
+    },
+    { class: 'delete' },
+  );
   panel.replaceChildren(
     el('h3', { id: 'h-org-detail', tabindex: '-1' }, node.name),
     el('p', { class: 'meta' }, parent ? `in ${parent.name}` : 'at the top', node.extern_organisation_id ? ` · external id ${node.extern_organisation_id}` : ''),
@@ -160,7 +201,8 @@ async function choose(id, focusPanel) {
     el('ul', { class: 'rows', id: 'manager-list', 'aria-labelledby': 'h-managers' }),
     managerForm(node),
     el('p', { class: 'saved', id: 'manager-status', role: 'status' }),
-    el('div', { id: 'person-box' }));
+    el('div', { id: 'person-box' }),
+  );
   panel.hidden = false;
   // focus moves before the managers and persons load: moved after them, it would take the focus
   // back from a keyboard user who already went on (into the editor, say)
@@ -172,14 +214,25 @@ export async function showPeople() {
   state.chosen = null;
   state.open = new Set();
   $('#people-body').replaceChildren(
-    el('div', { class: 'people-layout' },
-      el('article', { class: 'item tool', id: 'org-tool', 'aria-labelledby': 'h-organisations' },
+    el(
+      'div',
+      { class: 'people-layout' },
+      el(
+        'article',
+        { class: 'item tool', id: 'org-tool', 'aria-labelledby': 'h-organisations' },
         el('h3', { id: 'h-organisations' }, 'Organisations'),
-        el('p', { class: 'description' }, 'Choose an organisation to rename or move it, see its managers and persons. Arrow keys move in the tree; right opens, left closes.'),
+        el(
+          'p',
+          { class: 'description' },
+          'Choose an organisation to rename or move it, see its managers and persons. Arrow keys move in the tree; right opens, left closes.',
+        ),
         el('p', { class: 'error', id: 'org-error', role: 'alert' }),
         el('p', { class: 'saved', id: 'org-status', role: 'status' }),
-        el('ul', { class: 'tree org-tree', id: 'org-tree', 'aria-label': 'Organisations' })),
-      el('article', { class: 'item tool', id: 'org-detail', 'aria-labelledby': 'h-org-detail', hidden: true })),
-    el('div', { id: 'import-box' }));
+        el('ul', { class: 'tree org-tree', id: 'org-tree', 'aria-label': 'Organisations' }),
+      ),
+      el('article', { class: 'item tool', id: 'org-detail', 'aria-labelledby': 'h-org-detail', hidden: true }),
+    ),
+    el('div', { id: 'import-box' }),
+  );
   await Promise.all([drawOrganisations(), showImport($('#import-box'))]);
 }

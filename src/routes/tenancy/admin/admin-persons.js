@@ -18,17 +18,43 @@ export async function showPersons(box, organisation) {
   const body = el('tbody');
   const pager = el('div', { class: 'pager' });
   const messages = el('div', { id: 'person-messages-box' });
-  const filter = el('form', { id: 'person-filter', class: 'inline-fields', role: 'search', 'aria-label': `Persons of ${organisation.name}`,
-    onsubmit: (ev) => { ev.preventDefault(); state.offset = 0; draw(); } },
-  field('Search (name, user name, e-mail)', el('input', { name: 'term', type: 'search', autocomplete: 'off' })),
-  field('State', el('select', { name: 'state' },
-    el('option', { value: 'active' }, 'active'), el('option', { value: 'deactivated' }, 'deactivated'), el('option', { value: 'all' }, 'all'))),
-  el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'recursive' }), 'with the organisations below'),
-  el('button', { type: 'submit' }, 'Show persons'));
+  const filter = el(
+    'form',
+    {
+      id: 'person-filter',
+      class: 'inline-fields',
+      role: 'search',
+      'aria-label': `Persons of ${organisation.name}`,
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        state.offset = 0;
+        draw();
+      },
+    },
+    field('Search (name, user name, e-mail)', el('input', { name: 'term', type: 'search', autocomplete: 'off' })),
+    field(
+      'State',
+      el(
+        'select',
+        { name: 'state' },
+        el('option', { value: 'active' }, 'active'),
+        el('option', { value: 'deactivated' }, 'deactivated'),
+        el('option', { value: 'all' }, 'all'),
+      ),
+    ),
+    el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'recursive' }), 'with the organisations below'),
+    el('button', { type: 'submit' }, 'Show persons'),
+  );
 
   const query = () => {
     const f = new FormData(filter);
-    const q = new URLSearchParams({ organisation_id: String(organisation.organisation_id), view: 'full', state: String(f.get('state')), limit: String(PAGE + 1), offset: String(state.offset) });
+    const q = new URLSearchParams({
+      organisation_id: String(organisation.organisation_id),
+      view: 'full',
+      state: String(f.get('state')),
+      limit: String(PAGE + 1),
+      offset: String(state.offset),
+    });
     const term = String(f.get('term') ?? '').trim();
     if (term) q.set('term', term);
     if (f.get('recursive')) q.set('recursive', '1');
@@ -36,29 +62,51 @@ export async function showPersons(box, organisation) {
   };
 
   /** Deactivate or reactivate `p`; focus then goes to the row's other button, or the search field when the row left the list. */
-  const lifecycle = (p, action) => confirmButton(action === 'deactivate' ? 'Deactivate' : 'Reactivate', p.user_name, async () => {
-    const { status: s, data } = await api('PUT', `/api/persons/${encodeURIComponent(p.user_name)}/${action}`);
-    if (s !== 200) {
-      error.textContent = data.message;
-      status.textContent = '';
-      return;
-    }
-    error.textContent = '';
-    status.textContent = data.message ?? `${p.user_name} ${action}d`;
-    await draw();
-    (body.querySelector(`tr[data-user-name="${CSS.escape(p.user_name)}"] button.lifecycle`) ?? filter.elements.term).focus();
-  }, { class: `lifecycle ${action}` });
+  const lifecycle = (p, action) =>
+    confirmButton(
+      action === 'deactivate' ? 'Deactivate' : 'Reactivate',
+      p.user_name,
+      async () => {
+        const { status: s, data } = await api('PUT', `/api/persons/${encodeURIComponent(p.user_name)}/${action}`);
+        if (s !== 200) {
+          error.textContent = data.message;
+          status.textContent = '';
+          return;
+        }
+        error.textContent = '';
+        status.textContent = data.message ?? `${p.user_name} ${action}d`;
+        await draw();
+        (body.querySelector(`tr[data-user-name="${CSS.escape(p.user_name)}"] button.lifecycle`) ?? filter.elements.term).focus();
+      },
+      { class: `lifecycle ${action}` },
+    );
 
   const row = (p) => {
     const name = [p.firstname, p.lastname].filter(Boolean).join(' ') || p.user_name;
-    return el('tr', { 'data-user-name': p.user_name, class: p.deactivated ? 'deactivated' : '' },
+    return el(
+      'tr',
+      { 'data-user-name': p.user_name, class: p.deactivated ? 'deactivated' : '' },
       el('td', {}, name),
       el('td', {}, p.user_name),
       el('td', { class: 'url' }, p.email ?? ''),
       el('td', { class: 'state' }, p.deactivated ? `deactivated ${p.deactivated_at ? new Date(p.deactivated_at).toLocaleDateString() : ''}`.trim() : 'active'),
-      el('td', {}, lifecycle(p, p.deactivated ? 'reactivate' : 'deactivate'), ' ',
-        el('button', { type: 'button', class: 'messages', 'aria-label': `Language and notices of ${p.user_name}`,
-          onclick: (ev) => showPersonMessages(messages, p, ev.currentTarget) }, 'Language and notices')));
+      el(
+        'td',
+        {},
+        lifecycle(p, p.deactivated ? 'reactivate' : 'deactivate'),
+        ' ',
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'messages',
+            'aria-label': `Language and notices of ${p.user_name}`,
+            onclick: (ev) => showPersonMessages(messages, p, ev.currentTarget),
+          },
+          'Language and notices',
+        ),
+      ),
+    );
   };
 
   async function draw() {
@@ -75,8 +123,33 @@ export async function showPersons(box, organisation) {
     const from = rows.length ? state.offset + 1 : 0;
     count.textContent = rows.length === 0 ? 'no persons match' : `persons ${from}–${state.offset + rows.length}${more ? ' (more on the next page)' : ''}`;
     pager.replaceChildren(
-      state.offset > 0 ? el('button', { type: 'button', onclick: () => { state.offset = Math.max(0, state.offset - PAGE); draw(); } }, 'Previous persons') : '',
-      more ? el('button', { type: 'button', onclick: () => { state.offset += PAGE; draw(); } }, 'Next persons') : '');
+      state.offset > 0
+        ? el(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                state.offset = Math.max(0, state.offset - PAGE);
+                draw();
+              },
+            },
+            'Previous persons',
+          )
+        : '',
+      more
+        ? el(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                state.offset += PAGE;
+                draw();
+              },
+            },
+            'Next persons',
+          )
+        : '',
+    );
   }
 
   box.replaceChildren(
@@ -85,10 +158,25 @@ export async function showPersons(box, organisation) {
     error,
     status,
     count,
-    scroller(`Persons of ${organisation.name}`, el('table', { class: 'grid', id: 'person-table' },
-      el('thead', {}, el('tr', {}, ['Name', 'User name', 'E-mail', 'State', 'Action'].map((h) => el('th', { scope: 'col' }, h)))),
-      body)),
+    scroller(
+      `Persons of ${organisation.name}`,
+      el(
+        'table',
+        { class: 'grid', id: 'person-table' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['Name', 'User name', 'E-mail', 'State', 'Action'].map((h) => el('th', { scope: 'col' }, h)),
+          ),
+        ),
+        body,
+      ),
+    ),
     pager,
-    messages);
+    messages,
+  );
   await draw();
 }

@@ -26,14 +26,36 @@ function personRow(p) {
     return el('td', { 'data-field': f }, input, el('p', { class: 'error field-error', id: errId }));
   };
   const rowErr = uid('rre');
-  return el('tr', { 'data-user-name': p.user_name },
-    el('th', { scope: 'row', 'data-field': 'user_name' }, el('span', { class: 'title' }, name), el('span', { class: 'meta' }, ` ${p.user_name}`),
-      el('p', { class: 'error field-error', id: rowErr })),
+  return el(
+    'tr',
+    { 'data-user-name': p.user_name },
+    el(
+      'th',
+      { scope: 'row', 'data-field': 'user_name' },
+      el('span', { class: 'title' }, name),
+      el('span', { class: 'meta' }, ` ${p.user_name}`),
+      el('p', { class: 'error field-error', id: rowErr }),
+    ),
     cell('met', el('input', { type: 'checkbox', name: 'met', 'aria-label': `Attended: ${name}`, checked: p.met })),
-    cell('passed', el('input', { type: 'text', name: 'passed', inputmode: 'numeric', size: '4', autocomplete: 'off', 'aria-label': `Passed (0 to 100): ${name}`, value: text(p.passed) })),
-    cell('grade', el('input', { type: 'text', name: 'grade', inputmode: 'decimal', size: '5', autocomplete: 'off', 'aria-label': `Grade: ${name}`, value: text(p.grade) })),
+    cell(
+      'passed',
+      el('input', {
+        type: 'text',
+        name: 'passed',
+        inputmode: 'numeric',
+        size: '4',
+        autocomplete: 'off',
+        'aria-label': `Passed (0 to 100): ${name}`,
+        value: text(p.passed),
+      }),
+    ),
+    cell(
+      'grade',
+      el('input', { type: 'text', name: 'grade', inputmode: 'decimal', size: '5', autocomplete: 'off', 'aria-label': `Grade: ${name}`, value: text(p.grade) }),
+    ),
     cell('comments', el('input', { type: 'text', name: 'comments', autocomplete: 'off', 'aria-label': `Comments: ${name}`, value: text(p.comments) })),
-    el('td', { class: 'meta result' }, resultText(p)));
+    el('td', { class: 'meta result' }, resultText(p)),
+  );
 }
 
 /** What changed in `tr` against the recorded `p`: {user_name, ...changed fields} or null. */
@@ -95,7 +117,14 @@ export async function resultsForm(event, close) {
     ev.preventDefault();
     clearErrors();
     const rows = [...body.querySelectorAll('tr[data-user-name]')];
-    const sent = rows.map((tr) => changes(tr, recorded.find((p) => p.user_name === tr.dataset.userName))).filter(Boolean);
+    const sent = rows
+      .map((tr) =>
+        changes(
+          tr,
+          recorded.find((p) => p.user_name === tr.dataset.userName),
+        ),
+      )
+      .filter(Boolean);
     if (sent.length === 0) {
       status.textContent = 'nothing to save: no result changed';
       return;
@@ -129,20 +158,47 @@ export async function resultsForm(event, close) {
     const next = all[all.indexOf(ev.target) + (ev.shiftKey ? -1 : 1)];
     (next ?? (ev.shiftKey ? ev.target : save)).focus();
   });
-  const allMet = el('button', { type: 'button', class: 'all-met', onclick: () => {
-    for (const c of body.querySelectorAll('input[name=met]')) c.checked = true;
-    status.textContent = 'every person marked as attended (not saved yet)';
-  } }, 'Mark everyone as attended');
+  const allMet = el(
+    'button',
+    {
+      type: 'button',
+      class: 'all-met',
+      onclick: () => {
+        for (const c of body.querySelectorAll('input[name=met]')) c.checked = true;
+        status.textContent = 'every person marked as attended (not saved yet)';
+      },
+    },
+    'Mark everyone as attended',
+  );
   await load();
   form.append(
     el('h4', { id: headingId }, `Results of ${event.title}`),
-    el('p', { class: 'description' }, 'Tab or Enter moves to the next field, along the row and on to the next person (Shift+Enter back); Space ticks "attended"; Ctrl+Enter saves. Passed is 0 to 100: at the pass mark the person gets the competence. Only changed rows are sent.'),
+    el(
+      'p',
+      { class: 'description' },
+      'Tab or Enter moves to the next field, along the row and on to the next person (Shift+Enter back); Space ticks "attended"; Ctrl+Enter saves. Passed is 0 to 100: at the pass mark the person gets the competence. Only changed rows are sent.',
+    ),
     el('div', { class: 'toolbar' }, allMet),
-    scroller(`Results of ${event.title}`, el('table', { class: 'grid results' },
-      el('thead', {}, el('tr', {}, ['Person', 'Attended', 'Passed', 'Grade', 'Comments', 'Result'].map((h) => el('th', { scope: 'col' }, h)))),
-      body)),
+    scroller(
+      `Results of ${event.title}`,
+      el(
+        'table',
+        { class: 'grid results' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['Person', 'Attended', 'Passed', 'Grade', 'Comments', 'Result'].map((h) => el('th', { scope: 'col' }, h)),
+          ),
+        ),
+        body,
+      ),
+    ),
     general,
     status,
-    el('div', { class: 'form-buttons' }, save, el('button', { type: 'button', class: 'close', onclick: () => close() }, 'Close')));
+    el('div', { class: 'form-buttons' }, save, el('button', { type: 'button', class: 'close', onclick: () => close() }, 'Close')),
+  );
   return { node: form, focus: () => (inputs()[0] ?? allMet).focus() };
 }

@@ -5,7 +5,11 @@ import { $, api, el, uid } from './admin-dom.js';
 import { allPages, confirmButton, entityForm, openEditor } from './admin-forms.js';
 import { lookups } from './admin-lookups.js';
 
-const META = [{ value: 'role', label: 'role' }, { value: 'specialrole', label: 'special role' }, { value: 'position', label: 'position' }];
+const META = [
+  { value: 'role', label: 'role' },
+  { value: 'specialrole', label: 'special role' },
+  { value: 'position', label: 'position' },
+];
 const NESTED = new Set(['module', 'checklist_item', 'question']);
 
 const say = (text, error = false) => {
@@ -59,69 +63,129 @@ async function requirements(role, panel) {
     await reload(focusSelector);
   };
   const rows = reqs.map((r) =>
-    el('li', { 'data-competence-id': String(r.competence_id), class: r.mandatory ? 'mandatory' : 'optional' },
-      el('div', { class: 'node' },
+    el(
+      'li',
+      { 'data-competence-id': String(r.competence_id), class: r.mandatory ? 'mandatory' : 'optional' },
+      el(
+        'div',
+        { class: 'node' },
         el('span', { class: 'title' }, r.title),
         el('span', { class: 'badge' }, r.mandatory ? 'mandatory' : 'optional'),
-        el('span', { class: 'actions' },
-          el('button', { type: 'button', class: 'toggle', 'aria-label': `Make ${r.mandatory ? 'optional' : 'mandatory'}: ${r.title} for ${role.name}`,
-            onclick: () => change('PUT', { competence_id: r.competence_id, mandatory: r.mandatory ? 0 : 1 }, `li[data-competence-id="${r.competence_id}"] button.toggle`) },
-          r.mandatory ? 'Make optional' : 'Make mandatory'),
-          confirmButton('Remove', `${r.title} from ${role.name}`, () => change('DELETE', { competence_id: r.competence_id }, 'select'), { class: 'remove' })))));
+        el(
+          'span',
+          { class: 'actions' },
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'toggle',
+              'aria-label': `Make ${r.mandatory ? 'optional' : 'mandatory'}: ${r.title} for ${role.name}`,
+              onclick: () =>
+                change('PUT', { competence_id: r.competence_id, mandatory: r.mandatory ? 0 : 1 }, `li[data-competence-id="${r.competence_id}"] button.toggle`),
+            },
+            r.mandatory ? 'Make optional' : 'Make mandatory',
+          ),
+          confirmButton('Remove', `${r.title} from ${role.name}`, () => change('DELETE', { competence_id: r.competence_id }, 'select'), { class: 'remove' }),
+        ),
+      ),
+    ),
+  );
   const competences = (await lookups.competences()).filter((c) => !NESTED.has(c.type) && !reqs.some((r) => r.competence_id === c.competence_id));
   const pickId = uid('req');
   const errId = uid('fe');
-  const add = el('form', { class: 'inline-fields requirement-form', onsubmit: (ev) => {
-    ev.preventDefault();
-    const f = new FormData(ev.target);
-    error.textContent = '';
-    change('PUT', { competence_id: Number(f.get('competence_id')), mandatory: f.get('mandatory') ? 1 : 0 }, `li[data-competence-id="${f.get('competence_id')}"] button.toggle`);
-  } },
+  const add = el(
+    'form',
+    {
+      class: 'inline-fields requirement-form',
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        const f = new FormData(ev.target);
+        error.textContent = '';
+        change(
+          'PUT',
+          { competence_id: Number(f.get('competence_id')), mandatory: f.get('mandatory') ? 1 : 0 },
+          `li[data-competence-id="${f.get('competence_id')}"] button.toggle`,
+        );
+      },
+    },
     el('label', { for: pickId }, 'Competence'),
-    el('select', { id: pickId, name: 'competence_id', required: true, 'aria-describedby': errId }, competences.map((c) => el('option', { value: String(c.competence_id) }, `${c.title} (${c.type})`))),
+    el(
+      'select',
+      { id: pickId, name: 'competence_id', required: true, 'aria-describedby': errId },
+      competences.map((c) => el('option', { value: String(c.competence_id) }, `${c.title} (${c.type})`)),
+    ),
     el('label', { class: 'inline' }, el('input', { type: 'checkbox', name: 'mandatory', checked: true }), 'mandatory'),
-    el('button', { type: 'submit' }, 'Add requirement'));
+    el('button', { type: 'submit' }, 'Add requirement'),
+  );
   error.id = errId;
   panel.replaceChildren(
     el('h4', {}, `Requirements of ${role.name}`),
     rows.length ? el('ul', { class: 'tree flat requirements' }, rows) : el('p', { class: 'meta' }, 'no requirements yet'),
-    add, error);
+    add,
+    error,
+  );
 }
 
 function roleRow(role) {
   const holder = el('div', { class: 'editor-holder' });
   const panel = el('div', { class: 'requirements-panel', id: uid('reqs'), hidden: true });
-  const toggle = el('button', { type: 'button', class: 'requirements', 'aria-expanded': 'false', 'aria-controls': panel.id, 'aria-label': `Requirements of ${role.name}`,
-    onclick: async () => {
-      const open = toggle.getAttribute('aria-expanded') !== 'true';
-      toggle.setAttribute('aria-expanded', String(open));
-      panel.hidden = !open;
-      if (open) {
-        await requirements(role, panel);
-        panel.querySelector('select, button')?.focus();
-      }
-    } }, 'Requirements');
+  const toggle = el(
+    'button',
+    {
+      type: 'button',
+      class: 'requirements',
+      'aria-expanded': 'false',
+      'aria-controls': panel.id,
+      'aria-label': `Requirements of ${role.name}`,
+      onclick: async () => {
+        const open = toggle.getAttribute('aria-expanded') !== 'true';
+        toggle.setAttribute('aria-expanded', String(open));
+        panel.hidden = !open;
+        if (open) {
+          await requirements(role, panel);
+          panel.querySelector('select, button')?.focus();
+        }
+      },
+    },
+    'Requirements',
+  );
   panel.addEventListener('keydown', (ev) => {
     if (ev.key !== 'Escape' || ev.defaultPrevented) return;
     panel.hidden = true;
     toggle.setAttribute('aria-expanded', 'false');
     toggle.focus();
   });
-  const edit = el('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${role.name}`, onclick: () => openEditor(holder, (close) => roleForm(role, close), edit) }, 'Edit');
-  const del = confirmButton('Delete', `role ${role.name}`, async () => {
-    const { status, data } = await api('DELETE', `/api/roles/${role.role_id}`);
-    if (status !== 200) return say(data.message, true);
-    say(data.message ?? `role ${role.name} deleted`);
-    await draw();
-    $('#role-new').focus();
-  }, { class: 'delete' });
-  return el('li', { 'data-role-id': String(role.role_id) },
-    el('div', { class: 'node' },
+  const edit = el(
+    'button',
+    { type: 'button', class: 'edit', 'aria-label': `Edit ${role.name}`, onclick: () => openEditor(holder, (close) => roleForm(role, close), edit) },
+    'Edit',
+  );
+  const del = confirmButton(
+    'Delete',
+    `role ${role.name}`,
+    async () => {
+      const { status, data } = await api('DELETE', `/api/roles/${role.role_id}`);
+      if (status !== 200) return say(data.message, true);
+      say(data.message ?? `role ${role.name} deleted`);
+      await draw();
+      $('#role-new').focus();
+    },
+    { class: 'delete' },
+  );
+  return el(
+    'li',
+    { 'data-role-id': String(role.role_id) },
+    el(
+      'div',
+      { class: 'node' },
       el('span', { class: 'title' }, role.name),
       el('span', { class: 'badge' }, META.find((m) => m.value === role.meta_type)?.label ?? role.meta_type),
       role.description ? el('span', { class: 'meta' }, role.description) : '',
-      el('span', { class: 'actions' }, toggle, edit, del)),
-    holder, panel);
+      el('span', { class: 'actions' }, toggle, edit, del),
+    ),
+    holder,
+    panel,
+  );
 }
 
 async function draw() {
@@ -132,15 +196,27 @@ async function draw() {
 
 export async function showRoles() {
   const holder = el('div', { class: 'editor-holder', id: 'role-new-holder' });
-  const newButton = el('button', { type: 'button', id: 'role-new', onclick: () => openEditor(holder, (close) => roleForm(null, close), newButton) }, 'New role');
+  const newButton = el(
+    'button',
+    { type: 'button', id: 'role-new', onclick: () => openEditor(holder, (close) => roleForm(null, close), newButton) },
+    'New role',
+  );
   $('#roles').replaceChildren(
-    el('article', { class: 'item tool', id: 'roles-tool', 'aria-labelledby': 'h-roles' },
+    el(
+      'article',
+      { class: 'item tool', id: 'roles-tool', 'aria-labelledby': 'h-roles' },
       el('h3', { id: 'h-roles' }, 'Roles and requirements'),
-      el('p', { class: 'description' }, 'What each role (or position) requires: a mandatory competence is missing for everyone holding the role until they have it.'),
+      el(
+        'p',
+        { class: 'description' },
+        'What each role (or position) requires: a mandatory competence is missing for everyone holding the role until they have it.',
+      ),
       el('div', { class: 'toolbar' }, newButton),
       holder,
       el('p', { class: 'error', role: 'alert' }),
       el('p', { class: 'saved', role: 'status' }),
-      el('ul', { class: 'tree flat', id: 'role-list', 'aria-label': 'Roles' })));
+      el('ul', { class: 'tree flat', id: 'role-list', 'aria-label': 'Roles' }),
+    ),
+  );
   await draw();
 }

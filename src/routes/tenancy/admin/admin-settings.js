@@ -11,23 +11,41 @@ async function loadHistory(item, target) {
   if (status !== 200) return target.append(el('p', { class: 'error' }, data.message));
   if (data.changes.length === 0) return target.append(el('p', { class: 'meta' }, 'no changes recorded'));
   target.append(
-    el('div', { class: 'scroll' },
-      el('table', { class: 'history' },
+    el(
+      'div',
+      { class: 'scroll' },
+      el(
+        'table',
+        { class: 'history' },
         el('caption', { class: 'sr-only' }, `Changes of ${item.config_item_id}`),
-        el('tr', {}, ['when', 'who', 'old value', 'new value'].map((h) => el('th', { scope: 'col' }, h))),
+        el(
+          'tr',
+          {},
+          ['when', 'who', 'old value', 'new value'].map((h) => el('th', { scope: 'col' }, h)),
+        ),
         data.changes.map((c) =>
-          el('tr', { class: 'change' },
+          el(
+            'tr',
+            { class: 'change' },
             el('td', {}, when(c.changed_at)),
             el('td', {}, c.changed_by),
             el('td', {}, c.secret ? '' : show(c.old_value)),
-            el('td', {}, c.secret ? c.new_value : show(c.new_value)))))),
+            el('td', {}, c.secret ? c.new_value : show(c.new_value)),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
 /** An item whose value is not the recommended one (a safer setting older tenants do not have on) says so. */
 function recommendation(item) {
   if (item.secret || item.recommended === undefined || JSON.stringify(item.value) === JSON.stringify(item.recommended)) return null;
-  return el('p', { class: 'recommend', role: 'note' }, `Recommended: ${show(item.recommended)}. The current value is less safe; older tenants keep it until it is changed here.`);
+  return el(
+    'p',
+    { class: 'recommend', role: 'note' },
+    `Recommended: ${show(item.recommended)}. The current value is less safe; older tenants keep it until it is changed here.`,
+  );
 }
 
 function lastChange(item) {
@@ -64,17 +82,38 @@ export function renderItem(item, note = '') {
   if (item.secret) {
     const input = el('input', { type: 'password', id: inputId, autocomplete: 'new-password', hidden: true });
     const store = el('button', { type: 'button', class: 'save', hidden: true, onclick: () => save(input.value === '' ? null : input.value) }, 'Save');
-    const replace = el('button', { type: 'button', class: 'replace', onclick: () => { input.hidden = false; store.hidden = false; replace.hidden = true; input.focus(); } }, 'Replace');
+    const replace = el(
+      'button',
+      {
+        type: 'button',
+        class: 'replace',
+        onclick: () => {
+          input.hidden = false;
+          store.hidden = false;
+          replace.hidden = true;
+          input.focus();
+        },
+      },
+      'Replace',
+    );
     control = el('div', { class: 'row' }, el('span', { class: 'secret-state' }, item.is_set ? 'set' : 'not set'), replace, input, store);
   } else {
     editor = editorFor(item, inputId);
-    const button = el('button', { type: 'button', class: 'save', onclick: () => {
-      try {
-        save(editor.read());
-      } catch (e) {
-        error.textContent = `${id}: ${e.message}`;
-      }
-    } }, 'Save');
+    const button = el(
+      'button',
+      {
+        type: 'button',
+        class: 'save',
+        onclick: () => {
+          try {
+            save(editor.read());
+          } catch (e) {
+            error.textContent = `${id}: ${e.message}`;
+          }
+        },
+      },
+      'Save',
+    );
     control = el('div', { class: 'row', role: 'group', 'aria-labelledby': headingId }, editor.node, button);
   }
   const labelled = item.secret || !['origin_list', 'host_list', 'string_list', 'int_list', 'json'].includes(item.type);

@@ -9,7 +9,9 @@ let editing = null; // { type, language }
 let timer = null;
 
 const status = () => $('#templates-status');
-const say = (text) => { status().textContent = text; };
+const say = (text) => {
+  status().textContent = text;
+};
 const PARTS = ['subject', 'text', 'html'];
 
 function languagesOf(n) {
@@ -18,11 +20,22 @@ function languagesOf(n) {
 
 function noticeRow(n) {
   const own = n.overrides.map((o) => o.language).join(', ');
-  return el('tr', { 'data-type': n.type },
+  return el(
+    'tr',
+    { 'data-type': n.type },
     el('th', { scope: 'row' }, n.type),
     el('td', {}, n.security ? 'security (always sent)' : ''),
     el('td', { class: 'own-languages' }, own || el('span', { class: 'meta' }, 'shipped texts')),
-    el('td', {}, el('button', { type: 'button', class: 'edit-template', 'aria-label': `Edit texts of ${n.type}`, onclick: () => openEditor(n.type, languagesOf(n)[0] ?? 'en') }, 'Edit')));
+    el(
+      'td',
+      {},
+      el(
+        'button',
+        { type: 'button', class: 'edit-template', 'aria-label': `Edit texts of ${n.type}`, onclick: () => openEditor(n.type, languagesOf(n)[0] ?? 'en') },
+        'Edit',
+      ),
+    ),
+  );
 }
 
 function current() {
@@ -38,7 +51,9 @@ function fill() {
   $('#template-text').value = base.text;
   $('#template-html').value = own?.html ?? '';
   $('#template-reset').disabled = !own;
-  $('#template-origin').textContent = own ? `The tenant's own texts (saved ${new Date(own.updated_at).toLocaleString()} by ${own.updated_by ?? '?'}).` : 'The shipped texts.';
+  $('#template-origin').textContent = own
+    ? `The tenant's own texts (saved ${new Date(own.updated_at).toLocaleString()} by ${own.updated_by ?? '?'}).`
+    : 'The shipped texts.';
   $('#template-variables').replaceChildren(...n.variables.map((v) => el('li', {}, el('code', {}, `{{ ${v.name} }}`), ` ${v.description}`)));
   clearErrors();
   schedulePreview(0);
@@ -120,44 +135,110 @@ async function load() {
 }
 
 function editor() {
-  const area = (id, rows, label) => field(label, el('textarea', { id, name: id.replace('template-', ''), rows: String(rows), spellcheck: 'false', 'aria-describedby': 'template-error', oninput: () => schedulePreview() }));
-  return el('form', { id: 'template-editor', hidden: true, 'aria-labelledby': 'h-template-editor', onsubmit: save },
+  const area = (id, rows, label) =>
+    field(
+      label,
+      el('textarea', {
+        id,
+        name: id.replace('template-', ''),
+        rows: String(rows),
+        spellcheck: 'false',
+        'aria-describedby': 'template-error',
+        oninput: () => schedulePreview(),
+      }),
+    );
+  return el(
+    'form',
+    { id: 'template-editor', hidden: true, 'aria-labelledby': 'h-template-editor', onsubmit: save },
     el('h4', { id: 'h-template-editor' }, 'Texts'),
     el('p', { class: 'meta', id: 'template-origin' }),
-    field('Language', el('select', { id: 'template-language', name: 'language', onchange: (e) => { editing.language = e.target.value; fill(); } })),
-    field('Subject', el('input', { id: 'template-subject', name: 'subject', type: 'text', 'aria-describedby': 'template-error', oninput: () => schedulePreview() })),
+    field(
+      'Language',
+      el('select', {
+        id: 'template-language',
+        name: 'language',
+        onchange: (e) => {
+          editing.language = e.target.value;
+          fill();
+        },
+      }),
+    ),
+    field(
+      'Subject',
+      el('input', { id: 'template-subject', name: 'subject', type: 'text', 'aria-describedby': 'template-error', oninput: () => schedulePreview() }),
+    ),
     area('template-text', 8, 'Text (also the SMS)'),
     area('template-html', 5, 'HTML body (optional; empty: made from the text)'),
     el('p', { class: 'error', id: 'template-error', role: 'alert' }),
-    el('details', {}, el('summary', {}, 'Variables and filters'),
+    el(
+      'details',
+      {},
+      el('summary', {}, 'Variables and filters'),
       el('ul', { id: 'template-variables' }),
-      el('p', { class: 'meta' }, 'Liquid: {{ variable }}, {% if %}...{% endif %}; dates with | format_date, | format_datetime, | format_time.')),
-    el('div', { class: 'actions' },
+      el('p', { class: 'meta' }, 'Liquid: {{ variable }}, {% if %}...{% endif %}; dates with | format_date, | format_datetime, | format_time.'),
+    ),
+    el(
+      'div',
+      { class: 'actions' },
       el('button', { type: 'submit', id: 'template-save' }, 'Save'),
       el('button', { type: 'button', id: 'template-reset', onclick: reset }, 'Back to the shipped text'),
-      el('button', { type: 'button', id: 'template-close', onclick: () => { editing = null; $('#template-editor').hidden = true; } }, 'Close')),
-    el('section', { id: 'template-preview', 'aria-labelledby': 'h-template-preview' },
+      el(
+        'button',
+        {
+          type: 'button',
+          id: 'template-close',
+          onclick: () => {
+            editing = null;
+            $('#template-editor').hidden = true;
+          },
+        },
+        'Close',
+      ),
+    ),
+    el(
+      'section',
+      { id: 'template-preview', 'aria-labelledby': 'h-template-preview' },
       el('h4', { id: 'h-template-preview' }, 'Preview with sample data'),
       el('p', {}, el('strong', {}, 'Subject: '), el('span', { id: 'preview-subject', 'aria-live': 'polite' })),
       el('pre', { id: 'preview-text', class: 'preview-text' }),
-      el('iframe', { id: 'preview-html', title: 'HTML preview of the mail', sandbox: '', style: 'width:100%;height:320px;border:1px solid #ccc' })));
+      el('iframe', { id: 'preview-html', title: 'HTML preview of the mail', sandbox: '', style: 'width:100%;height:320px;border:1px solid #ccc' }),
+    ),
+  );
 }
 
 export function showTemplates() {
   editing = null;
-  const table = el('table', { class: 'grid' },
+  const table = el(
+    'table',
+    { class: 'grid' },
     el('caption', { class: 'sr-only' }, 'Notices the product sends'),
-    el('thead', {}, el('tr', {}, ['notice', 'kind', 'own texts', 'actions'].map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', { id: 'template-rows' }));
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ['notice', 'kind', 'own texts', 'actions'].map((h) => el('th', { scope: 'col' }, h)),
+      ),
+    ),
+    el('tbody', { id: 'template-rows' }),
+  );
   $('#message-templates').replaceChildren(
-    el('article', { class: 'item tool', id: 'templates-tool', 'aria-labelledby': 'h-templates' },
+    el(
+      'article',
+      { class: 'item tool', id: 'templates-tool', 'aria-labelledby': 'h-templates' },
       el('h3', { id: 'h-templates' }, 'Notice texts'),
-      el('p', { class: 'description' },
+      el(
+        'p',
+        { class: 'description' },
         'What people get from the product itself, in their language (else the tenant language, else English). ',
-        'Change the subject and text of a notice per language; the preview shows it with sample data.'),
+        'Change the subject and text of a notice per language; the preview shows it with sample data.',
+      ),
       el('p', { class: 'error', id: 'templates-error', role: 'alert' }),
       el('p', { class: 'meta', id: 'templates-status', role: 'status' }),
       scroller('Notices table', table),
-      editor()));
+      editor(),
+    ),
+  );
   return load();
 }

@@ -17,7 +17,13 @@ export const timeZone = () => zone;
 
 const partsOf = (iso) => {
   const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
   }).formatToParts(new Date(iso));
   return Object.fromEntries(parts.map((p) => [p.type, p.value]));
 };
@@ -37,7 +43,15 @@ export const localTime = (iso) => localInput(iso).slice(11, 16);
 
 /** "Thu 10 Dec 2026, 08:00" in the tenant's zone. */
 export function showWhen(iso) {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(new Date(iso));
 }
 
 /** "Thu 10 Dec 08:00 - 15:00" or "... - Fri 11 Dec 15:00": an event's span. */
@@ -63,5 +77,7 @@ export function monthStart(day, n = 0) {
   return d.toISOString().slice(0, 10);
 }
 
-export const monthName = (first) => new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${first}T12:00:00Z`));
-export const dayName = (day) => new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
+export const monthName = (first) =>
+  new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${first}T12:00:00Z`));
+export const dayName = (day) =>
+  new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));

@@ -65,7 +65,17 @@ async function showConsole() {
   showSections(true);
   $('#console').hidden = false;
   $('#sections').hidden = false;
-  await Promise.all([showOverview({ superuser: true }), showAuditLog(), showDeliveries(), showWebhooks(), showTemplates(), showCatalogue(), showPeople(), showCalendar(), showSignIn()]);
+  await Promise.all([
+    showOverview({ superuser: true }),
+    showAuditLog(),
+    showDeliveries(),
+    showWebhooks(),
+    showTemplates(),
+    showCatalogue(),
+    showPeople(),
+    showCalendar(),
+    showSignIn(),
+  ]);
   goToHash();
 }
 

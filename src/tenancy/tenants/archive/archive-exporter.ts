@@ -43,7 +43,9 @@ async function heldColumns(trx: Knex.Transaction, schema: string, tables: Catalo
   const held: Record<string, number> = {};
   for (const t of tables) {
     const out = blanked(t, o);
-    const carried = [...new Set([...(CREDENTIAL_COLUMNS[t.name] ?? []), ...(SECRET_COLUMNS[t.name] ?? [])])].filter((c) => t.columns.includes(c) && !out.includes(c));
+    const carried = [...new Set([...(CREDENTIAL_COLUMNS[t.name] ?? []), ...(SECRET_COLUMNS[t.name] ?? [])])].filter(
+      (c) => t.columns.includes(c) && !out.includes(c),
+    );
     for (const c of carried) {
       const r = await trx.raw("select count(*)::int as n from ??.?? where ?? is not null and ??::text <> ''", [schema, t.name, c, c]);
       held[`${t.name}.${c}`] = r.rows[0].n;
@@ -54,9 +56,7 @@ async function heldColumns(trx: Knex.Transaction, schema: string, tables: Catalo
 
 function entry(pack: Pack, name: string, data: Buffer): Promise<void> {
   // The callback fires once the pack has taken the bytes, which follows the reader's pace.
-  return new Promise((resolve, reject) =>
-    pack.entry({ name, size: data.length, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve())),
-  );
+  return new Promise((resolve, reject) => pack.entry({ name, size: data.length, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve())));
 }
 
 const json = (v: unknown) => Buffer.from(`${JSON.stringify(v, null, 2)}\n`);
@@ -82,10 +82,12 @@ export class ArchiveExporter {
     try {
       // config items live in the platform database: one snapshot with the tenant's rows on main only
       const main = this.clusters.checked(tenant.cluster) === MAIN_CLUSTER;
-      const end = await this.clusters.admin(tenant.cluster).transaction((trx) => this.writeDatabase(trx, main ? trx : this.knex, tenant, pack, options, progress), {
-        isolationLevel: 'repeatable read',
-        readOnly: true,
-      });
+      const end = await this.clusters
+        .admin(tenant.cluster)
+        .transaction((trx) => this.writeDatabase(trx, main ? trx : this.knex, tenant, pack, options, progress), {
+          isolationLevel: 'repeatable read',
+          readOnly: true,
+        });
       for (const key of await this.files.list(tenant.schema)) {
         const data = await this.files.get(tenant.schema, key);
         // Removed since the listing: its row is gone from the snapshot's future too.
@@ -107,7 +109,14 @@ export class ArchiveExporter {
     }
   }
 
-  private async writeDatabase(trx: Knex.Transaction, platformDb: Knex | Knex.Transaction, tenant: Tenant, pack: Pack, o: ArchiveExportOptions, progress: (l: string) => void) {
+  private async writeDatabase(
+    trx: Knex.Transaction,
+    platformDb: Knex | Knex.Transaction,
+    tenant: Tenant,
+    pack: Pack,
+    o: ArchiveExportOptions,
+    progress: (l: string) => void,
+  ) {
     const schema = tenant.schema;
     const tables = await catalogTables(trx, schema);
     const sequences = [];
@@ -115,7 +124,7 @@ export class ArchiveExporter {
       const v = await trx.raw('select last_value::text as last_value, is_called from ??.??', [schema, s.sequence]);
       sequences.push({ ...s, ...v.rows[0] });
     }
-    const migrations: string[] = (await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name'));
+    const migrations: string[] = await trx.withSchema(schema).table('schema_migrations').orderBy('name').pluck('name');
     const platform = await platformDb.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('status', 'created_at');
     const items = await platformDb.raw(
       'select item_id, row_to_json(x)::text as j from (select item_id, value, updated_at from ??.config_items where tenant_id = ? order by item_id) x',
@@ -157,7 +166,14 @@ export class ArchiveExporter {
   }
 
   /** One table through a server-side cursor, in entries of at most CHUNK_ROWS rows / CHUNK_BYTES. */
-  private async writeTable(trx: Knex.Transaction, schema: string, t: CatalogTable, pack: Pack, o: ArchiveExportOptions, progress: (rows: number) => void): Promise<number> {
+  private async writeTable(
+    trx: Knex.Transaction,
+    schema: string,
+    t: CatalogTable,
+    pack: Pack,
+    o: ArchiveExportOptions,
+    progress: (rows: number) => void,
+  ): Promise<number> {
     const blank = blanked(t, o);
     // NULL, or '' where the column is NOT NULL (the import must take the row; '' matches no secret)
     const select = t.columns.map((c) => (!blank.includes(c) ? 't.??' : t.notNull.includes(c) ? "'' as ??" : 'null as ??')).join(', ');

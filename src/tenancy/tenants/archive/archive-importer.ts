@@ -60,7 +60,9 @@ class ArchiveBudget {
     const size = header.size ?? 0;
     if (++this.entries > this.limits.entries) throw new ImportTooLargeError(`archive: more than ${this.limits.entries} entries (ARCHIVE_IMPORT_MAX_ENTRIES)`);
     if (size > this.limits.entryBytes) {
-      throw new ImportTooLargeError(`archive: entry ${header.name} unpacks to ${size} bytes, more than ${this.limits.entryBytes} (ARCHIVE_IMPORT_MAX_ENTRY_BYTES)`);
+      throw new ImportTooLargeError(
+        `archive: entry ${header.name} unpacks to ${size} bytes, more than ${this.limits.entryBytes} (ARCHIVE_IMPORT_MAX_ENTRY_BYTES)`,
+      );
     }
     this.unpacked += size;
     if (this.unpacked > this.limits.unpackedBytes) {
@@ -127,7 +129,11 @@ export class ArchiveImporter {
     @inject(ENV) private readonly env: Env,
   ) {}
 
-  async import(input: Readable, options: ImportOptions = {}, limits: ArchiveLimits = archiveLimits(this.env)): Promise<{ tenantId: number; slug: string; schema: string }> {
+  async import(
+    input: Readable,
+    options: ImportOptions = {},
+    limits: ArchiveLimits = archiveLimits(this.env),
+  ): Promise<{ tenantId: number; slug: string; schema: string }> {
     const progress = options.onProgress ?? (() => {});
     const extract = tar.extract();
     let streamError: Error | undefined;
@@ -163,7 +169,8 @@ export class ArchiveImporter {
     let schema = '';
     try {
       const first = await next();
-      if (first?.header.name !== 'manifest.json') throw new ImportError(`archive: the first entry must be manifest.json, found ${first?.header.name ?? 'nothing'}`);
+      if (first?.header.name !== 'manifest.json')
+        throw new ImportError(`archive: the first entry must be manifest.json, found ${first?.header.name ?? 'nothing'}`);
       const manifest = parseJson(ArchiveManifest, 'manifest.json', await read(first, 'manifest.json'));
       const version = manifest.schema.version;
       const known = version === null ? 0 : tenantMigrations.findIndex((m) => m.name === version) + 1;
@@ -181,7 +188,11 @@ export class ArchiveImporter {
       const cluster = await this.placement.choose(options.cluster);
       const tenantId = await platformAndTenant(this.clusters, cluster, async (platformTrx, trx) => {
         const id = await insertFreeTenant(this.store, platformTrx, { slug, name: manifest.tenant.name, schema: tenantSchema, hosts, cluster });
-        await platformTrx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id }).update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
+        await platformTrx
+          .withSchema(PlatformDb.SCHEMA)
+          .table('tenants')
+          .where({ id })
+          .update({ status: manifest.tenant.status, created_at: manifest.tenant.created_at });
         try {
           await assertSchemaFree(trx, tenantSchema);
         } catch (err) {
@@ -205,7 +216,8 @@ export class ArchiveImporter {
           if (table) {
             const declared = manifest.tables.find((t) => t.name === table);
             const into = target.get(table);
-            if (!declared || !into) throw new ImportError(`archive: ${name}: table ${table} is not ${declared ? 'in the schema at this version' : 'in manifest.json'}`);
+            if (!declared || !into)
+              throw new ImportError(`archive: ${name}: table ${table} is not ${declared ? 'in the schema at this version' : 'in manifest.json'}`);
             const missing = declared.columns.filter((c) => !into.columns.includes(c));
             if (missing.length) throw new ImportError(`archive: ${name}: unknown columns ${missing.join(', ')}`);
             const cols = declared.columns.filter((c) => into.insertable.includes(c));
@@ -214,7 +226,15 @@ export class ArchiveImporter {
             const rows = await insertRows(trx, tenantSchema, table, cols, name, await read(e, name));
             counts[table] = (counts[table] ?? 0) + rows;
           } else if (platformTable) {
-            platform[platformTable] += await insertRows(platformTrx, PlatformDb.SCHEMA, platformTable, PLATFORM_COLUMNS[platformTable], name, await read(e, name), { tenant_id: id });
+            platform[platformTable] += await insertRows(
+              platformTrx,
+              PlatformDb.SCHEMA,
+              platformTable,
+              PLATFORM_COLUMNS[platformTable],
+              name,
+              await read(e, name),
+              { tenant_id: id },
+            );
           } else if (file) {
             // streamed to disk as it unpacks: memory holds one chunk, whatever the file's size
             written.push(file);

@@ -53,8 +53,19 @@ export const PLATFORM_COLUMNS = {
  * Inserts one JSON-lines entry. PostgreSQL reads back what its row_to_json wrote, so every type
  * round-trips without a mapping here; `fixed` columns get the same value in every row.
  */
-export async function insertRows(trx: Knex.Transaction, schema: string, table: string, cols: string[], entry: string, data: Buffer, fixed: Record<string, string | number> = {}): Promise<number> {
-  const rows = data.toString('utf8').split('\n').filter((l) => l.length > 0);
+export async function insertRows(
+  trx: Knex.Transaction,
+  schema: string,
+  table: string,
+  cols: string[],
+  entry: string,
+  data: Buffer,
+  fixed: Record<string, string | number> = {},
+): Promise<number> {
+  const rows = data
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   if (rows.length === 0) return 0;
   const names = [...Object.keys(fixed), ...cols];
   const into = names.map(() => '??').join(', ');

@@ -71,9 +71,7 @@ export const ArchiveManifest = z.object({
   /** Since issue 40; absent from older archives. */
   secrets_held: SecretsHeld.optional(),
   tables: z.array(z.object({ name: z.string(), columns: z.array(z.string()) })),
-  sequences: z.array(
-    z.object({ sequence: z.string(), table: z.string(), column: z.string(), last_value: z.string(), is_called: z.boolean() }),
-  ),
+  sequences: z.array(z.object({ sequence: z.string(), table: z.string(), column: z.string(), last_value: z.string(), is_called: z.boolean() })),
 });
 export type ArchiveManifest = z.infer<typeof ArchiveManifest>;
 

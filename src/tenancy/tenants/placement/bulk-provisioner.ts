@@ -64,7 +64,8 @@ export class BulkProvisioner {
             details: { via: options.via ?? 'cli', bulk: true, cluster: r.cluster },
           });
           report.created++;
-          if (report.created % 500 === 0) say(`${report.created}/${tenants.length} tenants created (${(report.created / ((Date.now() - started) / 1000)).toFixed(0)}/s)`);
+          if (report.created % 500 === 0)
+            say(`${report.created}/${tenants.length} tenants created (${(report.created / ((Date.now() - started) / 1000)).toFixed(0)}/s)`);
         } catch (err) {
           if (!(err instanceof ImportError) && !(err instanceof ApiError)) throw err;
           report.failed.push({ slug: t.slug, error: err.message });
@@ -75,7 +76,9 @@ export class BulkProvisioner {
     }
     report.seconds = (Date.now() - started) / 1000;
     report.perSecond = report.created / Math.max(report.seconds, 0.001);
-    say(`${report.created} tenants created in ${report.seconds.toFixed(1)} s (${report.perSecond.toFixed(1)}/s, ${report.fromSpares} from spares)${report.failed.length ? `; ${report.failed.length} failed` : ''}`);
+    say(
+      `${report.created} tenants created in ${report.seconds.toFixed(1)} s (${report.perSecond.toFixed(1)}/s, ${report.fromSpares} from spares)${report.failed.length ? `; ${report.failed.length} failed` : ''}`,
+    );
     for (const c of this.clusters.names) this.spares.topUpSoon(c);
     return report;
   }

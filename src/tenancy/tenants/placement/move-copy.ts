@@ -38,13 +38,17 @@ export async function copyChanges(src: Client, dst: Client, schema: string, t: C
   }
   const logged = `(select distinct pk from tenant_moves.changes where schema_name = ${src.escapeLiteral(schema)} and table_name = ${src.escapeLiteral(t.name)})`;
   const keys = await src.query(`select coalesce(jsonb_agg(pk), '[]') as keys from ${logged} k`);
-  await dst.query(`delete from ${target} t where ${keyOf(dst, t, 't')} in (select value from jsonb_array_elements($1::jsonb))`, [JSON.stringify(keys.rows[0].keys)]);
+  await dst.query(`delete from ${target} t where ${keyOf(dst, t, 't')} in (select value from jsonb_array_elements($1::jsonb))`, [
+    JSON.stringify(keys.rows[0].keys),
+  ]);
   return copyRows(src, dst, schema, t, `where ${keyOf(src, t, 't')} in ${logged}`);
 }
 
 /** Tables the change log names since the copy started: table -> copy it whole. */
 export async function changedTables(src: Client, schema: string): Promise<Map<string, boolean>> {
-  const { rows } = await src.query('select table_name, bool_or(pk is null) as whole from tenant_moves.changes where schema_name = $1 group by table_name', [schema]);
+  const { rows } = await src.query('select table_name, bool_or(pk is null) as whole from tenant_moves.changes where schema_name = $1 group by table_name', [
+    schema,
+  ]);
   return new Map(rows.map((r: { table_name: string; whole: boolean }) => [r.table_name, r.whole]));
 }
 

@@ -72,13 +72,21 @@ export function captureTriggerSql(c: Client, schema: string, tables: CatalogTabl
 /** Statements that refuse every write to the tenant's tables with WRITE_PAUSED_SQLSTATE. */
 export function fenceTriggerSql(c: Client, schema: string, tables: CatalogTable[]): string {
   return tables
-    .map((t) => `create trigger ${FENCE_TRIGGER} before insert or update or delete or truncate on ${id(c, schema)}.${id(c, t.name)} for each statement execute function tenant_moves.fence();`)
+    .map(
+      (t) =>
+        `create trigger ${FENCE_TRIGGER} before insert or update or delete or truncate on ${id(c, schema)}.${id(c, t.name)} for each statement execute function tenant_moves.fence();`,
+    )
     .join('\n');
 }
 
 /** Removes what a move put on the tenant's tables (capture, fence or both) and its change log. */
 export async function removeMoveTriggers(c: Client, schema: string, tables: CatalogTable[], which: 'capture' | 'fence' | 'all' = 'all'): Promise<void> {
-  const names = which === 'capture' ? [CAPTURE_TRIGGER, CAPTURE_STATEMENT_TRIGGER] : which === 'fence' ? [FENCE_TRIGGER] : [CAPTURE_TRIGGER, CAPTURE_STATEMENT_TRIGGER, FENCE_TRIGGER];
+  const names =
+    which === 'capture'
+      ? [CAPTURE_TRIGGER, CAPTURE_STATEMENT_TRIGGER]
+      : which === 'fence'
+        ? [FENCE_TRIGGER]
+        : [CAPTURE_TRIGGER, CAPTURE_STATEMENT_TRIGGER, FENCE_TRIGGER];
   const sql = tables.flatMap((t) => names.map((n) => `drop trigger if exists ${n} on ${id(c, schema)}.${id(c, t.name)};`)).join('\n');
   if (sql) await c.query(sql);
   if (which !== 'fence') await c.query('delete from tenant_moves.changes where schema_name = $1', [schema]).catch(() => {});
@@ -90,7 +98,14 @@ export async function removeMoveTriggers(c: Client, schema: string, tables: Cata
  * the mover never waits while holding locks: it can neither deadlock with a writer nor queue
  * readers behind it. Gives up after `deadlineMs`.
  */
-export async function withTableLocks<T>(c: Client, schema: string, tables: CatalogTable[], mode: 'share row exclusive' | 'exclusive', deadlineMs: number, fn: () => Promise<T>): Promise<T> {
+export async function withTableLocks<T>(
+  c: Client,
+  schema: string,
+  tables: CatalogTable[],
+  mode: 'share row exclusive' | 'exclusive',
+  deadlineMs: number,
+  fn: () => Promise<T>,
+): Promise<T> {
   const list = tables.map((t) => `${id(c, schema)}.${id(c, t.name)}`).join(', ');
   const until = Date.now() + deadlineMs;
   for (let attempt = 1; ; attempt++) {
@@ -100,7 +115,9 @@ export async function withTableLocks<T>(c: Client, schema: string, tables: Catal
     } catch (err) {
       await c.query('rollback');
       if ((err as { code?: string }).code !== '55P03' || Date.now() > until) {
-        throw new Error(`could not lock the tenant's tables (${mode}) within ${deadlineMs} ms after ${attempt} attempts: ${(err as Error).message}`, { cause: err });
+        throw new Error(`could not lock the tenant's tables (${mode}) within ${deadlineMs} ms after ${attempt} attempts: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
       continue;

@@ -35,7 +35,11 @@ export class TenantPlacement {
 
   /** Tenants per cluster, every declared cluster listed (0 when empty). */
   async counts(): Promise<Map<string, number>> {
-    const rows: { cluster: string; n: string }[] = await this.knex.withSchema(PlatformDb.SCHEMA).table('tenants').groupBy('cluster').select('cluster', this.knex.raw('count(*) as n'));
+    const rows: { cluster: string; n: string }[] = await this.knex
+      .withSchema(PlatformDb.SCHEMA)
+      .table('tenants')
+      .groupBy('cluster')
+      .select('cluster', this.knex.raw('count(*) as n'));
     const counts = new Map(this.clusters.names.map((n) => [n, 0]));
     for (const r of rows) counts.set(r.cluster, Number(r.n));
     return counts;

@@ -29,7 +29,9 @@ export class SchemaTakenError extends Error {}
 export async function assertSchemaFree(trx: Knex.Transaction, schema: string): Promise<void> {
   const exists = await trx.raw('select 1 from pg_namespace where nspname = ?', [schema]);
   if (exists.rows.length) {
-    throw new SchemaTakenError(`schema ${schema} already exists on this cluster (left over by a failed create, or a moved tenant's old copy not yet dropped); drop it first`);
+    throw new SchemaTakenError(
+      `schema ${schema} already exists on this cluster (left over by a failed create, or a moved tenant's old copy not yet dropped); drop it first`,
+    );
   }
 }
 

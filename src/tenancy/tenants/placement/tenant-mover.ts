@@ -64,7 +64,8 @@ export class TenantMover {
     const id = typeof slug === 'string' ? await this.store.findIdBySlug(slug) : null;
     const tenant = id === null ? null : await this.store.load(id);
     if (!tenant) throw new ApiError(404, `tenant ${slug} not found`);
-    if (typeof to !== 'string' || !this.clusters.has(to)) throw ApiError.malformed('to', `unknown cluster "${to}" (declared: ${this.clusters.names.join(', ')})`);
+    if (typeof to !== 'string' || !this.clusters.has(to))
+      throw ApiError.malformed('to', `unknown cluster "${to}" (declared: ${this.clusters.names.join(', ')})`);
     const from = tenant.cluster ?? MAIN_CLUSTER;
     if (from === to) throw new ApiError(409, `tenant ${slug} is already on cluster ${to}`);
 
@@ -92,7 +93,10 @@ export class TenantMover {
       } catch (err) {
         // 'failed' records the leftovers (triggers on `from`, a partial copy on `to`) until they are removed
         const cleaned = (err as { cleanedUp?: boolean }).cleanedUp === true;
-        await this.moves().where({ id: row.id }).update({ state: cleaned ? 'rolled_back' : 'failed', finished_at: this.knex.fn.now(), error: (err as Error).message.slice(0, 2000) }).catch(() => {});
+        await this.moves()
+          .where({ id: row.id })
+          .update({ state: cleaned ? 'rolled_back' : 'failed', finished_at: this.knex.fn.now(), error: (err as Error).message.slice(0, 2000) })
+          .catch(() => {});
         throw err;
       }
     } finally {
@@ -120,7 +124,10 @@ export class TenantMover {
     try {
       // rows go in as they were: no trigger or foreign key may act on the copy
       await dst.query('set session_replication_role = replica').catch((err: Error) => {
-        throw new ApiError(409, `cluster ${to}: the database role may not set session_replication_role (${err.message}); a superuser, or GRANT SET ON PARAMETER session_replication_role, is needed`);
+        throw new ApiError(
+          409,
+          `cluster ${to}: the database role may not set session_replication_role (${err.message}); a superuser, or GRANT SET ON PARAMETER session_replication_role, is needed`,
+        );
       });
       await installMoveHelpers(src);
       tables = await catalogTables(this.raw(src, from), schema);
@@ -138,7 +145,8 @@ export class TenantMover {
         if (known.length !== applied.length) throw new Error(`schema ${schema} has migrations this server does not know; upgrade it first`);
         await migrateSchema(this.clusters.admin(to), schema, known);
         const created = await catalogTables(this.clusters.admin(to), schema);
-        if (created.map((t) => t.name).join() !== tables.map((t) => t.name).join()) throw new Error(`schema ${schema} on ${to} does not have the tables of ${from} after migrating`);
+        if (created.map((t) => t.name).join() !== tables.map((t) => t.name).join())
+          throw new Error(`schema ${schema} on ${to} does not have the tables of ${from} after migrating`);
         await dst.query(tables.map((t) => `delete from ${dst.escapeIdentifier(schema)}.${dst.escapeIdentifier(t.name)};`).join('\n'));
         for (const t of tables) {
           const n = await copyRows(src, dst, schema, t);
@@ -211,19 +219,31 @@ export class TenantMover {
   private async switchPlacement(tenant: Tenant, from: string, to: string, moveId: number, rows: number): Promise<boolean> {
     try {
       await this.knex.transaction(async (trx) => {
-        const n = await trx.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id, cluster: from }).update({ cluster: to, updated_at: trx.fn.now() });
+        const n = await trx
+          .withSchema(PlatformDb.SCHEMA)
+          .table('tenants')
+          .where({ id: tenant.id, cluster: from })
+          .update({ cluster: to, updated_at: trx.fn.now() });
         if (n !== 1) throw new Error(`tenant ${tenant.slug} is no longer on ${from}`);
         await trx.withSchema(PlatformDb.SCHEMA).table('tenant_moves').where({ id: moveId }).update({ state: 'switched', rows_copied: rows });
       });
       return true;
     } catch (err) {
       for (let i = 0; i < 5; i++) {
-        const row = await this.knex.withSchema(PlatformDb.SCHEMA).table('tenants').where({ id: tenant.id }).first('cluster').catch(() => undefined);
+        const row = await this.knex
+          .withSchema(PlatformDb.SCHEMA)
+          .table('tenants')
+          .where({ id: tenant.id })
+          .first('cluster')
+          .catch(() => undefined);
         if (row?.cluster === to) return true;
         if (row?.cluster === from) return false;
         await new Promise((r) => setTimeout(r, 1000));
       }
-      throw new Error(`could not tell whether tenant ${tenant.slug} was switched to ${to} (${(err as Error).message}); its writes stay paused: run the move again`, { cause: err });
+      throw new Error(
+        `could not tell whether tenant ${tenant.slug} was switched to ${to} (${(err as Error).message}); its writes stay paused: run the move again`,
+        { cause: err },
+      );
     }
   }
 
@@ -243,9 +263,14 @@ export class TenantMover {
   /** catalogTables and catalogSequences take a knex-like raw(); this runs them on a pg client. */
   private raw(c: Client, cluster: string): Knex {
     const compile = this.clusters.admin(cluster);
-    return { raw: (sql: string, bindings: readonly unknown[]) => {
-      const native = compile.raw(sql, bindings as any).toSQL().toNative();
-      return c.query(native.sql, native.bindings as unknown[]);
-    } } as unknown as Knex;
+    return {
+      raw: (sql: string, bindings: readonly unknown[]) => {
+        const native = compile
+          .raw(sql, bindings as any)
+          .toSQL()
+          .toNative();
+        return c.query(native.sql, native.bindings as unknown[]);
+      },
+    } as unknown as Knex;
   }
 }

@@ -24,7 +24,12 @@ const moves = () => admin('main').withSchema('platform').table('tenant_moves');
 const schemaOn = async (cluster: string, schema: string) =>
   (await admin(cluster).raw('select 1 from pg_namespace where nspname = ?', [schema])).rows.length === 1;
 const moveTriggers = async (schema: string) =>
-  (await admin('main').raw("select count(*)::int as n from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace s on s.oid = c.relnamespace where s.nspname = ? and g.tgname like '%tenant_move%'", [schema])).rows[0].n as number;
+  (
+    await admin('main').raw(
+      "select count(*)::int as n from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace s on s.oid = c.relnamespace where s.nspname = ? and g.tgname like '%tenant_move%'",
+      [schema],
+    )
+  ).rows[0].n as number;
 const changesOf = async (schema: string) =>
   Number((await admin('main').raw('select count(*) as n from tenant_moves.changes where schema_name = ?', [schema])).rows[0].n);
 
@@ -49,7 +54,7 @@ describe('move leftovers', () => {
   it('the sweeper leaves a move alone while its mover holds the lock, and cleans up after a killed mover', async () => {
     const tenant = await importOn(bed.t, 'acme', 'main');
     const moveId = await killedWhileCopying(tenant.schema, tenant.tenantId);
-    expect([await moveTriggers(tenant.schema) > 0, await changesOf(tenant.schema) > 0, await schemaOn('b', tenant.schema)]).toEqual([true, true, true]);
+    expect([(await moveTriggers(tenant.schema)) > 0, (await changesOf(tenant.schema)) > 0, await schemaOn('b', tenant.schema)]).toEqual([true, true, true]);
     const sweeper = bed.t.container.resolve(MoveLeftovers);
 
     // a mover still running (it holds the tenant's move lock): not touched
@@ -68,7 +73,12 @@ describe('move leftovers', () => {
     const lines = await sweeper.sweep();
     expect(lines.join('\n')).toContain(`move ${moveId}`);
     expect((await moves().where({ id: moveId }).first('state')).state).toBe('rolled_back');
-    expect([await moveTriggers(tenant.schema), await changesOf(tenant.schema), await schemaOn('b', tenant.schema), await schemaOn('main', tenant.schema)]).toEqual([0, 0, false, true]);
+    expect([
+      await moveTriggers(tenant.schema),
+      await changesOf(tenant.schema),
+      await schemaOn('b', tenant.schema),
+      await schemaOn('main', tenant.schema),
+    ]).toEqual([0, 0, false, true]);
     const api = client(bed.t, tenant.host, await loginCookie(bed.t, tenant.host, 'admin', ACME_PASSWORDS.admin));
     expect((await api.put('/api/persons/ola').send({ person_data: { firstname: 'Ola-after' } })).status).toBe(200);
     expect(await changesOf(tenant.schema)).toBe(0);
@@ -90,13 +100,15 @@ describe('move leftovers', () => {
   it('drops the old copy of a move that failed at the switch but did switch (outcome unknown to the mover)', async () => {
     const tenant = await importOn(bed.t, 'acme', 'b');
     await migrateSchema(admin('main'), tenant.schema, tenantMigrations.slice(0, 5));
-    const [{ id }] = await moves().insert({ tenant_id: tenant.tenantId, from_cluster: 'main', to_cluster: 'b', state: 'failed', error: 'could not tell whether tenant was switched' }).returning('id');
+    const [{ id }] = await moves()
+      .insert({ tenant_id: tenant.tenantId, from_cluster: 'main', to_cluster: 'b', state: 'failed', error: 'could not tell whether tenant was switched' })
+      .returning('id');
     expect((await bed.t.container.resolve(MoveLeftovers).sweep()).join('\n')).toContain(`move ${id}`);
     expect([await schemaOn('main', tenant.schema), await schemaOn('b', tenant.schema)]).toEqual([false, true]);
     expect((await moves().where({ id }).first('state')).state).toBe('done');
   });
 
-  it("deleting a tenant drops the copy a move left on another cluster", async () => {
+  it('deleting a tenant drops the copy a move left on another cluster', async () => {
     const tenant = await importOn(bed.t, 'acme', 'main');
     await killedWhileCopying(tenant.schema, tenant.tenantId);
     expect(await schemaOn('b', tenant.schema)).toBe(true);

@@ -20,16 +20,44 @@ const b = () => bed.t.container.resolve(CLUSTERS).admin('b');
 describe('the placement rule', () => {
   it('takes the cluster with the fewest tenants, ties to the first declared', () => {
     const names = ['main', 'b', 'c'];
-    expect(pickFewest(names, new Map([['main', 3], ['b', 1], ['c', 1]]))).toBe('b');
-    expect(pickFewest(names, new Map([['main', 0], ['b', 0], ['c', 0]]))).toBe('main');
-    expect(pickFewest(names, new Map([['main', 5], ['b', 2]]))).toBe('c');
+    expect(
+      pickFewest(
+        names,
+        new Map([
+          ['main', 3],
+          ['b', 1],
+          ['c', 1],
+        ]),
+      ),
+    ).toBe('b');
+    expect(
+      pickFewest(
+        names,
+        new Map([
+          ['main', 0],
+          ['b', 0],
+          ['c', 0],
+        ]),
+      ),
+    ).toBe('main');
+    expect(
+      pickFewest(
+        names,
+        new Map([
+          ['main', 5],
+          ['b', 2],
+        ]),
+      ),
+    ).toBe('c');
   });
 
   it('places a new tenant by the rule when no cluster is named', async () => {
     const placement = bed.t.container.resolve(TenantPlacement);
     const expected = pickFewest(['main', 'b'], await placement.counts());
     const slug = unique('ruled');
-    const r = await bed.t.container.resolve(TenantImporter).import({ format: 'tenant-import/1', tenant: { slug, name: 'Ruled', hosts: [`${slug}.test`] } }, { onProgress: () => {} });
+    const r = await bed.t.container
+      .resolve(TenantImporter)
+      .import({ format: 'tenant-import/1', tenant: { slug, name: 'Ruled', hosts: [`${slug}.test`] } }, { onProgress: () => {} });
     expect(r.cluster).toBe(expected);
   });
 });
@@ -37,7 +65,9 @@ describe('the placement rule', () => {
 describe('/platform with two clusters', () => {
   it('creates a tenant on the cluster asked for, lists it with its cluster, and refuses an unknown cluster with 420', async () => {
     const slug = unique('onb');
-    const created = await operator(bed.t).post('/platform/tenants').send({ slug, name: 'On B', hosts: [`${slug}.test`], cluster: 'b' });
+    const created = await operator(bed.t)
+      .post('/platform/tenants')
+      .send({ slug, name: 'On B', hosts: [`${slug}.test`], cluster: 'b' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.tenants[0]).toMatchObject({ slug, cluster: 'b', schema_version: tenantMigrations.at(-1)!.name });
     expect((await operator(bed.t).get(`/platform/tenants/${slug}`)).body.tenants[0].cluster).toBe('b');
@@ -46,7 +76,9 @@ describe('/platform with two clusters', () => {
     // the tenant answers on its host, served from cluster b
     expect((await client(bed.t, `${slug}.test`).get('/api/configitems/cors.origins')).status).toBe(401);
 
-    const bad = await operator(bed.t).post('/platform/tenants').send({ slug: unique('nowhere'), name: 'X', hosts: [`${unique('x')}.test`], cluster: 'nowhere' });
+    const bad = await operator(bed.t)
+      .post('/platform/tenants')
+      .send({ slug: unique('nowhere'), name: 'X', hosts: [`${unique('x')}.test`], cluster: 'nowhere' });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ valid: false, errorcode: 420 });
     expect(bad.body.message).toContain('cluster');
@@ -75,7 +107,12 @@ describe('spare schemas', () => {
     const lines: string[] = [];
     const importer = bed.t.container.resolve(TenantImporter);
     const results = await Promise.all(
-      slugs.map((slug) => importer.import({ format: 'tenant-import/1', tenant: { slug, name: 'Spared', hosts: [`${slug}.test`] } }, { cluster: 'b', onProgress: (l) => lines.push(l) })),
+      slugs.map((slug) =>
+        importer.import(
+          { format: 'tenant-import/1', tenant: { slug, name: 'Spared', hosts: [`${slug}.test`] } },
+          { cluster: 'b', onProgress: (l) => lines.push(l) },
+        ),
+      ),
     );
     expect(lines.filter((l) => l.includes('(from a spare)'))).toHaveLength(4);
     expect(new Set(results.map((r) => r.schema)).size).toBe(4);
@@ -121,7 +158,9 @@ describe('spare schemas', () => {
 describe('npm run tenant with two clusters', () => {
   it('lists the clusters, moves a tenant with a progress display, and lists it on its new cluster', async () => {
     const slug = unique('cli');
-    await bed.t.container.resolve(TenantImporter).import({ format: 'tenant-import/1', tenant: { slug, name: 'Cli', hosts: [`${slug}.test`] } }, { cluster: 'main', onProgress: () => {} });
+    await bed.t.container
+      .resolve(TenantImporter)
+      .import({ format: 'tenant-import/1', tenant: { slug, name: 'Cli', hosts: [`${slug}.test`] } }, { cluster: 'main', onProgress: () => {} });
     const env = { DATABASE_URL: bed.mainUrl, TENANT_DATABASE_URLS: `b=${bed.b.url}` };
     const clusters = await cli('tenant', ['clusters'], env);
     expect(clusters.code, clusters.stderr).toBe(0);

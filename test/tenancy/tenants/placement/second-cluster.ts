@@ -54,7 +54,12 @@ export function useTwoClusters(env: () => Record<string, string> = () => ({})): 
     const platform = knex({ client: 'pg', connection: bed.mainUrl });
     await migrateSchema(platform, 'platform', platformMigrations);
     await platform.destroy();
-    bed.t = await appWithOwnQueues(bed.mainUrl, { TENANT_DATABASE_URLS: `b=${bed.b.url}`, PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, TENANT_SPARE_SCHEMAS: '0', ...env() });
+    bed.t = await appWithOwnQueues(bed.mainUrl, {
+      TENANT_DATABASE_URLS: `b=${bed.b.url}`,
+      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+      TENANT_SPARE_SCHEMAS: '0',
+      ...env(),
+    });
   });
   afterAll(async () => {
     await bed.t?.close();

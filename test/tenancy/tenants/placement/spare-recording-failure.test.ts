@@ -26,7 +26,11 @@ let spares: SpareSchemas;
 
 beforeAll(() => {
   const url = inject('databaseUrl');
-  admin = knexFactory({ client: 'pg', connection: { connectionString: url, options: '-c search_path= -c default_transaction_read_only=on' }, pool: { min: 0, max: 2 } });
+  admin = knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, options: '-c search_path= -c default_transaction_read_only=on' },
+    pool: { min: 0, max: 2 },
+  });
   pools = createTenantPools(env, url);
   // the recording is kept per process by cluster URL: a URL of this test's own
   const clusters = new Clusters(env, `${url}?application_name=spare_fail_${randomBytes(6).toString('hex')}`, { admin, pools });

@@ -91,7 +91,14 @@ describe('two PostgreSQL clusters', () => {
 
       const put = await admin.put('/api/configitems/api.rate_limit.per_minute').send({ value: which === 'main' ? 611 : 622 });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
-      const audit = await t.container.resolve(CLUSTERS).admin(which).withSchema(tenant.schema).table('audit_log').where({ type: 'config.changed' }).count('* as n').first();
+      const audit = await t.container
+        .resolve(CLUSTERS)
+        .admin(which)
+        .withSchema(tenant.schema)
+        .table('audit_log')
+        .where({ type: 'config.changed' })
+        .count('* as n')
+        .first();
       expect(Number(audit!.n)).toBeGreaterThan(0);
 
       const title = `hello from ${which} ${tenant.slug}`;
@@ -192,11 +199,23 @@ describe('moving a tenant to the other cluster under load', () => {
     const summary = await operator(t).get(`/platform/tenants/${tenant.slug}`);
     expect(summary.body.tenants[0].cluster).toBe('main');
     expect(await schemaOn('b', tenant.schema)).toBe(false);
-    const triggers = await t.container.resolve(CLUSTERS).admin('main').raw("select count(*)::int as n from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace s on s.oid = c.relnamespace where s.nspname = ? and g.tgname like '%tenant_move%'", [tenant.schema]);
+    const triggers = await t.container
+      .resolve(CLUSTERS)
+      .admin('main')
+      .raw(
+        "select count(*)::int as n from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace s on s.oid = c.relnamespace where s.nspname = ? and g.tgname like '%tenant_move%'",
+        [tenant.schema],
+      );
     expect(triggers.rows[0].n).toBe(0);
     const admin = client(t, tenant.host, await loginCookie(t, tenant.host, 'admin', ACME_PASSWORDS.admin));
     expect((await admin.post('/api/messages').send({ user_name: 'ola', title: 'still here', text: 'x', send_medium: 'email' })).status).toBe(200);
-    const moves = await t.container.resolve(CLUSTERS).admin('main').withSchema('platform').table('tenant_moves').where({ tenant_id: tenant.tenantId }).select('state', 'error');
+    const moves = await t.container
+      .resolve(CLUSTERS)
+      .admin('main')
+      .withSchema('platform')
+      .table('tenant_moves')
+      .where({ tenant_id: tenant.tenantId })
+      .select('state', 'error');
     // the mover cleaned up after itself: nothing is left for the sweeper
     expect(moves).toEqual([{ state: 'rolled_back', error: expect.stringContaining('could not lock') }]);
   });
