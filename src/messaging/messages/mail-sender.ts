@@ -30,10 +30,9 @@ export interface MailAttachment {
 }
 
 /** nodemailer options of a calendar invite, with the message's own files after its .ics. */
-function withAttachments(options: { icalEvent?: object; attachments?: object[] }, files: MailAttachment[] | undefined) {
+function withAttachments(options: { icalEvent?: object }, files: MailAttachment[] | undefined) {
   if (!files?.length) return options;
-  const own = files.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content }));
-  return { ...options, attachments: [...(options.attachments ?? []), ...own] };
+  return { ...options, attachments: files.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) };
 }
 
 /** E-mail over SMTP_URL through one pooled nodemailer transport per process. */
@@ -66,7 +65,7 @@ export class MailSender {
         text: mail.text,
         ...(mail.html ? { html: mail.html } : {}),
         messageId: mail.messageId,
-        // a calendar invite brings its own .ics attachment; files of the message (reports) follow it
+        // a calendar invite's .ics is attached by nodemailer itself (icalEvent); files of the message (reports) are the attachments
         ...withAttachments(calendarMailOptions(mail.calendar), mail.attachments),
       });
       return String(info.messageId ?? '');

@@ -1,10 +1,11 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCalendarBed, createEvent, addPersons, daysAhead } from '../authoring/authoring-support';
 import { invite, mailTo } from './calendar-support';
 
 const bed = useCalendarBed();
-const SAMPLE = '/work/notes/sign-on-mail-sample.eml';
+const SAMPLE = join(process.cwd(), '.test-results', 'sign-on-invite-sample.eml');
 
 describe('calendar invites (issue 39 item 1)', () => {
   it('sign-on REQUEST, update after a time change, promotion REQUEST, CANCEL on sign-off and on cancellation', async () => {
@@ -33,7 +34,7 @@ describe('calendar invites (issue 39 item 1)', () => {
     expect(waiting.body.message).toContain('wait list');
 
     const signedOn = await mailTo(bed, 'inv1@acme.example', `Signed on: ${title}`);
-    mkdirSync('/work/notes', { recursive: true });
+    mkdirSync(dirname(SAMPLE), { recursive: true });
     writeFileSync(SAMPLE, signedOn.raw);
     const first = await invite(signedOn);
     expect(first.method).toBe('REQUEST');

@@ -34,7 +34,9 @@ export async function mailTo(bed: CalendarBed, to: string, subject: string, n = 
 export async function invite(mail: ReceivedMail): Promise<ParsedInvite> {
   const parsed = await simpleParser(mail.raw);
   const alternative = parsed.attachments.find((a) => a.contentType === 'text/calendar');
-  const file = parsed.attachments.find((a) => a.contentType === 'application/ics');
+  const files = parsed.attachments.filter((a) => a.contentType === 'application/ics');
+  expect(files, 'one .ics attachment').toHaveLength(1);
+  const file = files[0];
   expect(alternative, 'a text/calendar part').toBeTruthy();
   expect(file, 'an .ics attachment').toBeTruthy();
   expect(file!.filename).toMatch(/\.ics$/);

@@ -1,4 +1,5 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { useCalendarBed, createEvent, addPersons, daysAhead, type CalendarBed } from '../../courses/authoring/authoring-support';
@@ -12,7 +13,8 @@ const bed: CalendarBed = useCalendarBed({}, (doc) => {
   for (const n of ['norsk', 'utan', 'svensk'])
     doc.persons.push({ user_name: n, password: 'Notice-Pass-1x', email: `${n}@acme.example`, organisation: 'acme-hr' });
 });
-const SAMPLE = '/work/notes/sign-on-mail-sample-39.eml';
+// the mail as received, kept for people to look at (.test-results is the run's output folder, like the console's screenshots)
+const SAMPLE = join(process.cwd(), '.test-results', 'sign-on-mail-sample.eml');
 
 /** The mails to `to` (MIME-parsed) whose subject matches, waited for until there are `n`. */
 async function mailsTo(to: string, subject: RegExp, n = 1): Promise<{ raw: ReceivedMail; parsed: ParsedMail }[]> {
@@ -195,7 +197,7 @@ describe('HTML and the calendar part together (issue 39 items 1 and 4)', () => {
     expect((await admin.post(`/api/personevents/${event.event_id}`).send({ user_name: 'html1' })).status).toBe(200);
 
     const [mail] = await mailsTo('html1@acme.example', /^Signed on: Mail sample course$/);
-    mkdirSync('/work/notes', { recursive: true });
+    mkdirSync(dirname(SAMPLE), { recursive: true });
     writeFileSync(SAMPLE, mail.raw.raw);
     const { parsed } = mail;
     expect(parsed.text).toContain('You are signed on to "Mail sample course"');
