@@ -39,10 +39,10 @@ export async function invite(mail: ReceivedMail): Promise<ParsedInvite> {
   const file = files[0];
   expect(alternative, 'a text/calendar part').toBeTruthy();
   expect(file, 'an .ics attachment').toBeTruthy();
-  expect(file!.filename).toMatch(/\.ics$/);
+  expect(file.filename).toMatch(/\.ics$/);
   const text = alternative!.content.toString('utf8');
   const method = /^METHOD:(\w+)/m.exec(text)?.[1] ?? '';
   // the part's own Content-Type names the method too (what Outlook reads)
   expect(mail.raw).toMatch(new RegExp(`text/calendar; ?charset=utf-8; ?method=${method}|text/calendar; ?method=${method}`, 'i'));
-  return { mail, method, events: vevents(text), attachment: file!.content.toString('utf8') };
+  return { mail, method, events: vevents(text), attachment: file.content.toString('utf8') };
 }
