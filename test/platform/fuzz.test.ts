@@ -175,16 +175,14 @@ describe('fuzz: no bad input is ever a 500', () => {
     await outsideDefineRoute();
 
     // Random phase: fast-check draws route, parameter, value and transport from the seed.
-    const fuzzCase: fc.Arbitrary<FuzzCase> = fc
-      .constantFrom(...targets)
-      .chain((target) =>
-        fc.record({
-          target: fc.constant(target),
-          param: fc.constantFrom(...target.params),
-          value: badValue,
-          transport: fc.constantFrom<Transport>('query', 'form', 'json'),
-        }),
-      );
+    const fuzzCase: fc.Arbitrary<FuzzCase> = fc.constantFrom(...targets).chain((target) =>
+      fc.record({
+        target: fc.constant(target),
+        param: fc.constantFrom(...target.params),
+        value: badValue,
+        transport: fc.constantFrom<Transport>('query', 'form', 'json'),
+      }),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fuzzCase, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         const problems = await Promise.all(batch.map(run));

@@ -36,12 +36,10 @@ export async function recordEventChange(
   audit: string = type,
 ): Promise<void> {
   if (type !== 'event.deleted') {
-    await tx
-      .get(OUTBOUND_EVENTS)
-      .record(type, async () => ({
-        ...(await tx.get(EventListingFlow).one(eventId, { view: 'simple' }))[0],
-        ...(type === 'event.cancelled' ? { reason: details.reason ?? null } : {}),
-      }));
+    await tx.get(OUTBOUND_EVENTS).record(type, async () => ({
+      ...(await tx.get(EventListingFlow).one(eventId, { view: 'simple' }))[0],
+      ...(type === 'event.cancelled' ? { reason: details.reason ?? null } : {}),
+    }));
   }
   await tx.get(AuditTrail).record({ type: audit, actor: user.userName, subject: String(eventId), details });
 }

@@ -29,16 +29,14 @@ export async function promoteFromWaitlist(
     const recipient = await tx.get(PersonDirectory).find({ id: waiting.person_id }, ['id', 'user_name', 'email', 'mobile', 'language']);
     // with the sign-on's calendar invite (REQUEST): the seat is theirs now
     if (recipient)
-      await tx
-        .get(WaitlistPromotionNotice)
-        .write({
-          recipient,
-          eventTitle: event.title,
-          startsAt: event.starts_at,
-          endsAt: calendar?.entries[0]?.ends_at ?? null,
-          location: calendar?.entries[0]?.location ?? null,
-          calendar: calendar?.textFor(recipient, 'REQUEST'),
-        });
+      await tx.get(WaitlistPromotionNotice).write({
+        recipient,
+        eventTitle: event.title,
+        startsAt: event.starts_at,
+        endsAt: calendar?.entries[0]?.ends_at ?? null,
+        location: calendar?.entries[0]?.location ?? null,
+        calendar: calendar?.textFor(recipient, 'REQUEST'),
+      });
     await tx.get(OUTBOUND_EVENTS).record('personevent.promoted', async () => presentPersonEvent(await tx.get(SignOnViewsFlow).byId(waiting.id)));
     promoted.push(waiting.id);
   }

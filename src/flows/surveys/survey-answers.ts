@@ -94,17 +94,15 @@ export class SurveyAnswersFlow {
       });
       const ownerId = who.personId ?? user.personId;
       for (const [it, bytes] of files) {
-        it.file_id = await tx
-          .get(FilesService)
-          .save({
-            ownerId,
-            uploadedBy: user.personId,
-            surveyAnswerId: answerId,
-            title: it.file_title ?? it.file_name,
-            fileName: it.file_name!,
-            mimeType: 'application/octet-stream',
-            data: bytes,
-          });
+        it.file_id = await tx.get(FilesService).save({
+          ownerId,
+          uploadedBy: user.personId,
+          surveyAnswerId: answerId,
+          title: it.file_title ?? it.file_name,
+          fileName: it.file_name!,
+          mimeType: 'application/octet-stream',
+          data: bytes,
+        });
         delete it.file_data;
       }
       await answers.setItems(answerId, data);

@@ -40,19 +40,17 @@ export class ContactChangeNotice {
     const to = { id: change.personId, email: change.oldEmail, mobile: change.oldMobile ?? null };
     const deliveries = (await this.tx.get(NotificationPreferences).deliveries([to], 'contact_changed')).get(to.id) ?? [];
     if (!deliveries.length) return;
-    const notice = await this.tx
-      .get(NoticeRenderer)
-      .render(
-        'contact_changed',
-        {
-          user_name: change.userName,
-          fields: change.fields,
-          changed_by: change.changedBy,
-          changed_by_self: change.changedBy === change.userName,
-          changed_at: new Date().toISOString(),
-        },
-        change.language,
-      );
+    const notice = await this.tx.get(NoticeRenderer).render(
+      'contact_changed',
+      {
+        user_name: change.userName,
+        fields: change.fields,
+        changed_by: change.changedBy,
+        changed_by_self: change.changedBy === change.userName,
+        changed_at: new Date().toISOString(),
+      },
+      change.language,
+    );
     await this.tx.get(MessagesRepository).insert({
       kind: 'message',
       sender_id: null,

@@ -39,20 +39,18 @@ export class WaitlistPromotionNotice {
     // nobody to tell (no address, or turned off): the promotion stands without a notice
     if (!deliveries.length) return;
     const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
-    const { title, text, html } = await this.tx
-      .get(NoticeRenderer)
-      .render(
-        'waitlist_promotion',
-        {
-          user_name: recipient.user_name ?? '',
-          event_title: eventTitle,
-          starts_at: iso(startsAt),
-          ends_at: iso(endsAt),
-          location: location ?? null,
-          has_calendar: !!calendar && deliveries.some((d) => d.medium === 'email'),
-        },
-        recipient.language,
-      );
+    const { title, text, html } = await this.tx.get(NoticeRenderer).render(
+      'waitlist_promotion',
+      {
+        user_name: recipient.user_name ?? '',
+        event_title: eventTitle,
+        starts_at: iso(startsAt),
+        ends_at: iso(endsAt),
+        location: location ?? null,
+        has_calendar: !!calendar && deliveries.some((d) => d.medium === 'email'),
+      },
+      recipient.language,
+    );
     if (calendar) {
       await this.tx.get(CalendarNotice).write([{ type: 'waitlist_promotion', recipient, title, text, html, calendar }]);
       return;

@@ -159,14 +159,12 @@ export const reportRoutes = [
       const format = input.format ?? 'json';
       if (format === 'json') return { items: rows };
       const date = rows[0]?.date ?? ctx.resolve(TenantClock).today();
-      await ctx
-        .resolve(ReportExportAudit)
-        .record(ctx.user, 'compliance', format, {
-          organisation_id: input.organisation_id,
-          recursive: input.recursive,
-          date,
-          expiring_within_days: input.expiring_within_days,
-        });
+      await ctx.resolve(ReportExportAudit).record(ctx.user, 'compliance', format, {
+        organisation_id: input.organisation_id,
+        recursive: input.recursive,
+        date,
+        expiring_within_days: input.expiring_within_days,
+      });
       return download(`compliance-${date}`, format, (out) => (format === 'csv' ? complianceCsv(out, rows) : complianceXlsx(out, rows)));
     },
   }),

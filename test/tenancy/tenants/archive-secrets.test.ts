@@ -53,16 +53,14 @@ beforeAll(async () => {
 
   // identity provider client secret (written as the admin's PUT writes it; saving one probes the issuer)
   secrets['identity provider client_secret'] = `idp-secret-${randomBytes(12).toString('hex')}`;
-  await db()
-    .table('identity_providers')
-    .insert({
-      id: randomUUID(),
-      name: 'Entra',
-      type: 'oidc',
-      issuer: 'https://login.example.com/acme',
-      client_id: 'acme-app',
-      client_secret: secrets['identity provider client_secret'],
-    });
+  await db().table('identity_providers').insert({
+    id: randomUUID(),
+    name: 'Entra',
+    type: 'oidc',
+    issuer: 'https://login.example.com/acme',
+    client_id: 'acme-app',
+    client_secret: secrets['identity provider client_secret'],
+  });
 
   // SWT key: the demo tenant's api.oauth.secret
   secrets['SWT key (api.oauth.secret)'] = ACME_SWT.secret;
