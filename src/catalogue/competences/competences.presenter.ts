@@ -24,33 +24,34 @@ export const CompetenceSimpleView: z.ZodType = z
   })
   .meta({ id: 'CompetenceChild' });
 
-/** simple: the list view; full (default for one by id) adds the optional fields below. */
-export const CompetenceView = z
+/** Competence, simple view (lists, view=simple). */
+export const Competence = z
   .object({
     ...simpleShape,
     children: z.array(CompetenceSimpleView).describe('modules, checklist items or survey questions, simple view, recursively'),
-    description: z.string().nullable().optional().describe('full view'),
-    competence_group_name: z.string().nullable().optional().describe('full view'),
-    categories: z
-      .array(z.object({ category_id: z.number().int(), name: z.string() }))
-      .optional()
-      .describe('full view'),
-    attributes: z
-      .array(z.object({ attribute_id: z.number().int(), name: z.string() }))
-      .optional()
-      .describe('full view'),
-    pass_mark: z
-      .number()
-      .int()
-      .nullable()
-      .optional()
-      .describe('full view; 0..100: a result (PUT /api/participants) at or above it passes and registers the competence; null: 100'),
-    owner_user_name: z.string().nullable().optional().describe('full view'),
-    instructor_user_name: z.string().nullable().optional().describe('full view'),
-    custom_attributes: z.record(z.string(), z.unknown()).optional().describe("full view; names defined in the tenant's custom_attributes config item"),
-    updated_at: z.string().optional().describe('ISO 8601 date-time; full view'),
   })
+  .describe('Competence, simple view (lists by default, view=simple)')
   .meta({ id: 'Competence' });
+
+/** Competence, full view (one by id, view=full): every field below is always present there. */
+export const CompetenceFull = Competence.extend({
+  description: z.string().nullable(),
+  competence_group_name: z.string().nullable(),
+  categories: z.array(z.object({ category_id: z.number().int(), name: z.string() })),
+  attributes: z.array(z.object({ attribute_id: z.number().int(), name: z.string() })),
+  pass_mark: z.number().int().nullable().describe('0..100: a result (PUT /api/participants) at or above it passes and registers the competence; null: 100'),
+  owner_user_name: z.string().nullable(),
+  instructor_user_name: z.string().nullable(),
+  checked_by: z.string().nullable().describe('checklist items: who checks it (self, manager or both)'),
+  lms_start_url: z.string().nullable().describe('e-courses: start URL in the learning system'),
+  custom_attributes: z.record(z.string(), z.unknown()).describe("names defined in the tenant's custom_attributes config item"),
+  updated_at: z.string().describe('ISO 8601 date-time'),
+})
+  .describe('Competence, full view (one by id by default, view=full)')
+  .meta({ id: 'CompetenceFull' });
+
+/** A competence answer: full or simple, as the call's view asks. */
+export const CompetenceView = z.union([CompetenceFull, Competence]);
 
 /** Competence objects: simple in lists and nested children, full for one by id. */
 export class CompetencePresenter {

@@ -35,22 +35,33 @@ const userCheckShape = {
 /** A module event as nested in its course's `children`: always the simple view. */
 export const ModuleEventView = z.object({ ...simpleShape, ...userCheckShape });
 
-export const EventView = z
+/** Event, simple view (lists, view=simple); with user_check=1 the checked person's status. */
+export const Event = z
   .object({
     ...simpleShape,
-    description: z.string().nullable().optional().describe('full view only'),
-    instructor_id: z.number().int().nullable().optional().describe('full view only'),
-    instructor_user_name: z.string().nullable().optional().describe('full view only'),
-    signon_opens: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = no opening limit'),
-    signon_closes: isoDateTime().nullable().optional().describe('full view only: ISO 8601 date-time; null = until the event starts'),
-    min_age: z.number().int().nullable().optional().describe('full view only: minimum age in years on the day of sign-on'),
-    prerequisites: z.array(z.number().int()).optional().describe('full view only: ids of competences a participant must hold'),
-    cancel_reason: z.string().nullable().optional().describe('full view only: the reason given when it was cancelled'),
-    cancelled_at: isoDateTime().nullable().optional().describe('full view only: when it was cancelled; null while not cancelled'),
     ...userCheckShape,
     children: z.array(ModuleEventView).optional().describe('course events only: their module events (simple view), sorted by start'),
   })
+  .describe('Event, simple view (lists by default, view=simple)')
   .meta({ id: 'Event' });
+
+/** Event, full view (one by id, view=full): the simple view and what only the full view shows, always present there. */
+export const EventFull = Event.extend({
+  description: z.string().nullable(),
+  instructor_id: z.number().int().nullable(),
+  instructor_user_name: z.string().nullable(),
+  signon_opens: isoDateTime().nullable().describe('ISO 8601 date-time; null = no opening limit'),
+  signon_closes: isoDateTime().nullable().describe('ISO 8601 date-time; null = until the event starts'),
+  min_age: z.number().int().nullable().describe('minimum age in years on the day of sign-on'),
+  prerequisites: z.array(z.number().int()).describe('ids of competences a participant must hold'),
+  cancel_reason: z.string().nullable().describe('the reason given when it was cancelled'),
+  cancelled_at: isoDateTime().nullable().describe('when it was cancelled; null while not cancelled'),
+})
+  .describe('Event, full view (one by id by default, view=full)')
+  .meta({ id: 'EventFull' });
+
+/** An event answer: full or simple, as the call's view asks. */
+export const EventView = z.union([EventFull, Event]);
 
 /** An event as its views show it: with its competence's title and its instructor's user name (read by a flow). */
 export type DescribedEvent = EventRow & { competence_title: string; instructor_user_name: string | null };
