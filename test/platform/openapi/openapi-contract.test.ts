@@ -58,7 +58,18 @@ describe('the OpenAPI document as a contract to generate from', () => {
         { type: 'object', required: ['persons'], properties: { persons: { type: 'array', items: { anyOf: [ref('PersonFull'), ref('Person')] } } } },
       ],
     });
-    expect(doc.paths['/api/events/{event_id}'].get.responses['200'].content['application/json'].schema.allOf[1].properties.events.items).toEqual(ref('Event'));
+    expect(doc.paths['/api/events/{event_id}'].get.responses['200'].content['application/json'].schema.allOf[1].properties.events.items).toEqual({
+      anyOf: [ref('EventFull'), ref('Event')],
+    });
+    expect(doc.paths['/api/competences/{competence_id}'].get.responses['200'].content['application/json'].schema.allOf[1].properties.competences.items).toEqual(
+      {
+        anyOf: [ref('CompetenceFull'), ref('Competence')],
+      },
+    );
+    // what only the full view shows is required there, and absent from the simple view's schema
+    expect(doc.components.schemas.EventFull.required).toEqual(expect.arrayContaining(['description', 'prerequisites', 'cancelled_at']));
+    expect(Object.keys(doc.components.schemas.Event.properties)).not.toContain('description');
+    expect(doc.components.schemas.CompetenceFull.required).toEqual(expect.arrayContaining(['description', 'categories', 'updated_at']));
     // the simple view's fields are always there; the full view's too
     expect(doc.components.schemas.Person.required).toEqual([
       'person_id',
