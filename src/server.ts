@@ -9,6 +9,7 @@ import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
 import { TENANT_WARM_TABLES, warmTenantCatalogs } from './platform/db/catalog-warmup';
 import { warmRequestPath } from './platform/lifecycle/request-path-warmup';
+import { announceApiListening } from './platform/processes/api-processes';
 
 export interface RunningServer {
   server: http.Server;
@@ -69,6 +70,7 @@ export async function startServer(container: DependencyContainer, port?: number)
   });
   const actual = (server.address() as import('node:net').AddressInfo).port;
   logger.info({ port: actual }, 'API listening');
+  announceApiListening();
   return {
     server,
     port: actual,

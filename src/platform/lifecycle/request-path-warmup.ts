@@ -1,6 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The warm-up's own requests: not traffic, so the request metrics leave them out (isWarmupRequest). */
+const warmupRequests = new WeakSet<http.IncomingMessage>();
+
+/** True for a request the start-up warm-up sent itself (never for one from outside: the mark is set in-process). */
+export function isWarmupRequest(req: http.IncomingMessage): boolean {
+  return warmupRequests.has(req);
+}
+
 export interface RequestPathWarmup {
   requests: number;
   ms: number;
@@ -25,10 +33,14 @@ export async function warmRequestPath(
 ): Promise<RequestPathWarmup> {
   const started = Date.now();
   if (requests <= 0 || paths.length === 0) return { requests: 0, ms: 0 };
-  const server = http.createServer(listener);
+  const server = http.createServer((req, res) => {
+    warmupRequests.add(req);
+    listener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    // exclusive: in a cluster worker, a port of this process's own (not one shared through the primary)
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });

@@ -8,6 +8,7 @@ import { routeTemplate } from './route-template';
 import { NO_TENANT } from './tenant-labels';
 import { clusterMetricsReader } from './cluster-metrics';
 import { ApiError } from '../errors/api-error';
+import { isWarmupRequest } from '../lifecycle/request-path-warmup';
 
 /**
  * Counts a request of a tenant (slug, or 'none') and a failed login under the tenant's bounded
@@ -34,6 +35,8 @@ export function httpMetrics(container: DependencyContainer) {
   const durations = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
   const countTenant = tenantRequestCounter(metrics);
   return (req: Request, res: Response, next: NextFunction) => {
+    // the start-up warm-up's 401s are not traffic: an operator would see a burst of anonymous calls at every start
+    if (isWarmupRequest(req)) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const route = routeTemplate(req);

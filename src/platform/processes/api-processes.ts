@@ -14,6 +14,14 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** SIGTERM lets a process finish its requests (the API cuts connections after 10 s); then SIGKILL. */
 const STOP_GRACE_MS = 20_000;
 
+/** What an API process sends its primary once the API listens (after its warm-ups). */
+export const API_LISTENING_MESSAGE = { type: 'api-listening' } as const;
+
+/** Tells the primary of WEB_CONCURRENCY API processes that this one's API listens; nothing outside a cluster. */
+export function announceApiListening(): void {
+  if (cluster.isWorker) process.send?.(API_LISTENING_MESSAGE);
+}
+
 export interface ApiProcesses {
   /** Process ids of the API processes running now. */
   pids(): number[];
@@ -50,10 +58,15 @@ export async function startApiProcesses(options: { count: number; env: NodeJS.Pr
       }, restartDelay).unref();
     });
     return new Promise<void>((resolve) => {
-      worker.once('listening', () => {
+      // Not cluster's 'listening': a process listens on other ports before the API's (the request-path
+      // warm-up's loopback server), so it says itself when the API listens.
+      const listening = (message: unknown) => {
+        if ((message as { type?: unknown } | null)?.type !== API_LISTENING_MESSAGE.type) return;
+        worker.off('message', listening);
         logger.info({ apiPid: worker.process.pid }, 'API process started');
         resolve();
-      });
+      };
+      worker.on('message', listening);
       // a process that dies before it listens is replaced by the exit handler; do not wait for it
       worker.once('exit', () => resolve());
     });

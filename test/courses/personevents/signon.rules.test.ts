@@ -5,7 +5,7 @@ import { PersonEventsRepository } from '../../../src/courses/personevents/person
 import { EventsRepository, type EventRow } from '../../../src/courses/events/events.repository';
 import { JoinCheckRepository } from '../../../src/courses/events/join-check.repository';
 import { PersonDirectory } from '../../../src/people';
-import { WaitlistPromotionNotice, CalendarNotice, type SeatPromotion, type CalendarNoticeItem } from '../../../src/messaging';
+import { WaitlistPromotionNotice, CalendarNotice, NoticeRenderer, type SeatPromotion, type CalendarNoticeItem } from '../../../src/messaging';
 import { CalendarRepository } from '../../../src/courses';
 import { PersonManagers } from '../../../src/people';
 import { TENANT } from '../../../src/platform/tokens';
@@ -140,6 +140,8 @@ function setUp(ev: EventRow, config: Record<string, unknown> = {}) {
       },
     ],
     [PersonManagers, { contacts: async (ids: number[]) => new Map(ids.map((id) => [id, contacts.get(id)!])) }],
+    // the words are the renderer's (tested in test/messaging/notices); here only which notice goes to whom
+    [NoticeRenderer, { render: async (type: string) => ({ title: type, text: type, html: null }) }],
     [
       CalendarNotice,
       {
@@ -217,6 +219,8 @@ describe('wait-list promotion rules', () => {
         recipient: contacts.get(3),
         eventTitle: 'HSE December',
         startsAt: new Date('2030-12-01T08:00:00Z'),
+        endsAt: new Date('2030-12-01T16:00:00Z'),
+        location: null,
         calendar: expect.stringContaining('METHOD:REQUEST'),
       },
     ]);

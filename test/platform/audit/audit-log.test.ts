@@ -32,7 +32,8 @@ describe('GET /api/auditlog', () => {
     const doc = (await request(t.app).get('/api/openapi.json').set('Host', acme.host)).body;
     const op = doc.paths['/api/auditlog'].get;
     expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['type', 'user_name', 'startdate', 'enddate', 'limit', 'offset']));
-    expect(JSON.stringify(op.responses['200'])).toContain('audit_id');
+    expect(JSON.stringify(op.responses['200'])).toContain('#/components/schemas/AuditLogEntry');
+    expect(Object.keys(doc.components.schemas.AuditLogEntry.properties)).toContain('audit_id');
   });
 
   it('is for superusers only: 401 anonymous, 403 for a manager', async () => {
