@@ -201,7 +201,7 @@ function editor() {
       el('h4', { id: 'h-template-preview' }, 'Preview with sample data'),
       el('p', {}, el('strong', {}, 'Subject: '), el('span', { id: 'preview-subject', 'aria-live': 'polite' })),
       el('pre', { id: 'preview-text', class: 'preview-text' }),
-      el('iframe', { id: 'preview-html', title: 'HTML preview of the mail', sandbox: '', style: 'width:100%;height:320px;border:1px solid #ccc' }),
+      el('iframe', { id: 'preview-html', title: 'HTML preview of the mail', sandbox: '', height: '320' }),
     ),
   );
 }
