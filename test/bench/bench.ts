@@ -62,7 +62,7 @@ import { scimScenario } from './scim-bench';
  *   --scenario day      the day mix instead (issue 42, day-bench.ts): --day-rate N (actions/s of the first-minute and
  *                       steady runs and the search's first step, default 200), --day-first S (default 60),
  *                       --day-persons N (per tenant, default 40), --day-class-seconds S (each class alone, default 5),
- *                       --day-steps N (most steps of each rate search, default 6); --duration is each steady run and step
+ *                       --day-steps N (most steps of each rate search, default 6); --day-parts first,steady,classes,search,off (default all); --duration is each steady run and step
  *   --noisy-others W    whose GET /api/person it measures: all (default), same-group (the tenants that share
  *                       the flooding tenant's connection group) or other-groups
  */
@@ -97,6 +97,7 @@ const { values: flags } = parseArgs({
     'day-persons': { type: 'string', default: '40' },
     'day-class-seconds': { type: 'string', default: '5' },
     'day-steps': { type: 'string', default: '6' },
+    'day-parts': { type: 'string', default: '' },
   },
 });
 const T = Number(flags.tenants);
@@ -231,6 +232,8 @@ async function main() {
       steps: Number(flags['day-steps']),
       data: flags.data,
       out: flags.out,
+      apiNodeArgs: flags['api-node-args'].split(/\s+/).filter(Boolean),
+      parts: flags['day-parts'] ? flags['day-parts'].split(',') : undefined,
       say,
     });
     return;

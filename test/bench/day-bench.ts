@@ -44,6 +44,10 @@ export interface DayBenchOptions {
   steps: number;
   data?: string;
   out: string;
+  /** extra node flags for the two API processes (e.g. --cpu-prof --cpu-prof-dir=DIR) */
+  apiNodeArgs?: string[];
+  /** the parts to run (default all): first, steady, classes, search, off */
+  parts?: string[];
   say: (m: string) => void;
 }
 
@@ -131,8 +135,9 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
   const knex: Knex = c.resolve(KNEX);
   const children: ChildProcess[] = [];
   try {
+    // reused data may predate the newest tenant migrations: bring every schema up to date first, as a deploy does
+    await migrateAll(knex, { concurrency: 4 });
     if (!reuse) {
-      await migrateAll(knex, { concurrency: 4 });
       const hash = await hashPassword(BENCH_PASSWORD);
       const importer = c.resolve(TenantImporter);
       const t0 = Date.now();
@@ -179,7 +184,7 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     const startApis = async (extraEnv: Record<string, string> = {}) => {
       await Promise.all(apis.map(stopChild));
       apis = ports.map((p) =>
-        spawn(process.execPath, [...flags, ...TSX, path.resolve(__dirname, '../../src/api.ts')], {
+        spawn(process.execPath, [...flags, ...(o.apiNodeArgs ?? []), ...TSX, path.resolve(__dirname, '../../src/api.ts')], {
           env: { ...env, ...extraEnv, PORT: String(p) },
           stdio: ['ignore', 'inherit', 'inherit'],
         }),
@@ -308,40 +313,47 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     /** Every read class p99 ≤ 50 ms, every write and message class ≤ 100 ms, no error, nothing skipped (reports are not held to it). */
     const meets = (r: DayMixResult) =>
       r.skipped === 0 && r.classes.every((x) => x.errors === 0 && (x.kind === 'report' || x.p99 <= (x.kind === 'read' ? READ_P99 : WRITE_P99)));
+    /**
+     * The sustained rate: from `--day-rate`, doubled while a step meets the targets, halved while the first steps
+     * fail; once one rate passed and a higher one failed, bisected between them until they are within 10 %.
+     */
     const search = async (label: string) => {
       let rate = o.rate;
       let best = 0;
       let failedAt = 0;
       for (let i = 0; i < o.steps; i++) {
         const { r } = await run(`${label}, step at ${rate}/s`, { rate, seconds: o.duration });
-        if (meets(r)) best = rate;
-        else failedAt = rate;
-        if (!meets(r)) {
-          if (best === 0 && rate >= 4) rate = Math.round(rate / 2);
-          else break;
-        } else rate = Math.round(rate * 1.5);
-        if (failedAt && best && failedAt <= best * 1.5) break;
+        if (meets(r)) best = Math.max(best, rate);
+        else failedAt = failedAt ? Math.min(failedAt, rate) : rate;
+        const next = !failedAt ? rate * 2 : !best ? Math.floor(rate / 2) : Math.round((best + failedAt) / 2);
+        if (next < 1 || next === best || next === failedAt || (best && failedAt && failedAt - best <= Math.max(1, best * 0.1))) break;
+        rate = next;
       }
       return { best, failedAt };
     };
 
+    const part = (name: string) => !o.parts?.length || o.parts.includes(name);
     // 1. the first minute after a start, then steady: the API processes started again (sessions stay in Redis)
-    say('starting both API processes again for the first minute');
-    await knex.raw('select public.pg_stat_statements_reset()');
-    await startApis();
-    const firstRun = await run(
-      `day mix, first ${o.first} s after start`,
-      { rate: o.rate, seconds: o.first + o.duration, leadingSeconds: o.first },
-      { perClass: false },
-    );
-    const steady = await run(`day mix, steady at ${o.rate}/s (caches on)`, { rate: o.rate, seconds: o.duration }, { perClass: true });
-    extra.firstMinuteP99 = firstRun.r.leading?.p99;
-    extra.steadyP99 = Math.max(...steady.r.classes.filter((x) => x.kind !== 'report').map((x) => x.p99));
+    if (part('first')) {
+      say('starting both API processes again for the first minute');
+      await knex.raw('select public.pg_stat_statements_reset()');
+      await startApis();
+      const firstRun = await run(
+        `day mix, first ${o.first} s after start`,
+        { rate: o.rate, seconds: o.first + o.duration, leadingSeconds: o.first },
+        { perClass: false },
+      );
+      extra.firstMinuteP99 = firstRun.r.leading?.p99;
+    }
+    if (part('steady')) {
+      const steady = await run(`day mix, steady at ${o.rate}/s (caches on)`, { rate: o.rate, seconds: o.duration }, { perClass: true });
+      extra.steadyP99 = Math.max(...steady.r.classes.filter((x) => x.kind !== 'report').map((x) => x.p99));
+    }
 
     // 2. each class alone: CPU ms per request per component, SQL statements per request, cache hit ratio
     const perClassRate = Math.max(10, Math.round(o.rate / 4));
     const top: string[] = [];
-    for (const [cls] of MIX) {
+    for (const [cls] of part('classes') ? MIX : []) {
       await knex.raw('select public.pg_stat_statements_reset()');
       const { r, cpuMs, statements: sql, hitRatio } = await run(`  alone: ${cls}`, { rate: perClassRate, seconds: o.classSeconds, only: cls, check: false });
       rows.pop();
@@ -364,19 +376,23 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
     }
 
     // 3. the sustained rate, caches on
-    const on = await search('day mix (caches on)');
-    extra.sustainedRateCachesOn = on.best;
-    extra.firstFailingRateCachesOn = on.failedAt;
+    if (part('search')) {
+      const on = await search('day mix (caches on)');
+      extra.sustainedRateCachesOn = on.best;
+      extra.firstFailingRateCachesOn = on.failedAt;
+    }
 
     // 4. caches off (PRINCIPAL_CACHE_SECONDS=0: logged-in persons and cached GET answers)
-    say('starting both API processes with the caches off (PRINCIPAL_CACHE_SECONDS=0)');
-    await startApis({ PRINCIPAL_CACHE_SECONDS: '0' });
-    await run(`day mix, caches off, warm-up ${o.duration} s`, { rate: o.rate, seconds: o.duration });
-    rows.pop();
-    await run(`day mix, steady at ${o.rate}/s (caches OFF)`, { rate: o.rate, seconds: o.duration }, { perClass: true });
-    const off = await search('day mix (caches OFF)');
-    extra.sustainedRateCachesOff = off.best;
-    extra.firstFailingRateCachesOff = off.failedAt;
+    if (part('off')) {
+      say('starting both API processes with the caches off (PRINCIPAL_CACHE_SECONDS=0)');
+      await startApis({ PRINCIPAL_CACHE_SECONDS: '0' });
+      await run(`day mix, caches off, warm-up ${o.duration} s`, { rate: o.rate, seconds: o.duration });
+      rows.pop();
+      await run(`day mix, steady at ${o.rate}/s (caches OFF)`, { rate: o.rate, seconds: o.duration }, { perClass: true });
+      const off = await search('day mix (caches OFF)');
+      extra.sustainedRateCachesOff = off.best;
+      extra.firstFailingRateCachesOff = off.failedAt;
+    }
     extra.topStatements = `\n\nPostgreSQL time per class alone (top 3 statements, execution + planning):\n${top.join('\n')}`;
     extra.readBacks = checksTotal;
     extra.staleAnswers = staleTotal;

@@ -112,7 +112,12 @@ export async function loadDayTenant(knex: Knex, schema: string, host: string): P
     .select('id', 'user_name', 'organisation_id');
   const personRoles: { person_id: number; role_id: number }[] = await db().table('person_roles').select('person_id', 'role_id');
   const signOns: { person_id: number; event_id: number }[] = await db().table('person_events').where('status', 'signed_on').select('person_id', 'event_id');
-  const held: { person_id: number; competence_id: number }[] = await db().table('person_competences').select('person_id', 'competence_id');
+  // current registrations only: with --data, earlier runs left deleted and superseded rows behind
+  const held: { person_id: number; competence_id: number }[] = await db()
+    .table('person_competences')
+    .whereNull('superseded_at')
+    .whereNull('deleted_at')
+    .select('person_id', 'competence_id');
   const userOf = new Map(persons.map((p) => [p.id, p.user_name]));
   const roleOf = new Map(personRoles.map((r) => [r.person_id, r.role_id]));
   const future = events.filter((e) => e.starts_at.getTime() > Date.now()).map((e) => e.id);
