@@ -17,6 +17,7 @@ import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
 import { SharedDataVersions } from './platform/cache/shared-data-versions';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
+import { RecentPersons } from './platform/lifecycle/recent-persons';
 import { FILE_STORE, LocalFileStore } from './platform/files/file-store';
 import { registerFlows } from './flows';
 
@@ -37,6 +38,7 @@ export function registerFeatures(c: DependencyContainer): void {
   c.registerSingleton(PrincipalCache);
   c.registerSingleton(TenantDataCache);
   c.registerSingleton(SharedDataVersions);
+  c.registerSingleton(RecentPersons);
   c.register(RETRY_POLICY, { useValue: DEFAULT_RETRY_POLICY });
   // One byte store for uploads (courses' files) and tenant archives (tenancy), under DATA_DIR/files.
   c.register(FILE_STORE, { useFactory: instanceCachingFactory((x) => new LocalFileStore(join(x.resolve(ENV).DATA_DIR, 'files'))) });

@@ -9,6 +9,7 @@ import { CLUSTERS } from './platform/clusters/clusters';
 import { HttpDrain, type DrainReport } from './platform/lifecycle/http-drain';
 import { TENANT_WARM_TABLES, warmTenantCatalogs } from './platform/db/catalog-warmup';
 import { warmRequestPath } from './platform/lifecycle/request-path-warmup';
+import { preloadRecentPersons, saveRecentPersons } from './platform/lifecycle/recent-persons';
 import { announceApiListening } from './platform/processes/api-processes';
 
 export interface RunningServer {
@@ -57,6 +58,11 @@ export async function startServer(container: DependencyContainer, port?: number)
   );
   logger.info({ warmed: warmed.filter(Boolean) }, 'tenant catalogs warmed');
   await container.resolve(PrincipalCache).start();
+  // the persons the last processes served, into the caches (after the listener: what it announces from now on counts)
+  logger.info(
+    await preloadRecentPersons(container, logger, { limit: env.STARTUP_PRELOAD_PERSONS, budgetMs: env.STARTUP_WARMUP_MS }),
+    'recent persons preloaded',
+  );
   const app = buildApp(container);
   const drain = new HttpDrain(app);
   // V8 compiles the path every request takes before the first real one comes (anonymous: 401s)
@@ -78,6 +84,11 @@ export async function startServer(container: DependencyContainer, port?: number)
       const report = await drain.drain(server, env.SHUTDOWN_GRACE_MS);
       if (report.cutOff > 0) logger.warn(report, 'shutdown grace over: requests still running were cut off');
       else logger.info(report, 'in-flight requests finished');
+      const saved = await saveRecentPersons(container, env.STARTUP_PRELOAD_PERSONS).catch((err: Error) => {
+        logger.warn({ err: err.message }, 'recent persons: could not keep them for the next start');
+        return 0;
+      });
+      logger.info({ saved }, 'recent persons kept for the next start');
       await container.resolve(TenantResolver).stop();
       await container.resolve(PrincipalCache).stop();
       return report;

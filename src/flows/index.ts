@@ -14,6 +14,9 @@ import { registerImportFlows } from './imports/imports.registration';
 import { registerReportScheduleFlows } from './reports/report-schedules.registration';
 import { SurveyAnswerData } from './surveys/survey-answer-personal-data';
 import { RegistrationPersonData } from './registrations/registration-personal-data';
+import { PERSON_PRELOADERS } from '../platform/lifecycle/recent-persons';
+import { principalPreloader } from './identity/principal-loader';
+import { ownViewPreloader } from './persons/own-view-preload';
 
 /** The kernel extension points flows implement, registered by the composition root after the modules. */
 export function registerFlows(c: DependencyContainer): void {
@@ -30,6 +33,9 @@ export function registerFlows(c: DependencyContainer): void {
   c.register(PERSON_DATA, { useClass: SurveyAnswerData });
   // Registrations in the GDPR export carry their registrar's user name (people), so their holder is a flow.
   c.register(PERSON_DATA, { useClass: RegistrationPersonData });
+  // What a restarted API loads for the persons served last before it listens: account rows first, then own views.
+  c.register(PERSON_PRELOADERS, { useValue: principalPreloader });
+  c.register(PERSON_PRELOADERS, { useValue: ownViewPreloader });
 }
 
 /** The CLI's operator actions that span modules (the operator API calls them too). */

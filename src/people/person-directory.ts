@@ -27,6 +27,11 @@ export class PersonDirectory {
     return this.select(columns).where(key).first();
   }
 
+  /** The persons with these ids (those that exist). */
+  findByIds<C extends PersonColumn>(ids: readonly number[], columns: readonly C[]): Promise<Pick<PersonRow, C>[]> {
+    return this.select(columns).whereIn('id', ids);
+  }
+
   /** Every person an external id names (at most `limit`): an SWT token must name exactly one. */
   findAll<C extends PersonColumn>(key: PersonKeyOf, columns: readonly C[], limit: number): Promise<Pick<PersonRow, C>[]> {
     return this.select(columns).where(key).limit(limit);

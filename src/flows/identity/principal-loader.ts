@@ -3,6 +3,8 @@ import { TENANT } from '../../platform/tokens';
 import type { Tenant } from '../../platform/tenant-scope/tenant';
 import type { Principal } from '../../platform/auth/principal';
 import { PrincipalCache } from '../../platform/auth/principal-cache';
+import type { PersonPreloader } from '../../platform/lifecycle/recent-persons';
+import { SwtUserFinder } from './swt-user-finder';
 import { ACCOUNT_COLUMNS, PersonDirectory, accountDeactivated, isDeactivated, passwordChangeReason, type AccountRow } from '../../people';
 
 /**
@@ -38,3 +40,17 @@ export class PrincipalLoader {
     };
   }
 }
+
+/** The start-up's preload of recent persons (src/platform/lifecycle/recent-persons.ts): their account rows, one statement per tenant. */
+export const principalPreloader: PersonPreloader = {
+  name: 'account rows',
+  async preload(scope, personIds) {
+    const cache = scope.resolve(PrincipalCache);
+    const generation = cache.currentGeneration;
+    const rows = await scope.resolve(PersonDirectory).findByIds(personIds, ACCOUNT_COLUMNS);
+    const tenant = scope.resolve<Tenant>(TENANT);
+    for (const row of rows) cache.put(tenant, row.id, row, generation);
+    // what an SWT request looks its account up by (sessions and API clients by id, above)
+    await scope.resolve(SwtUserFinder).remember(rows, () => cache.currentGeneration === generation);
+  },
+};

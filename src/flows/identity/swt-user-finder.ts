@@ -25,6 +25,20 @@ export class SwtUserFinder {
     return row;
   }
 
+  /**
+   * Accounts read before (the start-up's preload of recent persons), kept under the identifiers that
+   * name one person by construction, user name and person id (an external id may name several: those
+   * are left to the lookup, which refuses them), while `unchanged` says no person changed since they were read.
+   */
+  async remember(rows: readonly AccountRow[], unchanged: () => boolean): Promise<void> {
+    for (const row of rows)
+      for (const [kind, value] of [
+        ['user_name', row.user_name],
+        ['person_id', String(row.id)],
+      ])
+        if (unchanged()) await this.cache.get(this.tenant, `swt-account\u0000${kind}\u0000${value}`, () => Promise.resolve(row));
+  }
+
   private async find(id: SwtIdentifier): Promise<AccountRow> {
     let rows: AccountRow[];
     if (id.kind === 'user_name') rows = await this.persons.findAll({ user_name: id.value }, ACCOUNT_COLUMNS, 2);

@@ -87,14 +87,26 @@ export class PrincipalCache {
     if (hit && hit.tenantId === tenant.id && hit.expires > Date.now()) return hit.row as Row;
     const generation = this.generation;
     const row = await load();
-    if (row && this.enabled && generation === this.generation) {
-      if (this.size >= MAX_ENTRIES) this.shrink();
-      let bySchema = this.entries.get(tenant.schema);
-      if (!bySchema) this.entries.set(tenant.schema, (bySchema = new Map()));
-      if (!bySchema.has(personId)) this.size++;
-      bySchema.set(personId, { tenantId: tenant.id, row, expires: Date.now() + this.env.PRINCIPAL_CACHE_SECONDS * 1000 });
-    }
+    if (row) this.put(tenant, personId, row, generation);
     return row;
+  }
+
+  /**
+   * Keeps a row read before: only while the listener runs, and only when no change came in since
+   * `generationBeforeRead` (currentGeneration, taken before the read). get() stores through it, and
+   * so does the start-up's preload of recent persons (src/platform/lifecycle/recent-persons.ts).
+   */
+  put(tenant: Tenant, personId: number, row: unknown, generationBeforeRead: number): void {
+    if (!this.enabled || generationBeforeRead !== this.generation) return;
+    if (this.size >= MAX_ENTRIES) this.shrink();
+    let bySchema = this.entries.get(tenant.schema);
+    if (!bySchema) this.entries.set(tenant.schema, (bySchema = new Map()));
+    if (!bySchema.has(personId)) this.size++;
+    bySchema.set(personId, { tenantId: tenant.id, row, expires: Date.now() + this.env.PRINCIPAL_CACHE_SECONDS * 1000 });
+  }
+
+  get currentGeneration(): number {
+    return this.generation;
   }
 
   /**

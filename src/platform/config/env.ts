@@ -214,6 +214,11 @@ export const Env = z.object({
   STARTUP_WARMUP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** Anonymous requests sent through the app on a loopback port of its own before the API listens, so V8 has compiled the request path (src/platform/lifecycle/request-path-warmup.ts). 0: none. */
   STARTUP_WARMUP_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(200),
+  /**
+   * Persons the API processes served last (kept in Redis on a graceful stop, for an hour) whose account rows and own
+   * views a starting API loads before it listens, within STARTUP_WARMUP_MS (src/platform/lifecycle/recent-persons.ts). 0: none.
+   */
+  STARTUP_PRELOAD_PERSONS: z.coerce.number().int().min(0).max(100_000).default(5_000),
   /** A relayed delivery neither sent nor failed after this long is relayed again (lost job, killed worker). */
   OUTBOX_REDELIVER_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
   /** An undelivered message older than this is given up with the reason "expired". */

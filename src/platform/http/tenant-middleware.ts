@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error';
 import { TenantResolver } from '../tenant-scope/tenant-resolver';
 import { attachRequestScope, openTenantScope } from '../tenant-scope/request-scope';
 import { AUTH_SCHEMES, type AuthScheme } from '../auth/auth-scheme';
+import { RecentPersons } from '../lifecycle/recent-persons';
 import { isValidHostName, tenantHostName } from '../tenant-scope/host-name';
 import { CLIENT_IP } from '../tokens';
 
@@ -22,6 +23,7 @@ export function tenantMiddleware(root: DependencyContainer, options: { anonymous
   const resolver = root.resolve(TenantResolver);
   const runsSchemes = !options.anonymous && options.authenticate !== false;
   const schemes: AuthScheme[] = runsSchemes && root.isRegistered(AUTH_SCHEMES, true) ? root.resolveAll(AUTH_SCHEMES) : [];
+  const recent = runsSchemes && root.isRegistered(RecentPersons, true) ? root.resolve(RecentPersons) : null;
   return async (req: Request, _res: Response, next: NextFunction) => {
     if (!req.host) throw new ApiError(404, 'unknown tenant: the request has no Host header');
     const host = tenantHostName(req);
@@ -42,6 +44,7 @@ export function tenantMiddleware(root: DependencyContainer, options: { anonymous
       const principal = await scheme.authenticate(req, scope);
       if (principal) {
         scope.principal = principal;
+        if (principal.personId > 0) recent?.mark(tenant.id, principal.personId);
         break;
       }
     }
