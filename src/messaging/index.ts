@@ -92,6 +92,7 @@ export {
   type ScheduledReport,
   type ScheduleFormat,
 } from './report-schedules/report-schedules.repository';
+export { tenantsWithReportSchedules } from './report-schedules/report-schedule-probe';
 export { duePeriod, nextRun, periodOf, type Timing, type Period } from './report-schedules/schedule-period';
 export { REPORT_SCHEDULE_SCAN_JOB } from './report-schedules/report-schedule-scheduler';
 export { MessageAttachments, type NewAttachment } from './messages/message-attachments';

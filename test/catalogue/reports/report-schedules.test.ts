@@ -9,7 +9,8 @@ import { startSmtpSink, startTestWorkers, waitFor, type ReceivedMail } from '../
 import { CLOCK, instantIn } from '../../../src/platform/time/tenant-clock';
 import { QueueRegistry } from '../../../src/platform/queue/queue-registry';
 import { startWorkers } from '../../../src/platform/queue/worker-runtime';
-import { MailSender } from '../../../src/messaging';
+import { MailSender, tenantsWithReportSchedules } from '../../../src/messaging';
+import { CLUSTERS } from '../../../src/platform/clusters/clusters';
 import { ReportScheduleScan, REPORT_SCHEDULE_SCAN_OPTIONS } from '../../../src/flows/reports/report-schedule-scan';
 import type { TenantDb } from '../../../src/platform/tenant-scope/tenant-db';
 
@@ -295,5 +296,27 @@ describe('who may, and what is checked', () => {
     const r = await create(admin, weeklyMatrix());
     expect(r.status).toBe(409);
     expect(r.body.message).toMatch(/reports\.max_schedules/);
+  });
+});
+
+describe('the scan visits only tenants with a schedule', () => {
+  it('one statement per 200 tenants names those with a schedule; a tenant without one or a schema without the table is left out', async () => {
+    const clusters = t.container.resolve(CLUSTERS);
+    const knex = clusters.admin('main');
+    const statements: string[] = [];
+    const count = (q: { sql: string }) => statements.push(q.sql);
+    knex.on('query', count);
+    try {
+      const found = await tenantsWithReportSchedules(knex, [
+        { id: acme.tenantId, schema: acme.schema },
+        { id: globex.tenantId, schema: globex.schema },
+        { id: 999_999, schema: 'tenant_no_such_schema' },
+      ]);
+      expect([...found]).toEqual([acme.tenantId]);
+      // the migration check and the probe
+      expect(statements).toHaveLength(2);
+    } finally {
+      knex.off('query', count);
+    }
   });
 });
