@@ -20,6 +20,8 @@ export interface Check {
   what: string;
   req: Req;
   shows: (status: number, body: any) => boolean;
+  /** What the model expected, printed with a stale answer */
+  expected?: unknown;
 }
 
 export interface Action {
@@ -242,6 +244,7 @@ export class DayActions {
                 what: 'GET /api/personcompetences?state=missing',
                 req: get(`/api/personcompetences?state=missing&user_name=${u}`),
                 shows: (_s, b) => sameIds(items(b), missing),
+                expected: { missing, role: m.roleOf.get(u) },
               },
             ];
           },
@@ -279,6 +282,7 @@ export class DayActions {
                 what: 'GET /api/personcompetences?state=missing',
                 req: get(`/api/personcompetences?state=missing&user_name=${u}`),
                 shows: (_s, b) => sameIds(items(b), missing),
+                expected: { missing, role: m.roleOf.get(u) },
               },
             ];
           },

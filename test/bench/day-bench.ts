@@ -283,9 +283,12 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
       ]
         .filter(Boolean)
         .join('; ');
-      const worstP99 = (kind: string) => Math.max(0, ...r.classes.filter((x) => x.kind === kind).map((x) => x.p99));
+      const worst = (kinds: string[]) => {
+        const x = r.classes.filter((c) => kinds.includes(c.kind)).sort((a, b) => b.p99 - a.p99)[0];
+        return x ? `${x.p99.toFixed(0)} (${x.cls})` : '0';
+      };
       say(
-        `${name}: ${served} requests in ${r.seconds.toFixed(1)} s, errors ${errors}, worst p99 read ${worstP99('read').toFixed(0)} write ${Math.max(worstP99('write'), worstP99('message')).toFixed(0)} ms; ${note}`,
+        `${name}: ${served} requests in ${r.seconds.toFixed(1)} s, errors ${errors}, worst p99 read ${worst(['read'])} write ${worst(['write', 'message'])} ms; ${note}`,
       );
       // every stale answer is printed (there should be none), a few of the failures
       for (const e of [

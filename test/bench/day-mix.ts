@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { DayActions, MIX, type Action, type DayTenantLogins, type Kind, type Req } from './day-actions';
+import { DayActions, MIX, items, type Action, type DayTenantLogins, type Kind, type Req } from './day-actions';
 import { prng } from './generate-tenants';
 
 /**
@@ -131,8 +131,10 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
       if (errorExamples.length < 20) errorExamples.push(`${a.cls}: ${a.req.method} ${a.req.path} -> ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
       return;
     }
-    if (!check || !a.after) return;
+    if (!a.after) return;
+    // the model learns what the write did even when nothing is read back (each class alone): the next run starts from it
     const list = a.after(r.body);
+    if (!check) return;
     // every read-back at once, on the other process, right after the answer
     await Promise.all(
       list.map(async (c) => {
@@ -149,7 +151,8 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
           checks.stale++;
           if (checks.examples.length < 20)
             checks.examples.push(
-              `stale: ${a.req.method} ${a.req.path} ${JSON.stringify(a.req.body ?? '')}; then ${c.req.path} -> ${JSON.stringify(back.body).slice(0, 300)}`,
+              `stale: ${a.req.method} ${a.req.headers.Host}${a.req.path} ${JSON.stringify(a.req.body ?? '')}; then ${c.req.path} -> ${summary(back.body)}` +
+                (c.expected === undefined ? '' : `; the model expected ${JSON.stringify(c.expected)}`),
             );
         }
       }),
@@ -211,4 +214,12 @@ export async function runDayMix(config: DayMixConfig): Promise<DayMixResult> {
   }
   const unknownHosts = [...new Set(retired.map((k) => k.split('|')[0]))];
   return { seconds: sendingSeconds, offered: config.rate, started, skipped, classes, checks, leading, errorExamples, state: actions.state(), unknownHosts };
+}
+
+/** An answer in a line: a list as its items' ids (competence, person, event), anything else as its start. */
+function summary(body: any): string {
+  const list = items(body);
+  if (list.length === 0 || typeof list[0] !== 'object') return JSON.stringify(body).slice(0, 300);
+  const ids = list.map((x) => x.competence_id ?? x.user_name ?? x.person_id ?? x.event_id ?? x.id);
+  return `${list.length} items: ${JSON.stringify(ids)}${list[0].role_ids ? `, role_ids of the first ${JSON.stringify(list[0].role_ids)}` : ''}`;
 }
