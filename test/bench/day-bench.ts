@@ -318,14 +318,18 @@ export async function runDayBench(o: DayBenchOptions): Promise<void> {
       r.skipped === 0 && r.classes.every((x) => x.errors === 0 && (x.kind === 'report' || x.p99 <= (x.kind === 'read' ? READ_P99 : WRITE_P99)));
     /**
      * The sustained rate: from `--day-rate`, doubled while a step meets the targets, halved while the first steps
-     * fail; once one rate passed and a higher one failed, bisected between them until they are within 10 %.
+     * fail; once one rate passed and a higher one failed, bisected between them until they are within 10 %. A step
+     * that fails is run once more and fails only if that one fails too: a class's p99 over one step rests on a
+     * few dozen answers (the rarest classes, 2 % of the mix, have fewer than ten at 20/s over 20 s), so one
+     * answer held up by the machine (a neighbour's burst, a collection) would otherwise decide the search.
      */
     const search = async (label: string) => {
       let rate = o.rate;
       let best = 0;
       let failedAt = 0;
       for (let i = 0; i < o.steps; i++) {
-        const { r } = await run(`${label}, step at ${rate}/s`, { rate, seconds: o.duration });
+        let { r } = await run(`${label}, step at ${rate}/s`, { rate, seconds: o.duration });
+        if (!meets(r)) r = (await run(`${label}, step at ${rate}/s again`, { rate, seconds: o.duration })).r;
         if (meets(r)) best = Math.max(best, rate);
         else failedAt = failedAt ? Math.min(failedAt, rate) : rate;
         const next = !failedAt ? rate * 2 : !best ? Math.floor(rate / 2) : Math.round((best + failedAt) / 2);
