@@ -17,7 +17,7 @@ import { messagingModule } from './messaging';
 import { coursesModule } from './courses';
 import { SharedDataVersions } from './platform/cache/shared-data-versions';
 import { TenantDataCache } from './platform/cache/tenant-data-cache';
-import { RecentPersons } from './platform/lifecycle/recent-persons';
+import { RecentPersons, RecentPersonsPurger } from './platform/lifecycle/recent-persons';
 import { FILE_STORE, LocalFileStore } from './platform/files/file-store';
 import { registerFlows } from './flows';
 
@@ -28,6 +28,7 @@ export const MODULES: readonly AppModule[] = [identityModule, tenancyModule, peo
 export function registerFeatures(c: DependencyContainer): void {
   // Everything a deleted tenant keeps outside its schema: the kernel's Redis keys first, then the modules' (queued jobs, files).
   c.register(TENANT_PURGERS, { useClass: RedisKeysPurger });
+  c.register(TENANT_PURGERS, { useClass: RecentPersonsPurger });
   // Queues, pooled transports: one per container (tests build several containers in a process).
   c.register(ROOT_CONTAINER, { useValue: c });
   if (!c.isRegistered(QUEUE_REDIS)) c.register(QUEUE_REDIS, { useToken: REDIS });

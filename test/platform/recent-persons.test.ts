@@ -7,6 +7,7 @@ import { startServer } from '../../src/server';
 import { KNEX, REDIS } from '../../src/platform/tokens';
 import type { RedisClient } from '../../src/platform/redis/redis-client';
 import { RECENT_PERSONS_KEY } from '../../src/platform/lifecycle/recent-persons';
+import { TENANT_PURGERS } from '../../src/platform/tenant-scope/tenant-purgers';
 import { ACME_SWT, inAnHour, swtToken } from '../identity/sso/swt-test-token';
 
 /**
@@ -127,4 +128,17 @@ describe('recent persons preloaded at start', () => {
       await t.close();
     }
   }, 60_000);
+
+  it("a deleted tenant's members leave the set (the tenant purgers run it)", async () => {
+    const redis = importer.container.resolve<RedisClient>(REDIS);
+    const gone = 900_000 + Math.floor(Math.random() * 90_000);
+    await redis.zadd(RECENT_PERSONS_KEY, Date.now(), `${gone}:1`, Date.now(), `${gone}:2`, Date.now(), `${gone}1:3`);
+    const purger = importer.container.resolveAll(TENANT_PURGERS).find((p) => p.name === 'recent-persons')!;
+    expect(await purger.purge({ id: gone, slug: 'gone', schema: 'tenant_gone' })).toBe('2 recent persons');
+    expect(await redis.zscore(RECENT_PERSONS_KEY, `${gone}:1`)).toBeNull();
+    expect(await redis.zscore(RECENT_PERSONS_KEY, `${gone}:2`)).toBeNull();
+    // another tenant whose id starts with the same digits keeps its member
+    expect(await redis.zscore(RECENT_PERSONS_KEY, `${gone}1:3`)).not.toBeNull();
+    await redis.zrem(RECENT_PERSONS_KEY, `${gone}1:3`);
+  });
 });

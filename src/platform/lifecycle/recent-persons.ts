@@ -8,6 +8,7 @@ import { TenantResolver } from '../tenant-scope/tenant-resolver';
 import { openTenantScope } from '../tenant-scope/request-scope';
 import { forEachBounded } from '../migrations/migrate-all';
 import type { RedisClient } from '../redis/redis-client';
+import type { PurgedTenant, TenantPurger } from '../tenant-scope/tenant-purgers';
 
 /**
  * The persons an API process served last, kept across a restart so that the next process has their
@@ -40,6 +41,29 @@ export class RecentPersons {
   /** `<tenant id>:<person id>` and last use, newest first. */
   newest(): [string, number][] {
     return this.used ? [...this.used.entries()] : [];
+  }
+}
+
+/**
+ * A deleted tenant's members leave the set at once (ids only, and the preload skips a tenant it cannot
+ * find, but nothing of a deleted tenant stays behind). The set is one platform key, not one per tenant:
+ * a start reads it in one command.
+ */
+@injectable()
+export class RecentPersonsPurger implements TenantPurger {
+  readonly name = 'recent-persons';
+  constructor(@inject(REDIS) private readonly redis: RedisClient) {}
+
+  async purge(tenant: PurgedTenant): Promise<string> {
+    const mine: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, page] = await this.redis.zscan(RECENT_PERSONS_KEY, cursor, 'MATCH', `${tenant.id}:*`, 'COUNT', 1000);
+      for (let i = 0; i < page.length; i += 2) mine.push(page[i]);
+      cursor = next;
+    } while (cursor !== '0');
+    for (let i = 0; i < mine.length; i += 1000) await this.redis.zrem(RECENT_PERSONS_KEY, ...mine.slice(i, i + 1000));
+    return `${mine.length} recent persons`;
   }
 }
 
