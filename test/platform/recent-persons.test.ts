@@ -39,11 +39,12 @@ afterAll(async () => {
 });
 
 /**
- * The servers of this file skip the request-path warm-up: its anonymous requests count against the first
+ * The product's default preload (the test environment turns it off for the other files). The servers of this
+ * file skip the request-path warm-up: its anonymous requests count against the first
  * tenant's rate limit of 127.0.0.1, which six starts in a minute would use up for the other test files
  * (the test beds' own platform databases reuse tenant ids, and so the Redis keys of those limits).
  */
-const SERVER_ENV = { STARTUP_WARMUP_REQUESTS: '0' };
+const SERVER_ENV = { STARTUP_WARMUP_REQUESTS: '0', STARTUP_PRELOAD_PERSONS: '5000' };
 const token = (user: string) => `SWT ${swtToken(ACME_SWT.secret, { Issuer: ACME_SWT.issuer, ExpiresOn: inAnHour(), username: user })}`;
 const ownView = (server: { server: import('node:http').Server }, t: DemoTenant, user: string) =>
   request(server.server).get('/api/person').set('Host', t.host).set('Authorization', token(user));

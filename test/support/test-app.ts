@@ -24,7 +24,16 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
   // The test machine is shared and noisy: a tenant's burst (the 50-way sign-on race) may queue
   // behind its connection share for longer than in production; tenant-pools.test sets its own wait.
   // No spare schemas in the shared test database unless a test asks (test/tenancy/tenants/placement).
-  return loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_TENANT_WAIT_MS: '30000', TENANT_SPARE_SCHEMAS: '0', ...overrides });
+  // No preload of recent persons unless a test asks (test/platform/recent-persons.test.ts): every file's servers
+  // would otherwise load the persons every other file's servers served, and start that much later.
+  return loadEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_TENANT_WAIT_MS: '30000',
+    TENANT_SPARE_SCHEMAS: '0',
+    STARTUP_PRELOAD_PERSONS: '0',
+    ...overrides,
+  });
 }
 
 /** The real app on the run's PostgreSQL and Redis. */
